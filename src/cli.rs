@@ -1,0 +1,200 @@
+//! Command-line definitions.
+
+use crate::report::Format;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Race databases and their storage configurations side by side on your own machine.
+#[derive(Parser, Debug)]
+#[command(name = "dbrace", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Measure a matrix of cells (engine × profile × workload × clients) and print one table.
+    Run(Box<RunArgs>),
+    /// Re-render a results file written by `dbrace run --out`.
+    Report(ReportArgs),
+    /// Show the engines usable here, the disk and ram locations and their fsync latency.
+    Engines(EnginesArgs),
+}
+
+/// Where instances keep their data.
+#[derive(Args, Debug, Clone)]
+pub struct LocationArgs {
+    /// Directory for `disk` profiles (must not be tmpfs) [default: ~/.cache/dbrace/data]
+    #[arg(long, value_name = "DIR")]
+    pub disk_dir: Option<PathBuf>,
+    /// Directory for `ram` profiles (must be tmpfs) [default: /dev/shm/dbrace]
+    #[arg(long, value_name = "DIR")]
+    pub ram_dir: Option<PathBuf>,
+}
+
+/// `dbrace run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Engines, comma-separated: sqlite, memory [default: sqlite,memory]
+    #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST")]
+    pub engine: Vec<String>,
+    /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged [default: disk,ram,async,nosync,unlogged]
+    #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
+    pub profile: Vec<String>,
+    /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update [default: insert-commit,tpcb]
+    #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
+    pub workload: Vec<String>,
+    /// Concurrent clients, a connection each; a list makes one cell per value
+    #[arg(long, short = 'c', value_delimiter = ',', default_value = "1", value_name = "N[,N…]",
+          allow_hyphen_values = true, value_parser = parse_clients)]
+    pub clients: Vec<u32>,
+    /// Measured time per repeat, e.g. 10s, 500ms, 2m (a bare number is seconds)
+    #[arg(long, short = 'T', value_name = "TIME", default_value = "1s", allow_hyphen_values = true,
+          value_parser = parse_positive_duration, conflicts_with = "transactions")]
+    pub duration: Duration,
+    /// Measured transactions per client, instead of a duration
+    #[arg(long, short = 't', value_name = "N", allow_hyphen_values = true, value_parser = parse_count)]
+    pub transactions: Option<u64>,
+    /// Unmeasured warm-up before each measurement
+    #[arg(long, value_name = "TIME", default_value = "0.2s", allow_hyphen_values = true, value_parser = parse_duration)]
+    pub warmup: Duration,
+    /// Repeats per cell, interleaved across cells (A B C A B C …)
+    #[arg(long, short = 'r', value_name = "N", default_value = "3", allow_hyphen_values = true, value_parser = parse_repeat)]
+    pub repeat: u32,
+    /// pgbench scale: 100,000 accounts per unit
+    #[arg(long, short = 's', value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_scale)]
+    pub scale: u32,
+    /// Raw engine setting, repeatable: KEY=VALUE, or ENGINE.KEY=VALUE for one engine
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the first profile]
+    #[arg(long, value_name = "PROFILE")]
+    pub baseline: Option<String>,
+    /// Output format of the summary on stdout
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the full results (every repeat, histograms, timelines, settings) to FILE.json
+    /// [default: ~/.cache/dbrace/results/<time>.json]
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Seed for the clients' random generators [default: from the clock]
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// No progress bars or per-repeat lines on stderr
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Where data lives.
+    #[command(flatten)]
+    pub locations: LocationArgs,
+}
+
+/// `dbrace report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A results file written by `dbrace run --out`
+    pub file: PathBuf,
+    /// Output format
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+    /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the run's baseline]
+    #[arg(long, value_name = "PROFILE")]
+    pub baseline: Option<String>,
+}
+
+/// `dbrace engines`.
+#[derive(Args, Debug)]
+pub struct EnginesArgs {
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Where data lives.
+    #[command(flatten)]
+    pub locations: LocationArgs,
+}
+
+/// Parse a duration: a number with an optional unit (ms, s, m, h); bare numbers are seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a duration; write e.g. 10s, 500ms or 2m"))?;
+    let scale = match unit.trim() {
+        "" | "s" | "sec" => 1.0,
+        "ms" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        u => return Err(format!("unknown unit '{u}' in '{s}'; use ms, s, m or h")),
+    };
+    if !(v * scale).is_finite() || v < 0.0 {
+        return Err(format!("'{s}' must not be negative"));
+    }
+    Ok(Duration::from_secs_f64(v * scale))
+}
+
+fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.is_zero() {
+        Err(format!("'{s}' must be greater than zero"))
+    } else {
+        Ok(d)
+    }
+}
+
+fn positive(s: &str, what: &str) -> Result<u64, String> {
+    match s.trim().parse::<i64>() {
+        Ok(v) if v >= 1 => Ok(v as u64),
+        Ok(_) => Err(format!("{what} must be at least 1 (got {s})")),
+        Err(_) => Err(format!(
+            "{what} must be a whole number of at least 1 (got '{s}')"
+        )),
+    }
+}
+
+fn parse_clients(s: &str) -> Result<u32, String> {
+    positive(s, "clients").and_then(|v| u32::try_from(v.min(10_000)).map_err(|e| e.to_string()))
+}
+
+fn parse_count(s: &str) -> Result<u64, String> {
+    positive(s, "transactions")
+}
+
+fn parse_repeat(s: &str) -> Result<u32, String> {
+    positive(s, "repeat").map(|v| v.min(1000) as u32)
+}
+
+fn parse_scale(s: &str) -> Result<u32, String> {
+    positive(s, "scale").map(|v| v.min(100_000) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("1.5m").unwrap(), Duration::from_secs(90));
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("3 parsecs").is_err());
+        assert!(parse_positive_duration("0s").is_err());
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_clients("4").unwrap(), 4);
+        assert!(parse_clients("0").unwrap_err().contains("at least 1"));
+        assert!(parse_clients("-2").is_err());
+        assert!(parse_clients("two").is_err());
+    }
+}

@@ -1,0 +1,211 @@
+//! The subcommands' bodies: glue between the CLI and the library.
+
+use crate::cli::{Command, EnginesArgs, ReportArgs, RunArgs};
+use crate::error::Result;
+use crate::host::Host;
+use crate::instance::{Locations, datadir, location};
+use crate::plan::{self, Request};
+use crate::report;
+use crate::results::{Results, RunOptions, SCHEMA, now_rfc3339};
+use crate::runner::{self, Settings, progress::Progress};
+use crate::workload::WorkloadOptions;
+use crate::{engine, profile, signals, workload};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// Run a parsed command; the process exit code on success.
+pub fn dispatch(cmd: Command) -> Result<i32> {
+    match cmd {
+        Command::Run(a) => run(*a),
+        Command::Report(a) => report_cmd(a),
+        Command::Engines(a) => engines(a),
+    }
+}
+
+fn run(a: RunArgs) -> Result<i32> {
+    signals::install();
+    let plan = plan::build(&Request {
+        engines: a.engine.clone(),
+        profiles: a.profile.clone(),
+        workloads: a.workload.clone(),
+        clients: a.clients.clone(),
+        sets: a.set.clone(),
+        baseline: a.baseline.clone(),
+    })?;
+    let progress = Progress { enabled: !a.quiet };
+    let locations = Locations::resolve(
+        a.locations.disk_dir.as_deref(),
+        a.locations.ram_dir.as_deref(),
+        true,
+    )?;
+    for l in [&locations.disk, &locations.ram] {
+        let n = datadir::reap(&l.path);
+        if n > 0 {
+            progress.line(&format!(
+                "removed {n} data director{} left by a killed run in {}",
+                if n == 1 { "y" } else { "ies" },
+                l.path.display()
+            ));
+        }
+    }
+    for s in &plan.skipped {
+        progress.line(&format!("skipping {s}"));
+    }
+    let out = match &a.out {
+        Some(p) => p.clone(),
+        None => default_results_path()?,
+    };
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    let settings = Settings {
+        duration: a.transactions.is_none().then_some(a.duration),
+        transactions: a.transactions,
+        warmup: a.warmup,
+        repeat: a.repeat,
+        workload: WorkloadOptions { scale: a.scale },
+        seed,
+    };
+    let mut results = Results {
+        schema: SCHEMA,
+        dbrace_version: env!("CARGO_PKG_VERSION").to_string(),
+        status: "running".into(),
+        started_at: now_rfc3339(),
+        finished_at: None,
+        command: std::env::args().collect(),
+        host: Host::detect(),
+        locations: vec![locations.disk.clone(), locations.ram.clone()],
+        options: RunOptions {
+            duration_s: settings.duration.map(|d| d.as_secs_f64()),
+            transactions: settings.transactions,
+            warmup_s: settings.warmup.as_secs_f64(),
+            repeat: settings.repeat,
+            scale: a.scale,
+            seed,
+            baseline: plan.baseline.clone(),
+        },
+        cells: Vec::new(),
+    };
+    let outcome = runner::matrix::run(&plan, &settings, &locations, &mut results, &out, progress);
+    // Whatever happened, show what was measured and where it is kept.
+    if results.cells.iter().any(|c| !c.repeats.is_empty()) {
+        print!("{}", report::render(&results, &plan.baseline, a.format)?);
+    }
+    progress.line(&format!("results: {}", out.display()));
+    let all_ok = outcome?;
+    Ok(if all_ok { 0 } else { 1 })
+}
+
+fn default_results_path() -> Result<PathBuf> {
+    let dir = location::cache_dir()?.join("results");
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        failed!(
+            "cannot create {}: {e}; give a results file with --out",
+            dir.display()
+        )
+    })?;
+    let stamp: String = now_rfc3339()
+        .chars()
+        .filter(|c| c.is_ascii_digit())
+        .collect();
+    Ok(dir.join(format!("{stamp}-{}.json", std::process::id())))
+}
+
+fn report_cmd(a: ReportArgs) -> Result<i32> {
+    let results = Results::load(&a.file)?;
+    let baseline = a
+        .baseline
+        .unwrap_or_else(|| results.options.baseline.clone());
+    print!("{}", report::render(&results, &baseline, a.format)?);
+    Ok(0)
+}
+
+fn engines(a: EnginesArgs) -> Result<i32> {
+    let locations = Locations::resolve(
+        a.locations.disk_dir.as_deref(),
+        a.locations.ram_dir.as_deref(),
+        true,
+    )?;
+    let engines: Vec<_> = engine::all()
+        .iter()
+        .map(|e| {
+            let (ok, version) = match e.version() {
+                Ok(v) => (true, v),
+                Err(err) => (false, err.to_string()),
+            };
+            serde_json::json!({"engine": e.name(), "usable": ok, "version": version,
+                "interface": format!("{:?}", e.interface()).to_lowercase()})
+        })
+        .collect();
+    let locs = [&locations.disk, &locations.ram];
+    if a.json {
+        let v = serde_json::json!({"engines": engines, "locations": locs});
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| failed!("{e}"))?
+        );
+        return Ok(0);
+    }
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
+        .set_header(["engine", "usable", "version", "client"]);
+    for e in &engines {
+        t.add_row(
+            [&e["engine"], &e["usable"], &e["version"], &e["interface"]]
+                .map(|v| v.as_str().map_or(v.to_string(), String::from)),
+        );
+    }
+    println!("{t}");
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
+        .set_header([
+            "location",
+            "path",
+            "filesystem",
+            "free",
+            "fsync (8 KiB write + fdatasync)",
+        ]);
+    for l in locs {
+        let fsync = l.fsync.as_ref().map_or("-".into(), |f| {
+            format!(
+                "median {:.3} ms, max {:.3} ms ({} ops)",
+                f.median_us / 1000.0,
+                f.max_us / 1000.0,
+                f.ops
+            )
+        });
+        t.add_row([
+            l.kind.to_string(),
+            l.path.display().to_string(),
+            l.fs_type.clone(),
+            gib(l.free_bytes),
+            fsync,
+        ]);
+    }
+    println!("{t}");
+    println!("profiles:");
+    for (n, h) in profile::builtin_help() {
+        println!("  {n:<11} {h}");
+    }
+    println!("workloads:");
+    for w in workload::all() {
+        let on: Vec<_> = engine::all()
+            .iter()
+            .filter(|e| w.supports(e.interface()))
+            .map(|e| e.name())
+            .collect();
+        println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
+    }
+    if std::io::stdout().is_terminal() {
+        println!(
+            "(a disk fsync far above a ram one is what makes ram profiles faster for commit-heavy workloads)"
+        );
+    }
+    Ok(0)
+}
+
+fn gib(b: u64) -> String {
+    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+}

@@ -1,0 +1,163 @@
+//! Engines: one file each. An engine launches or opens an instance for a profile, reads
+//! its settings back, and hands out clients. It never knows a workload's tables.
+
+pub mod memory;
+pub mod sqlite;
+
+use crate::error::Result;
+use crate::instance::DataDir;
+use crate::profile::Profile;
+use std::collections::BTreeMap;
+
+/// What kind of client an engine hands out; workloads declare which they can drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interface {
+    /// SQL statements with `?` placeholders.
+    Sql,
+    /// Key-value operations.
+    Kv,
+}
+
+/// A database product dbrace can race.
+pub trait Engine: Sync {
+    /// The engine's name on the command line.
+    fn name(&self) -> &'static str;
+    /// The kind of client it hands out.
+    fn interface(&self) -> Interface;
+    /// The engine's version, or why it cannot run here.
+    fn version(&self) -> Result<String>;
+    /// The profile this engine runs for a requested one; `None` when it has no such mode.
+    fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {
+        Some(requested.clone())
+    }
+    /// Whether `--set key=…` names a setting of this engine.
+    fn knows_setting(&self, key: &str) -> bool;
+    /// Whether this engine keeps files in a data directory (memory and in-memory modes do not).
+    fn needs_data_dir(&self, profile: &Profile) -> bool;
+    /// Start or open a fresh instance for `profile`, its files in `dir`.
+    fn launch(&self, profile: &Profile, dir: Option<&DataDir>) -> Result<Box<dyn Instance>>;
+}
+
+/// A running instance of an engine, fresh for one cell and repeat.
+pub trait Instance: Send + Sync {
+    /// A new connection (one per client).
+    fn connect(&self) -> Result<Connection>;
+    /// The engine version that is actually running.
+    fn version(&self) -> String;
+    /// The settings in effect, read back from the engine.
+    fn settings(&self) -> BTreeMap<String, String>;
+}
+
+/// A connection of either interface.
+pub enum Connection {
+    /// A SQL client.
+    Sql(Box<dyn SqlClient>),
+    /// A key-value client.
+    Kv(Box<dyn KvClient>),
+}
+
+/// A parameter of a prepared statement, borrowed so the hot path never allocates.
+#[derive(Clone, Copy, Debug)]
+pub enum Param<'a> {
+    /// A 64-bit integer.
+    Int(i64),
+    /// A text value.
+    Text(&'a str),
+}
+
+/// An owned value, for bulk loading.
+#[derive(Clone, Debug)]
+pub enum Datum {
+    /// A 64-bit integer.
+    Int(i64),
+    /// A text value.
+    Text(String),
+}
+
+/// A prepared statement's handle on its connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stmt(pub usize);
+
+/// Why a transaction attempt failed.
+#[derive(Debug)]
+pub enum TxError {
+    /// A conflict the engine asks us to retry (SQLITE_BUSY, serialization failure, deadlock).
+    Retry,
+    /// Anything else.
+    Fail(String),
+}
+
+impl std::fmt::Display for TxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TxError::Retry => f.write_str("conflict (retryable)"),
+            TxError::Fail(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Result of one client operation.
+pub type TxResult<T> = std::result::Result<T, TxError>;
+
+/// A SQL connection: what SQL workloads drive. Statements use `?` placeholders.
+pub trait SqlClient: Send {
+    /// Create a table; volatile (UNLOGGED, MEMORY, …) when the profile says so.
+    fn create_table(&mut self, name: &str, columns: &str) -> TxResult<()>;
+    /// Run one or more statements without parameters or results.
+    fn batch(&mut self, sql: &str) -> TxResult<()>;
+    /// Prepare a statement once; use its handle in the hot path.
+    fn prepare(&mut self, sql: &str) -> TxResult<Stmt>;
+    /// Execute a prepared statement; the number of rows changed.
+    fn execute(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64>;
+    /// Run a prepared query; the first column of its first row.
+    fn query_i64(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<Option<i64>>;
+    /// Start a transaction; `write` says it will write (SQLite takes the lock up front).
+    fn begin(&mut self, write: bool) -> TxResult<()>;
+    /// Commit the open transaction.
+    fn commit(&mut self) -> TxResult<()>;
+    /// Roll back the open transaction, if any.
+    fn rollback(&mut self);
+    /// Bulk-load rows by the engine's fastest path; the number of rows loaded.
+    fn load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Vec<Datum>>,
+    ) -> TxResult<u64>;
+
+    /// One integer from a one-off query (setup and verify, not the hot path).
+    fn scalar(&mut self, sql: &str) -> TxResult<i64> {
+        let s = self.prepare(sql)?;
+        Ok(self.query_i64(s, &[])?.unwrap_or(0))
+    }
+}
+
+/// A key-value connection: what key-value workloads drive.
+pub trait KvClient: Send {
+    /// Store `value` under `key`.
+    fn set(&mut self, key: &[u8], value: &[u8]) -> TxResult<()>;
+    /// Read `key` into `out`; whether it existed.
+    fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> TxResult<bool>;
+    /// Number of keys stored (verify, not the hot path).
+    fn count(&mut self) -> TxResult<u64>;
+}
+
+/// Every engine dbrace knows, in the order `dbrace engines` lists them.
+pub fn all() -> &'static [&'static dyn Engine] {
+    &[&sqlite::Sqlite, &memory::Memory]
+}
+
+/// Look an engine up by name.
+pub fn by_name(name: &str) -> Result<&'static dyn Engine> {
+    all()
+        .iter()
+        .copied()
+        .find(|e| e.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<_> = all().iter().map(|e| e.name()).collect();
+            bad_input!(
+                "unknown engine '{name}'; valid engines: {}",
+                names.join(", ")
+            )
+        })
+}

@@ -1,0 +1,373 @@
+//! SQLite, embedded (bundled): a database file in the profile's location, WAL, and
+//! durability mapped to `synchronous`; `unlogged` is a shared in-memory database.
+
+use super::{
+    Connection, Datum, Engine, Instance, Interface, Param, SqlClient, Stmt, TxError, TxResult,
+};
+use crate::error::Result;
+use crate::instance::DataDir;
+use crate::profile::{Durability, Profile};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{ErrorCode, OpenFlags, OptionalExtension, Statement, ToSql};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The SQLite engine.
+pub struct Sqlite;
+
+/// PRAGMAs `--set` may change; they are applied on every connection and read back.
+const SETTINGS: &[&str] = &[
+    "synchronous",
+    "journal_mode",
+    "cache_size",
+    "page_size",
+    "mmap_size",
+    "temp_store",
+    "locking_mode",
+    "wal_autocheckpoint",
+    "journal_size_limit",
+    "cache_spill",
+    "automatic_index",
+    "foreign_keys",
+    "secure_delete",
+    "auto_vacuum",
+];
+
+/// Settings always recorded, besides any the user set.
+const RECORDED: &[&str] = &[
+    "journal_mode",
+    "synchronous",
+    "page_size",
+    "cache_size",
+    "locking_mode",
+    "mmap_size",
+];
+
+impl Engine for Sqlite {
+    fn name(&self) -> &'static str {
+        "sqlite"
+    }
+    fn interface(&self) -> Interface {
+        Interface::Sql
+    }
+    fn version(&self) -> Result<String> {
+        Ok(rusqlite::version().to_string())
+    }
+    fn knows_setting(&self, key: &str) -> bool {
+        SETTINGS.contains(&key)
+    }
+    fn needs_data_dir(&self, profile: &Profile) -> bool {
+        !profile.unlogged
+    }
+    fn launch(&self, profile: &Profile, dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let target = match (profile.unlogged, dir) {
+            // memdb is shared by every connection in this process that names it.
+            (true, _) => format!(
+                "file:/dbrace-{}-{}?vfs=memdb",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ),
+            (false, Some(d)) => d.path().join("dbrace.db").to_string_lossy().into_owned(),
+            (false, None) => {
+                return Err(failed!(
+                    "sqlite profile '{}' needs a data directory",
+                    profile.name
+                ));
+            }
+        };
+        let mut pragmas: Vec<(String, String)> = Vec::new();
+        if !profile.unlogged {
+            pragmas.push(("journal_mode".into(), "wal".into()));
+        }
+        let sync = match profile.durability {
+            Durability::Durable => "FULL",
+            Durability::Async => "NORMAL",
+            Durability::Off => "OFF",
+        };
+        pragmas.push(("synchronous".into(), sync.into()));
+        pragmas.extend(profile.settings.iter().cloned());
+        let anchor = open(&target, &pragmas)?;
+        let settings = read_back(&anchor, &pragmas, &profile.name)?;
+        Ok(Box::new(SqliteInstance {
+            target,
+            pragmas,
+            _anchor: Mutex::new(anchor),
+            settings,
+        }))
+    }
+}
+
+/// One SQLite database; the anchor connection keeps an in-memory database alive.
+struct SqliteInstance {
+    target: String,
+    pragmas: Vec<(String, String)>,
+    _anchor: Mutex<rusqlite::Connection>,
+    settings: BTreeMap<String, String>,
+}
+
+/// Open a connection and apply the pragmas (synchronous and friends are per connection).
+fn open(target: &str, pragmas: &[(String, String)]) -> Result<rusqlite::Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = rusqlite::Connection::open_with_flags(target, flags)
+        .map_err(|e| failed!("cannot open sqlite database {target}: {e}"))?;
+    // Busy waits are retried and counted by the runner, never hidden in a timeout.
+    conn.busy_timeout(std::time::Duration::ZERO)
+        .map_err(|e| failed!("sqlite: {e}"))?;
+    for (k, v) in pragmas {
+        conn.pragma_update(None, k, v).map_err(|e| {
+            bad_input!("sqlite refused PRAGMA {k} = {v}: {e}; check the value given with --set")
+        })?;
+    }
+    Ok(conn)
+}
+
+impl Instance for SqliteInstance {
+    fn connect(&self) -> Result<Connection> {
+        let conn = open(&self.target, &self.pragmas)?;
+        Ok(Connection::Sql(Box::new(SqliteClient::new(conn))))
+    }
+    fn version(&self) -> String {
+        rusqlite::version().to_string()
+    }
+    fn settings(&self) -> BTreeMap<String, String> {
+        self.settings.clone()
+    }
+}
+
+/// Read the settings back and fail when one did not take the value we set.
+fn read_back(
+    conn: &rusqlite::Connection,
+    wanted: &[(String, String)],
+    profile: &str,
+) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    let keys = RECORDED
+        .iter()
+        .map(|k| k.to_string())
+        .chain(wanted.iter().map(|(k, _)| k.clone()));
+    for key in keys {
+        // Some pragmas answer nothing on some VFSes (mmap_size on memdb): record nothing.
+        let v: Option<String> = conn
+            .query_row(&format!("PRAGMA {key}"), [], |r| {
+                r.get_ref(0).map(value_text)
+            })
+            .optional()
+            .map_err(|e| failed!("sqlite: cannot read PRAGMA {key}: {e}"))?;
+        if let Some(v) = v {
+            out.insert(key, v);
+        }
+    }
+    for (k, v) in wanted {
+        let have = out.get(k).map_or("nothing", String::as_str);
+        if normalize(k, have) != normalize(k, v) {
+            return Err(failed!(
+                "profile '{profile}' did not take effect on sqlite: {k} is {have}, expected {v}"
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn value_text(v: ValueRef<'_>) -> String {
+    match v {
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(r) => r.to_string(),
+        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Null => String::new(),
+        ValueRef::Blob(_) => "<blob>".into(),
+    }
+}
+
+/// Names and numbers SQLite treats as the same value, in one spelling.
+fn normalize(key: &str, v: &str) -> String {
+    let v = v.trim().to_ascii_lowercase();
+    let named: &[&str] = match key {
+        "synchronous" => &["off", "normal", "full", "extra"],
+        "temp_store" => &["default", "file", "memory"],
+        "auto_vacuum" => &["none", "full", "incremental"],
+        "secure_delete" | "automatic_index" | "foreign_keys" | "cache_spill" => &["off", "on"],
+        _ => &[],
+    };
+    match named.iter().position(|n| *n == v) {
+        Some(i) => i.to_string(),
+        None if v == "true" || v == "yes" => "1".into(),
+        None if v == "false" || v == "no" => "0".into(),
+        None => v,
+    }
+}
+
+impl ToSql for Param<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match *self {
+            Param::Int(i) => ValueRef::Integer(i),
+            Param::Text(s) => ValueRef::Text(s.as_bytes()),
+        }))
+    }
+}
+
+impl ToSql for Datum {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match self {
+            Datum::Int(i) => ValueRef::Integer(*i),
+            Datum::Text(s) => ValueRef::Text(s.as_bytes()),
+        }))
+    }
+}
+
+fn tx_err(e: rusqlite::Error) -> TxError {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => TxError::Retry,
+        _ => TxError::Fail(format!("sqlite: {e}")),
+    }
+}
+
+/// A connection with its prepared statements.
+struct SqliteClient {
+    // Declared before `conn`: fields drop in order, so statements are finalized first.
+    stmts: Vec<Statement<'static>>,
+    conn: Box<rusqlite::Connection>,
+}
+
+// SAFETY: the connection and the statements that borrow it always move together, and a
+// client is used by one thread at a time (SQLite's multi-thread mode allows that).
+unsafe impl Send for SqliteClient {}
+
+const BEGIN_WRITE: Stmt = Stmt(0);
+const BEGIN_READ: Stmt = Stmt(1);
+const COMMIT: Stmt = Stmt(2);
+const ROLLBACK: Stmt = Stmt(3);
+
+impl SqliteClient {
+    fn new(conn: rusqlite::Connection) -> SqliteClient {
+        let mut c = SqliteClient {
+            stmts: Vec::new(),
+            conn: Box::new(conn),
+        };
+        for sql in ["BEGIN IMMEDIATE", "BEGIN", "COMMIT", "ROLLBACK"] {
+            c.prepare(sql)
+                .expect("static transaction statements prepare");
+        }
+        c
+    }
+
+    fn bind(&mut self, s: Stmt, params: &[Param]) -> TxResult<&mut Statement<'static>> {
+        let st = &mut self.stmts[s.0];
+        for (i, p) in params.iter().enumerate() {
+            st.raw_bind_parameter(i + 1, p).map_err(tx_err)?;
+        }
+        Ok(st)
+    }
+}
+
+impl SqlClient for SqliteClient {
+    fn create_table(&mut self, name: &str, columns: &str) -> TxResult<()> {
+        self.batch(&format!("CREATE TABLE {name} ({columns})"))
+    }
+    fn batch(&mut self, sql: &str) -> TxResult<()> {
+        self.conn.execute_batch(sql).map_err(tx_err)
+    }
+    fn prepare(&mut self, sql: &str) -> TxResult<Stmt> {
+        let st = self.conn.prepare(sql).map_err(tx_err)?;
+        // SAFETY: the statement borrows the boxed connection, whose address is stable and
+        // which outlives it (see the field order of SqliteClient).
+        let st: Statement<'static> = unsafe { std::mem::transmute(st) };
+        self.stmts.push(st);
+        Ok(Stmt(self.stmts.len() - 1))
+    }
+    fn execute(&mut self, s: Stmt, params: &[Param]) -> TxResult<u64> {
+        self.bind(s, params)?
+            .raw_execute()
+            .map(|n| n as u64)
+            .map_err(tx_err)
+    }
+    fn query_i64(&mut self, s: Stmt, params: &[Param]) -> TxResult<Option<i64>> {
+        let st = self.bind(s, params)?;
+        let mut rows = st.raw_query();
+        match rows.next().map_err(tx_err)? {
+            Some(row) => row.get::<_, Option<i64>>(0).map_err(tx_err),
+            None => Ok(None),
+        }
+    }
+    fn begin(&mut self, write: bool) -> TxResult<()> {
+        self.execute(if write { BEGIN_WRITE } else { BEGIN_READ }, &[])
+            .map(drop)
+    }
+    fn commit(&mut self) -> TxResult<()> {
+        self.execute(COMMIT, &[]).map(drop)
+    }
+    fn rollback(&mut self) {
+        if !self.conn.is_autocommit() {
+            let _ = self.execute(ROLLBACK, &[]);
+        }
+    }
+    fn load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Vec<Datum>>,
+    ) -> TxResult<u64> {
+        let marks = vec!["?"; columns.len()].join(", ");
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES ({marks})",
+            columns.join(", ")
+        );
+        let tx = self.conn.unchecked_transaction().map_err(tx_err)?;
+        let mut n = 0;
+        {
+            let mut st = tx.prepare(&sql).map_err(tx_err)?;
+            for row in rows {
+                for (i, d) in row.iter().enumerate() {
+                    st.raw_bind_parameter(i + 1, d).map_err(tx_err)?;
+                }
+                st.raw_execute().map_err(tx_err)?;
+                n += 1;
+            }
+        }
+        tx.commit().map_err(tx_err)?;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profile;
+
+    fn settings_for(profile: &str) -> BTreeMap<String, String> {
+        let p = Profile::builtin(profile).unwrap();
+        let base = std::env::current_dir().unwrap().join("target");
+        let dir = if p.unlogged {
+            None
+        } else {
+            Some(DataDir::create(&base).unwrap())
+        };
+        Sqlite.launch(&p, dir.as_ref()).unwrap().settings()
+    }
+
+    #[test]
+    fn profiles_map_to_pragmas_read_back() {
+        let disk = settings_for("disk");
+        assert_eq!(
+            (disk["journal_mode"].as_str(), disk["synchronous"].as_str()),
+            ("wal", "2")
+        );
+        assert_eq!(settings_for("async")["synchronous"], "1");
+        assert_eq!(settings_for("nosync")["synchronous"], "0");
+        assert_ne!(settings_for("unlogged")["journal_mode"], "wal");
+    }
+
+    #[test]
+    fn normalize_names_and_numbers() {
+        assert_eq!(
+            normalize("synchronous", "FULL"),
+            normalize("synchronous", "2")
+        );
+        assert_eq!(normalize("temp_store", "memory"), "2");
+        assert_eq!(normalize("journal_mode", "WAL"), "wal");
+    }
+}

@@ -1,0 +1,205 @@
+//! Disk and RAM locations, checked to be what they claim: a "disk" on tmpfs would make
+//! the comparison silently false.
+
+use crate::error::Result;
+use crate::instance::fsync_probe::{self, FsyncProbe};
+use crate::profile::LocationKind;
+use serde::{Deserialize, Serialize};
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+const TMPFS_MAGIC: i64 = 0x0102_1994;
+const RAMFS_MAGIC: i64 = 0x8584_58f6;
+
+/// A checked place where instances keep their data.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Location {
+    /// disk or ram.
+    pub kind: LocationKind,
+    /// The directory dbrace creates instance data dirs in.
+    pub path: PathBuf,
+    /// The filesystem type (ext4, xfs, tmpfs, …).
+    pub fs_type: String,
+    /// Free space in bytes when checked.
+    pub free_bytes: u64,
+    /// Measured fsync (fdatasync) latency, when probed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync: Option<FsyncProbe>,
+}
+
+/// The disk and RAM locations of a run.
+#[derive(Clone, Debug)]
+pub struct Locations {
+    /// Where `disk` profiles keep data.
+    pub disk: Location,
+    /// Where `ram` profiles keep data.
+    pub ram: Location,
+}
+
+impl Locations {
+    /// The location for a profile's location kind.
+    pub fn get(&self, kind: LocationKind) -> &Location {
+        match kind {
+            LocationKind::Disk => &self.disk,
+            LocationKind::Ram => &self.ram,
+        }
+    }
+
+    /// Resolve, create and check both locations; `probe` also measures fsync latency.
+    pub fn resolve(
+        disk_dir: Option<&Path>,
+        ram_dir: Option<&Path>,
+        probe: bool,
+    ) -> Result<Locations> {
+        let disk = match disk_dir {
+            Some(p) => check(LocationKind::Disk, p, false)?,
+            None => check(LocationKind::Disk, &default_disk_dir()?, true)?,
+        };
+        let ram = match ram_dir {
+            Some(p) => check(LocationKind::Ram, p, false)?,
+            None => check(LocationKind::Ram, Path::new("/dev/shm/dbrace"), true)?,
+        };
+        let mut l = Locations { disk, ram };
+        if probe {
+            for loc in [&mut l.disk, &mut l.ram] {
+                loc.fsync = Some(fsync_probe::probe(&loc.path)?);
+            }
+        }
+        Ok(l)
+    }
+}
+
+/// The user's cache dir for dbrace: $XDG_CACHE_HOME/dbrace or ~/.cache/dbrace.
+pub fn cache_dir() -> Result<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
+        return Ok(PathBuf::from(x).join("dbrace"));
+    }
+    match std::env::var_os("HOME").filter(|x| !x.is_empty()) {
+        Some(h) => Ok(PathBuf::from(h).join(".cache").join("dbrace")),
+        None => Err(bad_input!(
+            "neither XDG_CACHE_HOME nor HOME is set; give a disk location with --disk-dir DIR"
+        )),
+    }
+}
+
+fn default_disk_dir() -> Result<PathBuf> {
+    Ok(cache_dir()?.join("data"))
+}
+
+fn flag(kind: LocationKind) -> &'static str {
+    match kind {
+        LocationKind::Disk => "--disk-dir",
+        LocationKind::Ram => "--ram-dir",
+    }
+}
+
+/// Check one location; dbrace's own defaults are created, a user's directory must exist.
+fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
+    if create {
+        std::fs::create_dir_all(path).map_err(|e| {
+            bad_input!(
+                "cannot create the {kind} location {}: {e}; choose another with {}",
+                path.display(),
+                flag(kind)
+            )
+        })?;
+    } else if !path.is_dir() {
+        return Err(bad_input!(
+            "the {kind} location {} is not an existing directory; create it or choose another with {}",
+            path.display(),
+            flag(kind)
+        ));
+    }
+    let (magic, free_bytes) = statfs(path)
+        .map_err(|e| bad_input!("cannot inspect the {kind} location {}: {e}", path.display()))?;
+    let is_ram = magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
+    let fs_type = fs_name(magic);
+    match kind {
+        LocationKind::Disk if is_ram => {
+            return Err(bad_input!(
+                "the disk location {} is on {fs_type}, i.e. in RAM: disk numbers would be RAM numbers; choose a directory on a real disk with --disk-dir",
+                path.display()
+            ));
+        }
+        LocationKind::Ram if !is_ram => {
+            return Err(bad_input!(
+                "the ram location {} is on {fs_type}, not tmpfs: RAM numbers would be disk numbers; choose a tmpfs directory with --ram-dir (e.g. under /dev/shm)",
+                path.display()
+            ));
+        }
+        _ => {}
+    }
+    // Prove we can write here now, rather than failing in the middle of a run.
+    let probe = path.join(format!(".dbrace-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"x").map_err(|e| {
+        bad_input!(
+            "cannot write to the {kind} location {}: {e}; choose a writable directory with {}",
+            path.display(),
+            flag(kind)
+        )
+    })?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(Location {
+        kind,
+        path: path.to_path_buf(),
+        fs_type,
+        free_bytes,
+        fsync: None,
+    })
+}
+
+fn statfs(path: &Path) -> std::io::Result<(i64, u64)> {
+    let c = CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: statfs writes into a zeroed struct we own; the path is NUL-terminated.
+    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut s) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    #[allow(clippy::unnecessary_cast)]
+    Ok((s.f_type as i64, s.f_bavail as u64 * s.f_bsize as u64))
+}
+
+fn fs_name(magic: i64) -> String {
+    match magic {
+        0xEF53 => "ext4",
+        0x5846_5342 => "xfs",
+        0x9123_683E => "btrfs",
+        TMPFS_MAGIC => "tmpfs",
+        RAMFS_MAGIC => "ramfs",
+        0x794C_7630 => "overlayfs",
+        0x2FC1_2FC1 => "zfs",
+        0xF2F5_2010 => "f2fs",
+        0x6969 => "nfs",
+        0x6573_5546 => "fuse",
+        0x0102_1997 => "9p",
+        0x4d44 => "vfat",
+        0x5346_544e => "ntfs",
+        _ => return format!("fs-{magic:#x}"),
+    }
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dev_shm_is_ram_and_refused_as_disk() {
+        let shm = Path::new("/dev/shm");
+        assert!(check(LocationKind::Ram, shm, false).is_ok());
+        let e = check(LocationKind::Disk, shm, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tmpfs") && e.contains("--disk-dir"), "{e}");
+    }
+
+    #[test]
+    fn a_disk_directory_is_refused_as_ram() {
+        let dir = std::env::current_dir().unwrap();
+        let e = check(LocationKind::Ram, &dir, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not tmpfs") && e.contains("--ram-dir"), "{e}");
+    }
+}

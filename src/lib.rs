@@ -1,0 +1,18 @@
+//! dbrace: race databases and their storage configurations side by side.
+
+#[macro_use]
+pub mod error;
+
+pub mod cli;
+pub mod commands;
+pub mod engine;
+pub mod host;
+pub mod instance;
+pub mod plan;
+pub mod profile;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod signals;
+pub mod stats;
+pub mod workload;

@@ -1,0 +1,37 @@
+//! CLI entry: parse, dispatch, map errors to exit codes.
+
+use clap::Parser;
+use clap::error::ErrorKind;
+use dbrace::cli::Cli;
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            e.exit()
+        }
+        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            std::process::exit(2);
+        }
+        Err(e) => {
+            // One line, not clap's usage block: what was wrong, then where to look.
+            let text = e.render().to_string();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
+            eprintln!("dbrace: {first}; see 'dbrace --help'");
+            std::process::exit(2);
+        }
+    };
+    let code = match dbrace::commands::dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("dbrace: {e}");
+            e.exit_code()
+        }
+    };
+    std::process::exit(code);
+}

@@ -1,0 +1,325 @@
+//! Flags -> the matrix of cells a run measures.
+
+use crate::engine::{self, Engine};
+use crate::error::Result;
+use crate::profile::{self, Profile};
+use crate::workload::{self, Workload};
+
+/// One combination: engine × profile × workload × clients.
+pub struct Cell {
+    /// The engine.
+    pub engine: &'static dyn Engine,
+    /// The profile as this engine runs it, with its raw settings.
+    pub profile: Profile,
+    /// The workload.
+    pub workload: &'static dyn Workload,
+    /// Concurrent clients, a connection each.
+    pub clients: u32,
+}
+
+impl Cell {
+    /// A stable name: engine/profile/workload/cN.
+    pub fn id(&self) -> String {
+        format!(
+            "{}/{}/{}/c{}",
+            self.engine.name(),
+            self.profile.name,
+            self.workload.name(),
+            self.clients
+        )
+    }
+}
+
+/// What the user asked for, before validation.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// Engine names (empty: the default set).
+    pub engines: Vec<String>,
+    /// Profile names (empty: the default set).
+    pub profiles: Vec<String>,
+    /// Workload names (empty: the default set).
+    pub workloads: Vec<String>,
+    /// Client counts; each is a cell.
+    pub clients: Vec<u32>,
+    /// Raw `KEY=VALUE` or `ENGINE.KEY=VALUE` settings.
+    pub sets: Vec<String>,
+    /// `PROFILE` or `ENGINE:PROFILE`.
+    pub baseline: Option<String>,
+}
+
+/// The validated matrix.
+pub struct Plan {
+    /// Cells in report order: workload, clients, engine, profile.
+    pub cells: Vec<Cell>,
+    /// Combinations left out, and why.
+    pub skipped: Vec<String>,
+    /// The baseline the report compares against.
+    pub baseline: String,
+}
+
+/// Engines, profiles and workloads of `dbrace run` with no arguments.
+pub const DEFAULT_ENGINES: &[&str] = &["sqlite", "memory"];
+/// Profiles of the default matrix.
+pub const DEFAULT_PROFILES: &[&str] = &["disk", "ram", "async", "nosync", "unlogged"];
+/// Workloads of the default matrix.
+pub const DEFAULT_WORKLOADS: &[&str] = &["insert-commit", "tpcb"];
+
+fn or_default(given: &[String], default: &[&str]) -> Vec<String> {
+    if given.is_empty() {
+        default.iter().map(|s| s.to_string()).collect()
+    } else {
+        given.to_vec()
+    }
+}
+
+/// Validate a request and build its cells.
+pub fn build(req: &Request) -> Result<Plan> {
+    let engines = or_default(&req.engines, DEFAULT_ENGINES)
+        .iter()
+        .map(|n| engine::by_name(n))
+        .collect::<Result<Vec<_>>>()?;
+    let profiles = or_default(&req.profiles, DEFAULT_PROFILES)
+        .iter()
+        .map(|n| {
+            Profile::builtin(n).ok_or_else(|| {
+                bad_input!(
+                    "unknown profile '{n}'; valid profiles: {}",
+                    profile::builtin_names().join(", ")
+                )
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let workloads = or_default(&req.workloads, DEFAULT_WORKLOADS)
+        .iter()
+        .map(|n| workload::by_name(n))
+        .collect::<Result<Vec<_>>>()?;
+    if req.clients.is_empty() {
+        return Err(bad_input!("no client count given; use --clients N"));
+    }
+    let sets = parse_sets(&req.sets, &engines)?;
+
+    for w in &workloads {
+        if !engines.iter().any(|e| w.supports(e.interface())) {
+            let can: Vec<_> = engine::all()
+                .iter()
+                .filter(|e| w.supports(e.interface()))
+                .map(|e| e.name())
+                .collect();
+            return Err(bad_input!(
+                "workload {} cannot run on {}; engines that can: {}",
+                w.name(),
+                names(&engines, |e| e.name()),
+                can.join(", ")
+            ));
+        }
+    }
+    let mut cells: Vec<Cell> = Vec::new();
+    let mut skipped = Vec::new();
+    for w in &workloads {
+        for &clients in &req.clients {
+            for e in &engines {
+                if !w.supports(e.interface()) {
+                    skipped.push(format!(
+                        "{} × {}: {} does not run it",
+                        e.name(),
+                        w.name(),
+                        e.name()
+                    ));
+                    continue;
+                }
+                for p in &profiles {
+                    let Some(mut profile) = e.resolve_profile(p) else {
+                        continue;
+                    };
+                    profile.settings = sets
+                        .iter()
+                        .filter(|(en, _, _)| en == e.name())
+                        .map(|(_, k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    let cell = Cell {
+                        engine: *e,
+                        profile,
+                        workload: *w,
+                        clients,
+                    };
+                    if !cells.iter().any(|c| c.id() == cell.id()) {
+                        cells.push(cell);
+                    }
+                }
+            }
+        }
+    }
+    skipped.dedup();
+    // The first profile asked for, unless no cell runs it (memory runs only `unlogged`).
+    let baseline = req.baseline.clone().unwrap_or_else(|| {
+        let first = &profiles[0].name;
+        let c = cells
+            .iter()
+            .find(|c| &c.profile.name == first)
+            .unwrap_or(&cells[0]);
+        c.profile.name.clone()
+    });
+    let (b_engine, b_profile) = match baseline.split_once(':') {
+        Some((e, p)) => (Some(e), p),
+        None => (None, baseline.as_str()),
+    };
+    if !cells
+        .iter()
+        .any(|c| c.profile.name == b_profile && b_engine.is_none_or(|e| e == c.engine.name()))
+    {
+        let have: Vec<_> = cells
+            .iter()
+            .map(|c| format!("{}:{}", c.engine.name(), c.profile.name))
+            .collect();
+        return Err(bad_input!(
+            "baseline '{baseline}' is not a cell of this run; choose one of: {}",
+            dedup_join(have)
+        ));
+    }
+    Ok(Plan {
+        cells,
+        skipped,
+        baseline,
+    })
+}
+
+fn names<T>(xs: &[T], f: impl Fn(&T) -> &str) -> String {
+    xs.iter().map(f).collect::<Vec<_>>().join(", ")
+}
+
+fn dedup_join(mut v: Vec<String>) -> String {
+    v.dedup();
+    v.join(", ")
+}
+
+/// Parse `--set` values into (engine, key, value), each key known to its engine.
+fn parse_sets(
+    sets: &[String],
+    engines: &[&'static dyn Engine],
+) -> Result<Vec<(String, String, String)>> {
+    let mut out = Vec::new();
+    for s in sets {
+        let Some((k, v)) = s.split_once('=') else {
+            return Err(bad_input!(
+                "--set '{s}' is not KEY=VALUE; write e.g. --set cache_size=-64000"
+            ));
+        };
+        let (scope, key) = match k.split_once('.') {
+            Some((e, key)) => (Some(e), key),
+            None => (None, k),
+        };
+        if let Some(e) = scope
+            && !engines.iter().any(|x| x.name() == e)
+        {
+            return Err(bad_input!(
+                "--set {s}: engine '{e}' is not in this run ({})",
+                names(engines, |x| x.name())
+            ));
+        }
+        let takers: Vec<_> = engines
+            .iter()
+            .filter(|e| scope.is_none_or(|s| s == e.name()) && e.knows_setting(key))
+            .collect();
+        if takers.is_empty() {
+            return Err(bad_input!(
+                "--set {s}: unknown setting '{key}' for {}; see `dbrace engines` for the settings each engine takes",
+                names(engines, |x| x.name())
+            ));
+        }
+        for e in takers {
+            out.push((e.name().to_string(), key.to_string(), v.to_string()));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req() -> Request {
+        Request {
+            clients: vec![1],
+            ..Request::default()
+        }
+    }
+
+    #[test]
+    fn default_matrix_is_sqlite_five_profiles_two_workloads_plus_memory_insert() {
+        let p = build(&req()).unwrap();
+        let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
+        assert_eq!(ids.len(), 11, "{ids:?}");
+        assert!(ids.contains(&"memory/unlogged/insert-commit/c1".to_string()));
+        assert!(
+            !ids.iter()
+                .any(|i| i.starts_with("memory/") && i.contains("tpcb"))
+        );
+        assert_eq!(p.baseline, "disk");
+    }
+
+    #[test]
+    fn unknown_names_list_the_valid_ones() {
+        let e = build(&Request {
+            profiles: vec!["fast".into()],
+            ..req()
+        })
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.contains("unknown profile 'fast'") && e.contains("ram-nosync"),
+            "{e}"
+        );
+        let e = build(&Request {
+            engines: vec!["oracle".into()],
+            ..req()
+        })
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(e.contains("sqlite, memory"), "{e}");
+    }
+
+    #[test]
+    fn sets_go_to_the_engines_that_know_them() {
+        let p = build(&Request {
+            sets: vec!["cache_size=-1000".into()],
+            ..req()
+        })
+        .unwrap();
+        let sq = p
+            .cells
+            .iter()
+            .find(|c| c.engine.name() == "sqlite")
+            .unwrap();
+        assert_eq!(
+            sq.profile.settings,
+            vec![("cache_size".to_string(), "-1000".to_string())]
+        );
+        assert!(
+            build(&Request {
+                sets: vec!["bogus=1".into()],
+                ..req()
+            })
+            .is_err()
+        );
+        assert!(
+            build(&Request {
+                sets: vec!["memory.cache_size=1".into()],
+                ..req()
+            })
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn a_workload_no_engine_runs_is_refused() {
+        let r = Request {
+            engines: vec!["memory".into()],
+            workloads: vec!["tpcb".into()],
+            ..req()
+        };
+        let e = build(&r).err().unwrap().to_string();
+        assert!(e.contains("engines that can: sqlite"), "{e}");
+    }
+}

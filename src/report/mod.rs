@@ -1,0 +1,267 @@
+//! Reports: one file per format, all rendered from the results file alone, so
+//! `dbrace report r.json` reproduces what `dbrace run` printed.
+
+mod csv;
+mod json;
+mod markdown;
+mod table;
+
+use crate::error::Result;
+use crate::results::{Latency, Results, decode_histogram};
+use crate::stats::{self, Estimate, Ratio};
+use serde::Serialize;
+
+/// Output formats for the summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A terminal table.
+    Table,
+    /// A Markdown table.
+    Markdown,
+    /// CSV, one row per cell.
+    Csv,
+    /// JSON, one object per cell.
+    Json,
+}
+
+/// One cell's summary over its repeats.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// engine/profile/workload/cN.
+    pub id: String,
+    /// The engine.
+    pub engine: String,
+    /// The profile.
+    pub profile: String,
+    /// The workload.
+    pub workload: String,
+    /// Concurrent clients.
+    pub clients: u32,
+    /// Repeats that measured successfully (ok or verify-failed).
+    pub measured_repeats: usize,
+    /// Repeats that failed.
+    pub failed_repeats: usize,
+    /// Repeats whose consistency check failed.
+    pub verify_failed: usize,
+    /// tps over repeats.
+    pub tps: Estimate,
+    /// Latency over all repeats' transactions (merged histograms), milliseconds.
+    pub latency_ms: Latency,
+    /// Ratio of tps against the baseline cell.
+    pub vs_baseline: Option<Ratio>,
+    /// The baseline cell's id.
+    pub baseline: Option<String>,
+    /// Failed transactions, all repeats.
+    pub errors: u64,
+    /// Retried conflicts, all repeats.
+    pub retries: u64,
+    /// Client CPU per transaction, microseconds.
+    pub client_cpu_us_per_tx: f64,
+}
+
+/// Summarize every cell against `baseline` (`PROFILE` or `ENGINE:PROFILE`).
+pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
+    let samples: Vec<Vec<f64>> = results
+        .cells
+        .iter()
+        .map(|c| {
+            c.repeats
+                .iter()
+                .filter(|r| r.status != "failed")
+                .map(|r| r.tps)
+                .collect()
+        })
+        .collect();
+    let (b_engine, b_profile) = match baseline.split_once(':') {
+        Some((e, p)) => (Some(e), p),
+        None => (None, baseline),
+    };
+    let mut out = Vec::new();
+    for (i, c) in results.cells.iter().enumerate() {
+        let measured: Vec<_> = c.repeats.iter().filter(|r| r.status != "failed").collect();
+        let mut hist = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3)
+            .expect("valid histogram bounds");
+        for r in &measured {
+            hist.add(decode_histogram(&r.histogram)?)
+                .map_err(|e| bad_input!("cannot merge latency histograms of {}: {e:?}", c.id))?;
+        }
+        // The baseline of a cell: same workload and clients, the baseline profile on the
+        // same engine when it has one, else on the first engine that does.
+        let is_base = |j: usize, same_engine: bool| {
+            let b = &results.cells[j];
+            b.workload == c.workload
+                && b.clients == c.clients
+                && b.profile.name == b_profile
+                && b_engine.is_none_or(|e| e == b.engine)
+                && (!same_engine || b.engine == c.engine)
+                && !samples[j].is_empty()
+        };
+        let base = (0..results.cells.len())
+            .find(|&j| is_base(j, true))
+            .or_else(|| (0..results.cells.len()).find(|&j| is_base(j, false)));
+        let transactions: u64 = measured.iter().map(|r| r.transactions).sum();
+        let cpu: f64 = measured.iter().map(|r| r.client_cpu_s).sum();
+        out.push(Row {
+            id: c.id.clone(),
+            engine: c.engine.clone(),
+            profile: c.profile.name.clone(),
+            workload: c.workload.clone(),
+            clients: c.clients,
+            measured_repeats: measured.len(),
+            failed_repeats: c.repeats.len() - measured.len(),
+            verify_failed: c
+                .repeats
+                .iter()
+                .filter(|r| r.status == "verify-failed")
+                .count(),
+            tps: stats::estimate(&samples[i]),
+            latency_ms: Latency::of(&hist),
+            vs_baseline: base
+                .filter(|_| !samples[i].is_empty())
+                .map(|j| stats::ratio(&samples[i], &samples[j])),
+            baseline: base.map(|j| results.cells[j].id.clone()),
+            errors: c.repeats.iter().map(|r| r.errors).sum(),
+            retries: c.repeats.iter().map(|r| r.retries).sum(),
+            client_cpu_us_per_tx: if transactions > 0 {
+                cpu * 1e6 / transactions as f64
+            } else {
+                0.0
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// Render the summary of `results` in `format`.
+pub fn render(results: &Results, baseline: &str, format: Format) -> Result<String> {
+    let rows = rows(results, baseline)?;
+    Ok(match format {
+        Format::Table => table::render(results, &rows, baseline),
+        Format::Markdown => markdown::render(results, &rows, baseline),
+        Format::Csv => csv::render(&rows)?,
+        Format::Json => json::render(&rows)?,
+    })
+}
+
+/// The cells of a table row, shared by the terminal and Markdown tables.
+fn cells(r: &Row) -> Vec<String> {
+    let tps = match (r.measured_repeats, r.tps.half_width()) {
+        (0, _) => "failed".to_string(),
+        (_, Some(hw)) => format!("{} ± {}", num(r.tps.median), num(hw)),
+        (_, None) => num(r.tps.median),
+    };
+    let lat = |v: f64| {
+        if r.measured_repeats == 0 {
+            "-".to_string()
+        } else {
+            format!("{v:.3}")
+        }
+    };
+    vec![
+        r.engine.clone(),
+        r.profile.clone(),
+        r.workload.clone(),
+        r.clients.to_string(),
+        tps,
+        lat(r.latency_ms.avg),
+        lat(r.latency_ms.p95),
+        lat(r.latency_ms.p99),
+        ratio_text(r),
+    ]
+}
+
+/// Table headers matching `cells`.
+const HEADERS: [&str; 9] = [
+    "engine",
+    "profile",
+    "workload",
+    "clients",
+    "tps",
+    "avg ms",
+    "p95 ms",
+    "p99 ms",
+    "× vs baseline",
+];
+
+fn ratio_text(r: &Row) -> String {
+    match (&r.vs_baseline, &r.baseline) {
+        (_, Some(b)) if *b == r.id => "baseline".into(),
+        (Some(x), _) => match (x.lo, x.hi) {
+            (Some(lo), Some(hi)) if x.within_noise => {
+                format!("{:.2} ({lo:.2}–{hi:.2}) within noise", x.value)
+            }
+            (Some(lo), Some(hi)) => format!("{:.2} ({lo:.2}–{hi:.2})", x.value),
+            _ => format!("{:.2}", x.value),
+        },
+        _ => "-".into(),
+    }
+}
+
+/// A number with digits that matter: 12345, 1234.5 → 1235, 12.3, 0.123.
+fn num(v: f64) -> String {
+    match v.abs() {
+        a if a >= 100.0 => format!("{v:.0}"),
+        a if a >= 10.0 => format!("{v:.1}"),
+        _ => format!("{v:.2}"),
+    }
+}
+
+/// Lines under the table: what the numbers mean, the machine, and anything that went wrong.
+fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
+    let mut n = Vec::new();
+    let repeats = results.options.repeat;
+    n.push(format!(
+        "tps: median of {repeats} repeat{} ± half-width of the 95% interval; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients) with its 95% interval.",
+        if repeats == 1 { "" } else { "s" }
+    ));
+    let h = &results.host;
+    let mut env = format!(
+        "host: {} CPUs, {:.1} GiB, {} {}",
+        h.cpus,
+        h.memory_bytes as f64 / (1u64 << 30) as f64,
+        h.os,
+        h.kernel
+    );
+    for l in &results.locations {
+        env.push_str(&format!(
+            "; {} {} ({})",
+            l.kind,
+            l.path.display(),
+            l.fs_type
+        ));
+        if let Some(f) = &l.fsync {
+            env.push_str(&format!(" fsync {:.3} ms", f.median_us / 1000.0));
+        }
+    }
+    n.push(env);
+    for r in rows {
+        if r.failed_repeats > 0 {
+            let why = results
+                .cells
+                .iter()
+                .find(|c| c.id == r.id)
+                .and_then(|c| c.repeats.iter().find_map(|x| x.error.clone()))
+                .unwrap_or_default();
+            n.push(format!(
+                "{}: {} repeat(s) FAILED: {why}",
+                r.id, r.failed_repeats
+            ));
+        }
+        if r.verify_failed > 0 {
+            n.push(format!(
+                "{}: consistency check FAILED in {} repeat(s)",
+                r.id, r.verify_failed
+            ));
+        }
+        if r.errors > 0 || r.retries > 0 {
+            n.push(format!(
+                "{}: {} failed transactions, {} retried conflicts",
+                r.id, r.errors, r.retries
+            ));
+        }
+    }
+    if results.status == "interrupted" {
+        n.push("run interrupted: only the repeats finished before the signal are shown.".into());
+    }
+    n
+}

@@ -1,0 +1,215 @@
+//! The results file: a versioned schema holding every cell and repeat, rewritten
+//! atomically after each one so an interrupted run keeps what it measured.
+
+use crate::error::Result;
+use crate::host::Host;
+use crate::instance::Location;
+use crate::profile::Profile;
+use crate::workload::Verdict;
+use base64::Engine as _;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The schema version this build writes and reads.
+pub const SCHEMA: u32 = 1;
+
+/// A whole run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Results {
+    /// Schema version of this file.
+    pub schema: u32,
+    /// The dbrace version that wrote it.
+    pub dbrace_version: String,
+    /// running, complete, interrupted or failed.
+    pub status: String,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: String,
+    /// When the run ended, if it did.
+    pub finished_at: Option<String>,
+    /// The command line.
+    pub command: Vec<String>,
+    /// The machine.
+    pub host: Host,
+    /// The disk and ram locations, with their measured fsync latency.
+    pub locations: Vec<Location>,
+    /// How the run was driven.
+    pub options: RunOptions,
+    /// Every cell, in plan order.
+    pub cells: Vec<CellResult>,
+}
+
+/// How clients were driven in every cell.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunOptions {
+    /// Measured time per repeat, seconds (when not counting transactions).
+    pub duration_s: Option<f64>,
+    /// Measured transactions per client (instead of a duration).
+    pub transactions: Option<u64>,
+    /// Warm-up time per repeat, seconds.
+    pub warmup_s: f64,
+    /// Repeats per cell.
+    pub repeat: u32,
+    /// pgbench scale.
+    pub scale: u32,
+    /// Seed of the clients' random generators.
+    pub seed: u64,
+    /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
+    pub baseline: String,
+}
+
+/// One cell: engine × profile × workload × clients, and its repeats.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CellResult {
+    /// engine/profile/workload/cN.
+    pub id: String,
+    /// The engine.
+    pub engine: String,
+    /// The profile as applied (with raw settings).
+    pub profile: Profile,
+    /// The workload.
+    pub workload: String,
+    /// Concurrent clients.
+    pub clients: u32,
+    /// Each repeat measured so far.
+    pub repeats: Vec<RepeatResult>,
+}
+
+/// One measured repeat of a cell.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RepeatResult {
+    /// 1-based repeat number.
+    pub repeat: u32,
+    /// ok, failed or verify-failed.
+    pub status: String,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// When it started.
+    pub started_at: String,
+    /// The engine version that ran.
+    pub engine_version: String,
+    /// Settings in effect, read back from the engine.
+    pub settings: BTreeMap<String, String>,
+    /// Seconds spent creating and loading the data set.
+    pub load_s: f64,
+    /// Transactions committed while measured.
+    pub transactions: u64,
+    /// Transactions committed during warm-up.
+    pub warmup_transactions: u64,
+    /// Failed transactions while measured.
+    pub errors: u64,
+    /// Conflicts retried while measured (e.g. SQLITE_BUSY).
+    pub retries: u64,
+    /// Measured wall time, seconds.
+    pub duration_s: f64,
+    /// Transactions per second.
+    pub tps: f64,
+    /// Latency summary, milliseconds.
+    pub latency_ms: Latency,
+    /// HdrHistogram of latency in nanoseconds, V2 deflate, base64.
+    pub histogram: String,
+    /// Committed transactions in each whole second of the measurement.
+    pub timeline: Vec<u64>,
+    /// Client CPU (user + system) while measured, seconds.
+    pub client_cpu_s: f64,
+    /// The workload's consistency check.
+    pub verify: Option<Verdict>,
+}
+
+/// Latency figures in milliseconds.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Latency {
+    /// Mean.
+    pub avg: f64,
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+impl Latency {
+    /// Summarize a nanosecond histogram in milliseconds.
+    pub fn of(h: &Histogram<u64>) -> Latency {
+        if h.is_empty() {
+            return Latency::default();
+        }
+        let ms = |ns: f64| ns / 1e6;
+        Latency {
+            avg: ms(h.mean()),
+            p50: ms(h.value_at_quantile(0.50) as f64),
+            p95: ms(h.value_at_quantile(0.95) as f64),
+            p99: ms(h.value_at_quantile(0.99) as f64),
+            max: ms(h.max() as f64),
+        }
+    }
+}
+
+/// Encode a histogram for the results file.
+pub fn encode_histogram(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    match V2DeflateSerializer::new().serialize(h, &mut buf) {
+        Ok(_) => base64::engine::general_purpose::STANDARD.encode(buf),
+        Err(_) => String::new(),
+    }
+}
+
+/// Decode a histogram from the results file.
+pub fn decode_histogram(s: &str) -> Result<Histogram<u64>> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .map_err(|e| bad_input!("a latency histogram in the results file is not base64: {e}"))?;
+    Deserializer::new()
+        .deserialize(&mut std::io::Cursor::new(bytes))
+        .map_err(|e| bad_input!("a latency histogram in the results file is damaged: {e:?}"))
+}
+
+impl Results {
+    /// Write atomically: a temporary file beside the target, then rename.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+        let json =
+            serde_json::to_vec_pretty(self).map_err(|e| failed!("cannot encode results: {e}"))?;
+        std::fs::write(&tmp, json)
+            .and_then(|_| std::fs::rename(&tmp, path))
+            .map_err(|e| failed!("cannot write results to {}: {e}", path.display()))
+    }
+
+    /// Read a results file, refusing other schemas with a clear message.
+    pub fn load(path: &Path) -> Result<Results> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| bad_input!("cannot read results file {}: {e}", path.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            bad_input!("{} is not a dbrace results file (invalid JSON: {e}); give a file written by `dbrace run --out`", path.display())
+        })?;
+        match v.get("schema").and_then(|s| s.as_u64()) {
+            Some(s) if s == u64::from(SCHEMA) => {}
+            Some(s) => {
+                return Err(bad_input!(
+                    "{} has results schema {s}, this dbrace reads schema {SCHEMA}; re-render it with the dbrace version that wrote it",
+                    path.display()
+                ));
+            }
+            None => {
+                return Err(bad_input!(
+                    "{} is not a dbrace results file (no schema field); give a file written by `dbrace run --out`",
+                    path.display()
+                ));
+            }
+        }
+        serde_json::from_value(v).map_err(|e| {
+            bad_input!("{} is not a valid dbrace results file: {e}; give a file written by `dbrace run --out`", path.display())
+        })
+    }
+}
+
+/// Now as RFC 3339 in UTC, to the second.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,164 @@
+//! One client's loop: run transactions, time each, retry conflicts, count everything.
+//! Nothing here allocates, formats or locks on the success path.
+
+use crate::engine::TxError;
+use crate::runner::cpu::thread_cpu;
+use crate::workload::Transactor;
+use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Clients warm up.
+pub const WARMUP: u8 = 0;
+/// Clients are measured.
+pub const MEASURE: u8 = 1;
+/// Clients stop after their current transaction.
+pub const STOP: u8 = 2;
+
+/// A counter on its own cache line, so clients bumping theirs do not contend.
+#[repr(align(64))]
+#[derive(Default)]
+pub struct Padded(pub AtomicU64);
+
+/// What the coordinator and the clients share.
+pub struct Control {
+    /// WARMUP, MEASURE or STOP.
+    pub phase: AtomicU8,
+    /// Measured transactions per client, read by the progress bar and timeline.
+    pub done: Vec<Padded>,
+    /// Clients that have finished.
+    pub finished: AtomicU64,
+}
+
+impl Control {
+    /// A control block for `clients` clients, in warm-up.
+    pub fn new(clients: usize) -> Control {
+        Control {
+            phase: AtomicU8::new(WARMUP),
+            done: (0..clients).map(|_| Padded::default()).collect(),
+            finished: AtomicU64::new(0),
+        }
+    }
+
+    /// Measured transactions over all clients so far.
+    pub fn total(&self) -> u64 {
+        self.done.iter().map(|d| d.0.load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// What one client did.
+pub struct WorkerReport {
+    /// Latency of measured transactions, nanoseconds.
+    pub hist: Histogram<u64>,
+    /// Committed transactions, warm-up included (for verify).
+    pub committed: u64,
+    /// Committed transactions while measured.
+    pub measured: u64,
+    /// Failed measured transactions.
+    pub errors: u64,
+    /// Retried attempts while measured.
+    pub retries: u64,
+    /// Client CPU time while measured.
+    pub cpu: Duration,
+    /// When the last measured transaction ended.
+    pub last_end: Option<Instant>,
+    /// The first error message seen.
+    pub first_error: Option<String>,
+    /// Set when the client gave up after too many consecutive errors.
+    pub gave_up: bool,
+}
+
+/// Consecutive failures after which a client gives up rather than spin on a dead engine.
+const MAX_CONSECUTIVE_ERRORS: u32 = 100;
+
+/// Run `tx` until STOP, or until `limit` measured transactions are done.
+pub fn run(
+    mut tx: Box<dyn Transactor>,
+    ctl: &Control,
+    me: usize,
+    limit: Option<u64>,
+) -> WorkerReport {
+    let mut r = WorkerReport {
+        hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds"),
+        committed: 0,
+        measured: 0,
+        errors: 0,
+        retries: 0,
+        cpu: Duration::ZERO,
+        last_end: None,
+        first_error: None,
+        gave_up: false,
+    };
+    let mut cpu_start = None;
+    let mut consecutive = 0;
+    loop {
+        let phase = ctl.phase.load(Ordering::Acquire);
+        if phase == STOP {
+            break;
+        }
+        let measuring = phase == MEASURE;
+        if measuring && cpu_start.is_none() {
+            cpu_start = Some(thread_cpu());
+        }
+        let start = Instant::now();
+        let mut attempt = 0u32;
+        let outcome = loop {
+            match tx.run_one() {
+                Ok(()) => break Ok(()),
+                Err(TxError::Retry) => {
+                    tx.abort();
+                    attempt += 1;
+                    r.retries += u64::from(measuring);
+                    if ctl.phase.load(Ordering::Relaxed) == STOP {
+                        break Err(None);
+                    }
+                    backoff(attempt);
+                }
+                Err(TxError::Fail(m)) => {
+                    tx.abort();
+                    break Err(Some(m));
+                }
+            }
+        };
+        let end = Instant::now();
+        match outcome {
+            Ok(()) => {
+                consecutive = 0;
+                r.committed += 1;
+                if measuring {
+                    r.hist.saturating_record((end - start).as_nanos() as u64);
+                    r.measured += 1;
+                    r.last_end = Some(end);
+                    ctl.done[me].0.fetch_add(1, Ordering::Relaxed);
+                    if limit.is_some_and(|l| r.measured >= l) {
+                        break;
+                    }
+                }
+            }
+            Err(None) => break,
+            Err(Some(m)) => {
+                r.errors += u64::from(measuring);
+                r.first_error.get_or_insert(m);
+                consecutive += 1;
+                if consecutive >= MAX_CONSECUTIVE_ERRORS {
+                    r.gave_up = true;
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(c) = cpu_start {
+        r.cpu = thread_cpu().saturating_sub(c);
+    }
+    ctl.finished.fetch_add(1, Ordering::Release);
+    r
+}
+
+/// Yield first (the lock holder is probably running), then sleep a little longer each time.
+fn backoff(attempt: u32) {
+    if attempt < 4 {
+        std::thread::yield_now();
+    } else {
+        std::thread::sleep(Duration::from_micros(1 << attempt.min(10)));
+    }
+}

@@ -1,0 +1,127 @@
+//! `insert-commit`: one-row INSERT + COMMIT per transaction into an unindexed table
+//! (a SET of a new key on key-value engines). It measures the cost of a commit.
+
+use super::{Transactor, Verdict, Workload, WorkloadOptions, kv, sql, step};
+use crate::engine::{Connection, Interface, Param, Stmt, TxResult};
+use crate::error::Result;
+
+/// The insert-commit workload.
+pub struct InsertCommit;
+
+/// 100 bytes of payload per row or value.
+const PAYLOAD: &str = "dbrace-insert-commit-payload-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-012345";
+const TABLE: &str = "dbrace_insert";
+
+impl Workload for InsertCommit {
+    fn name(&self) -> &'static str {
+        "insert-commit"
+    }
+    fn about(&self) -> &'static str {
+        "one-row INSERT + COMMIT per transaction (a SET of a new key on key-value engines)"
+    }
+    fn supports(&self, _iface: Interface) -> bool {
+        true
+    }
+    fn prepare(&self, conn: &mut Connection, _opts: &WorkloadOptions) -> Result<()> {
+        if let Connection::Sql(c) = conn {
+            step(
+                "create table",
+                c.create_table(TABLE, "client integer, seq integer, payload varchar(100)"),
+            )?;
+        }
+        Ok(())
+    }
+    fn client(
+        &self,
+        mut conn: Connection,
+        id: u32,
+        _seed: u64,
+        _opts: &WorkloadOptions,
+    ) -> Result<Box<dyn Transactor>> {
+        Ok(match conn {
+            Connection::Sql(ref mut c) => {
+                let insert = step(
+                    "prepare",
+                    c.prepare(&format!(
+                        "INSERT INTO {TABLE} (client, seq, payload) VALUES (?, ?, ?)"
+                    )),
+                )?;
+                Box::new(SqlInsert {
+                    conn,
+                    insert,
+                    id: id.into(),
+                    seq: 0,
+                })
+            }
+            Connection::Kv(_) => Box::new(KvInsert {
+                conn,
+                key: Vec::with_capacity(32),
+                id,
+                seq: 0,
+            }),
+        })
+    }
+    fn verify(
+        &self,
+        conn: &mut Connection,
+        committed: u64,
+        _opts: &WorkloadOptions,
+    ) -> Result<Verdict> {
+        let rows = match conn {
+            Connection::Sql(c) => {
+                step("verify", c.scalar(&format!("SELECT count(*) FROM {TABLE}")))? as u64
+            }
+            Connection::Kv(c) => step("verify", c.count())?,
+        };
+        Ok(Verdict {
+            ok: rows == committed,
+            detail: format!("{rows} rows, {committed} committed transactions"),
+        })
+    }
+}
+
+struct SqlInsert {
+    conn: Connection,
+    insert: Stmt,
+    id: i64,
+    seq: i64,
+}
+
+impl Transactor for SqlInsert {
+    fn run_one(&mut self) -> TxResult<()> {
+        self.seq += 1;
+        let c = sql(&mut self.conn);
+        c.begin(true)?;
+        c.execute(
+            self.insert,
+            &[
+                Param::Int(self.id),
+                Param::Int(self.seq),
+                Param::Text(PAYLOAD),
+            ],
+        )?;
+        c.commit()
+    }
+    fn abort(&mut self) {
+        sql(&mut self.conn).rollback();
+    }
+}
+
+struct KvInsert {
+    conn: Connection,
+    key: Vec<u8>,
+    id: u32,
+    seq: u64,
+}
+
+impl Transactor for KvInsert {
+    fn run_one(&mut self) -> TxResult<()> {
+        use std::io::Write;
+        self.seq += 1;
+        self.key.clear();
+        // Writing into a reused buffer: no allocation for the key.
+        let _ = write!(self.key, "ic:{}:{}", self.id, self.seq);
+        kv(&mut self.conn).set(&self.key, PAYLOAD.as_bytes())
+    }
+    fn abort(&mut self) {}
+}

@@ -1,0 +1,109 @@
+//! Workloads: one file each. A workload loads its data, hands the runner one
+//! `Transactor` per client, and verifies its invariant afterwards. It never names an
+//! engine's binary; SQL workloads speak through `SqlClient` only.
+
+pub mod insert_commit;
+pub mod tpcb;
+
+use crate::engine::{Connection, Interface, KvClient, SqlClient, TxResult};
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+/// Options every workload may read.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WorkloadOptions {
+    /// Data set size in pgbench scale units (100,000 accounts each).
+    pub scale: u32,
+}
+
+/// What clients do.
+pub trait Workload: Sync {
+    /// The workload's name on the command line.
+    fn name(&self) -> &'static str;
+    /// One line of help.
+    fn about(&self) -> &'static str;
+    /// Whether it can drive this kind of client.
+    fn supports(&self, iface: Interface) -> bool;
+    /// Create and bulk-load the data set.
+    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()>;
+    /// One client's transaction loop state, owning its connection.
+    fn client(
+        &self,
+        conn: Connection,
+        id: u32,
+        seed: u64,
+        opts: &WorkloadOptions,
+    ) -> Result<Box<dyn Transactor>>;
+    /// Check the workload's invariant after `committed` successful transactions.
+    fn verify(
+        &self,
+        conn: &mut Connection,
+        committed: u64,
+        opts: &WorkloadOptions,
+    ) -> Result<Verdict>;
+}
+
+/// One client: runs one transaction per call.
+pub trait Transactor: Send {
+    /// Run one transaction; on error the runner calls `abort` and decides about a retry.
+    fn run_one(&mut self) -> TxResult<()>;
+    /// Undo a failed attempt (roll back an open transaction).
+    fn abort(&mut self);
+}
+
+/// The outcome of a workload's consistency check.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Whether the invariant holds.
+    pub ok: bool,
+    /// What was compared, in numbers.
+    pub detail: String,
+}
+
+/// Every workload dbrace knows.
+pub fn all() -> &'static [&'static dyn Workload] {
+    &[
+        &insert_commit::InsertCommit,
+        &tpcb::TPCB,
+        &tpcb::SELECT_ONLY,
+        &tpcb::SIMPLE_UPDATE,
+    ]
+}
+
+/// Look a workload up by name.
+pub fn by_name(name: &str) -> Result<&'static dyn Workload> {
+    all()
+        .iter()
+        .copied()
+        .find(|w| w.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<_> = all().iter().map(|w| w.name()).collect();
+            bad_input!(
+                "unknown workload '{name}'; valid workloads: {}",
+                names.join(", ")
+            )
+        })
+}
+
+/// The SQL client inside a connection (the plan only pairs SQL workloads with SQL engines).
+pub(crate) fn sql(conn: &mut Connection) -> &mut dyn SqlClient {
+    match conn {
+        Connection::Sql(c) => c.as_mut(),
+        Connection::Kv(_) => unreachable!("plan pairs SQL workloads with SQL engines only"),
+    }
+}
+
+/// The key-value client inside a connection.
+pub(crate) fn kv(conn: &mut Connection) -> &mut dyn KvClient {
+    match conn {
+        Connection::Kv(c) => c.as_mut(),
+        Connection::Sql(_) => {
+            unreachable!("plan pairs key-value workloads with key-value engines only")
+        }
+    }
+}
+
+/// Turn a client error during setup or verify into a run failure naming the step.
+pub(crate) fn step<T>(what: &str, r: TxResult<T>) -> Result<T> {
+    r.map_err(|e| failed!("{what}: {e}"))
+}

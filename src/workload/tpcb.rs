@@ -1,0 +1,240 @@
+//! pgbench's built-in scripts on its four tables: `tpcb` (TPC-B-like), `select-only`
+//! and `simple-update` (pgbench -N), with aid / bid / tid / delta drawn as pgbench does.
+
+use super::{Transactor, Verdict, Workload, WorkloadOptions, sql, step};
+use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxResult};
+use crate::error::Result;
+use crate::runner::rng::Rng;
+
+/// Which of pgbench's built-in scripts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Script {
+    Tpcb,
+    SelectOnly,
+    SimpleUpdate,
+}
+
+/// One pgbench built-in script as a workload.
+pub struct Pgbench {
+    script: Script,
+    name: &'static str,
+    about: &'static str,
+}
+
+/// pgbench's default TPC-B-like transaction.
+pub const TPCB: Pgbench = Pgbench {
+    script: Script::Tpcb,
+    name: "tpcb",
+    about: "pgbench TPC-B-like: 3 updates, 1 select, 1 insert per transaction",
+};
+/// pgbench -S.
+pub const SELECT_ONLY: Pgbench = Pgbench {
+    script: Script::SelectOnly,
+    name: "select-only",
+    about: "pgbench -S: one primary-key select",
+};
+/// pgbench -N.
+pub const SIMPLE_UPDATE: Pgbench = Pgbench {
+    script: Script::SimpleUpdate,
+    name: "simple-update",
+    about: "pgbench -N: account update, select, history insert",
+};
+
+const ACCOUNTS_PER_SCALE: i64 = 100_000;
+const TELLERS_PER_SCALE: i64 = 10;
+
+fn sizes(opts: &WorkloadOptions) -> (i64, i64, i64) {
+    let s = i64::from(opts.scale);
+    (s, s * TELLERS_PER_SCALE, s * ACCOUNTS_PER_SCALE)
+}
+
+impl Workload for Pgbench {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn about(&self) -> &'static str {
+        self.about
+    }
+    fn supports(&self, iface: Interface) -> bool {
+        iface == Interface::Sql
+    }
+    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
+        let c = sql(conn);
+        let (branches, tellers, accounts) = sizes(opts);
+        let tables = [
+            (
+                "pgbench_branches",
+                "bid integer primary key, bbalance integer, filler char(88)",
+            ),
+            (
+                "pgbench_tellers",
+                "tid integer primary key, bid integer, tbalance integer, filler char(84)",
+            ),
+            (
+                "pgbench_accounts",
+                "aid integer primary key, bid integer, abalance integer, filler char(84)",
+            ),
+            (
+                "pgbench_history",
+                "tid integer, bid integer, aid integer, delta integer, mtime timestamp, filler char(22)",
+            ),
+        ];
+        for (t, cols) in tables {
+            step(&format!("create {t}"), c.create_table(t, cols))?;
+        }
+        // Blank fillers give rows pgbench's width on engines that do not pad char(n).
+        let filler = |n: usize| Datum::Text(" ".repeat(n));
+        let mut rows = (1..=branches).map(|b| vec![Datum::Int(b), Datum::Int(0), filler(88)]);
+        step(
+            "load pgbench_branches",
+            c.load(
+                "pgbench_branches",
+                &["bid", "bbalance", "filler"],
+                &mut rows,
+            ),
+        )?;
+        let mut rows = (1..=tellers).map(|t| {
+            vec![
+                Datum::Int(t),
+                Datum::Int((t - 1) / TELLERS_PER_SCALE + 1),
+                Datum::Int(0),
+                filler(84),
+            ]
+        });
+        step(
+            "load pgbench_tellers",
+            c.load(
+                "pgbench_tellers",
+                &["tid", "bid", "tbalance", "filler"],
+                &mut rows,
+            ),
+        )?;
+        let mut rows = (1..=accounts).map(|a| {
+            vec![
+                Datum::Int(a),
+                Datum::Int((a - 1) / ACCOUNTS_PER_SCALE + 1),
+                Datum::Int(0),
+                filler(84),
+            ]
+        });
+        step(
+            "load pgbench_accounts",
+            c.load(
+                "pgbench_accounts",
+                &["aid", "bid", "abalance", "filler"],
+                &mut rows,
+            ),
+        )?;
+        Ok(())
+    }
+    fn client(
+        &self,
+        mut conn: Connection,
+        _id: u32,
+        seed: u64,
+        opts: &WorkloadOptions,
+    ) -> Result<Box<dyn Transactor>> {
+        let c = sql(&mut conn);
+        let mut p = |s: &str| step("prepare", c.prepare(s));
+        let stmts = Stmts {
+            update_account: p("UPDATE pgbench_accounts SET abalance = abalance + ? WHERE aid = ?")?,
+            select_account: p("SELECT abalance FROM pgbench_accounts WHERE aid = ?")?,
+            update_teller: p("UPDATE pgbench_tellers SET tbalance = tbalance + ? WHERE tid = ?")?,
+            update_branch: p("UPDATE pgbench_branches SET bbalance = bbalance + ? WHERE bid = ?")?,
+            insert_history: p(
+                "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)",
+            )?,
+        };
+        let (branches, tellers, accounts) = sizes(opts);
+        Ok(Box::new(PgbenchClient {
+            conn,
+            stmts,
+            script: self.script,
+            rng: Rng::new(seed),
+            branches,
+            tellers,
+            accounts,
+        }))
+    }
+    fn verify(
+        &self,
+        conn: &mut Connection,
+        committed: u64,
+        opts: &WorkloadOptions,
+    ) -> Result<Verdict> {
+        let c = sql(conn);
+        let mut q = |s: &str| step("verify", c.scalar(s));
+        let history = q("SELECT count(*) FROM pgbench_history")?;
+        let deltas = q("SELECT coalesce(sum(delta), 0) FROM pgbench_history")?;
+        let a = q("SELECT coalesce(sum(abalance), 0) FROM pgbench_accounts")?;
+        let t = q("SELECT coalesce(sum(tbalance), 0) FROM pgbench_tellers")?;
+        let b = q("SELECT coalesce(sum(bbalance), 0) FROM pgbench_branches")?;
+        let accounts = q("SELECT count(*) FROM pgbench_accounts")?;
+        // Balances start at zero, so each table's change is its sum.
+        let (want_history, want_t) = match self.script {
+            Script::Tpcb => (committed as i64, deltas),
+            Script::SimpleUpdate => (committed as i64, 0),
+            Script::SelectOnly => (0, 0),
+        };
+        let ok = history == want_history
+            && a == deltas
+            && t == want_t
+            && b == want_t
+            && accounts == sizes(opts).2;
+        Ok(Verdict {
+            ok,
+            detail: format!(
+                "history {history} rows for {committed} commits; sum(delta) {deltas}; balances accounts {a}, tellers {t}, branches {b}; {accounts} accounts"
+            ),
+        })
+    }
+}
+
+struct Stmts {
+    update_account: Stmt,
+    select_account: Stmt,
+    update_teller: Stmt,
+    update_branch: Stmt,
+    insert_history: Stmt,
+}
+
+struct PgbenchClient {
+    conn: Connection,
+    stmts: Stmts,
+    script: Script,
+    rng: Rng,
+    branches: i64,
+    tellers: i64,
+    accounts: i64,
+}
+
+impl Transactor for PgbenchClient {
+    fn run_one(&mut self) -> TxResult<()> {
+        use Param::Int;
+        // pgbench draws aid, bid, tid, delta in this order for every script.
+        let aid = self.rng.range(1, self.accounts);
+        let s = &self.stmts;
+        let c: &mut dyn SqlClient = sql(&mut self.conn);
+        if self.script == Script::SelectOnly {
+            return c.query_i64(s.select_account, &[Int(aid)]).map(drop);
+        }
+        let bid = self.rng.range(1, self.branches);
+        let tid = self.rng.range(1, self.tellers);
+        let delta = self.rng.range(-5000, 5000);
+        c.begin(true)?;
+        c.execute(s.update_account, &[Int(delta), Int(aid)])?;
+        c.query_i64(s.select_account, &[Int(aid)])?;
+        if self.script == Script::Tpcb {
+            c.execute(s.update_teller, &[Int(delta), Int(tid)])?;
+            c.execute(s.update_branch, &[Int(delta), Int(bid)])?;
+        }
+        c.execute(
+            s.insert_history,
+            &[Int(tid), Int(bid), Int(aid), Int(delta)],
+        )?;
+        c.commit()
+    }
+    fn abort(&mut self) {
+        sql(&mut self.conn).rollback();
+    }
+}
