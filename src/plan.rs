@@ -89,10 +89,14 @@ pub fn build(req: &Request) -> Result<Plan> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let workloads = or_default(&req.workloads, DEFAULT_WORKLOADS)
+    let mut workloads = or_default(&req.workloads, DEFAULT_WORKLOADS)
         .iter()
         .map(|n| workload::by_name(n))
         .collect::<Result<Vec<_>>>()?;
+    if req.workloads.is_empty() {
+        // Defaults adapt to the engines; only workloads the user named must all run.
+        workloads.retain(|w| engines.iter().any(|e| w.supports(e.interface())));
+    }
     if req.clients.is_empty() {
         return Err(bad_input!("no client count given; use --clients N"));
     }
@@ -310,6 +314,18 @@ mod tests {
             })
             .is_err()
         );
+    }
+
+    #[test]
+    fn default_workloads_adapt_to_the_engines() {
+        let p = build(&Request {
+            engines: vec!["memory".into()],
+            ..req()
+        })
+        .unwrap();
+        let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
+        assert_eq!(ids, vec!["memory/unlogged/insert-commit/c1"]);
+        assert_eq!(p.baseline, "unlogged");
     }
 
     #[test]

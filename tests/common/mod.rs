@@ -1,0 +1,73 @@
+//! Helpers for integration tests: the real binary, with disk and ram locations of the
+//! test's own so tests never share data directories.
+
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+/// A test's own disk dir (under target/, a real disk), ram dir (under /dev/shm) and cache.
+pub struct Sandbox {
+    pub disk: TempDir,
+    pub ram: TempDir,
+    pub cache: TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        Sandbox {
+            disk: tempfile::Builder::new()
+                .prefix("disk-")
+                .tempdir_in(target)
+                .unwrap(),
+            ram: tempfile::Builder::new()
+                .prefix("dbrace-test-ram-")
+                .tempdir_in("/dev/shm")
+                .unwrap(),
+            cache: tempfile::Builder::new()
+                .prefix("cache-")
+                .tempdir_in(target)
+                .unwrap(),
+        }
+    }
+
+    /// `dbrace` with this sandbox's cache; `run` and `engines` also get its locations.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::cargo_bin("dbrace").unwrap();
+        c.env("XDG_CACHE_HOME", self.cache.path())
+            .env_remove("HOME");
+        c.args(args);
+        if matches!(args.first(), Some(&"run") | Some(&"engines")) {
+            c.arg("--disk-dir")
+                .arg(self.disk.path())
+                .arg("--ram-dir")
+                .arg(self.ram.path());
+        }
+        c
+    }
+
+    /// A path for a results file inside the sandbox.
+    pub fn out(&self, name: &str) -> PathBuf {
+        self.cache.path().join(name)
+    }
+
+    /// Data directories (run-*) left in either location.
+    pub fn leftovers(&self) -> Vec<PathBuf> {
+        [self.disk.path(), self.ram.path()]
+            .iter()
+            .flat_map(|d| std::fs::read_dir(d).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("run-"))
+            .collect()
+    }
+}
+
+/// Read a results file as JSON.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Short timings so the suite stays fast; correctness, not speed, is asserted.
+pub const QUICK: &[&str] = &["-q", "--duration", "0.3s", "--warmup", "0.05s"];

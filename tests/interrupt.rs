@@ -1,0 +1,139 @@
+//! Ctrl-C, SIGTERM and SIGKILL during a run: finished cells are kept, data files go.
+
+mod common;
+
+use common::{Sandbox, read_json};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+fn spawn(sb: &Sandbox, out: &std::path::Path) -> Child {
+    Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
+        .env("XDG_CACHE_HOME", sb.cache.path())
+        .args([
+            "run",
+            "-q",
+            "--engine",
+            "sqlite",
+            "--profile",
+            "disk,ram",
+            "--workload",
+            "insert-commit,tpcb",
+        ])
+        .args([
+            "--duration",
+            "0.5s",
+            "--warmup",
+            "0s",
+            "--repeat",
+            "50",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .arg("--disk-dir")
+        .arg(sb.disk.path())
+        .arg("--ram-dir")
+        .arg(sb.ram.path())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait until `cond` holds, at most 30 s.
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn finished_repeats(out: &std::path::Path) -> usize {
+    let Ok(text) = std::fs::read_to_string(out) else {
+        return 0;
+    };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return 0;
+    };
+    v["cells"].as_array().map_or(0, |c| {
+        c.iter()
+            .map(|c| c["repeats"].as_array().map_or(0, Vec::len))
+            .sum()
+    })
+}
+
+fn interrupted_by(signal: i32, code: i32) {
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let mut child = spawn(&sb, &out);
+    wait_for("two finished repeats", || finished_repeats(&out) >= 2);
+    // Signal while a cell is in flight, so teardown is exercised.
+    wait_for("a data directory", || !sb.leftovers().is_empty());
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(code));
+    let r = read_json(&out);
+    assert_eq!(r["status"], "interrupted");
+    let kept = finished_repeats(&out);
+    assert!(kept >= 2, "kept {kept} repeats");
+    for c in r["cells"].as_array().unwrap() {
+        for rep in c["repeats"].as_array().unwrap() {
+            assert_eq!(rep["status"], "ok", "{rep}");
+        }
+    }
+    assert!(
+        sb.leftovers().is_empty(),
+        "left behind: {:?}",
+        sb.leftovers()
+    );
+    // The kept results still render.
+    sb.cmd(&["report", out.to_str().unwrap()])
+        .assert()
+        .success();
+}
+
+#[test]
+fn ctrl_c_keeps_finished_cells_and_removes_data() {
+    interrupted_by(libc::SIGINT, 130);
+}
+
+#[test]
+fn sigterm_keeps_finished_cells_and_removes_data() {
+    interrupted_by(libc::SIGTERM, 143);
+}
+
+#[test]
+fn data_left_by_sigkill_is_reaped_by_the_next_run() {
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let mut child = spawn(&sb, &out);
+    wait_for("a data directory", || !sb.leftovers().is_empty());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !sb.leftovers().is_empty(),
+        "SIGKILL skips cleanup, so something must be left to reap"
+    );
+    let next = sb
+        .cmd(&[
+            "run",
+            "--engine",
+            "memory",
+            "--duration",
+            "0.05s",
+            "--warmup",
+            "0s",
+            "--repeat",
+            "1",
+        ])
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&next.get_output().stderr).contains("left by a killed run"));
+    assert!(
+        sb.leftovers().is_empty(),
+        "not reaped: {:?}",
+        sb.leftovers()
+    );
+}
