@@ -1,0 +1,72 @@
+//! The transaction loop allocates nothing on the Rust side: the worker loop and the SQLite
+//! client, driven as the runner drives them, under a counting global allocator. (SQLite's
+//! own memory is SQLite's measured work and does not pass through Rust's allocator.)
+
+use dbrace::engine::{Engine, sqlite::Sqlite};
+use dbrace::instance::DataDir;
+use dbrace::profile::Profile;
+use dbrace::runner::worker::{self, Control, MEASURE};
+use dbrace::workload::{Workload, WorkloadOptions, insert_commit::InsertCommit, tpcb};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// Rust allocations made by `n` measured transactions, setup excluded.
+fn allocations(w: &dyn Workload, n: u64) -> u64 {
+    let dir = DataDir::create(&std::env::current_dir().unwrap().join("target")).unwrap();
+    let inst = Sqlite
+        .launch(&Profile::builtin("nosync").unwrap(), Some(&dir))
+        .unwrap();
+    let opts = WorkloadOptions { scale: 1 };
+    let mut setup = inst.connect().unwrap();
+    w.prepare(&mut setup, &opts).unwrap();
+    let tx = w.client(inst.connect().unwrap(), 0, 1, &opts).unwrap();
+    let ctl = Control::new(1);
+    ctl.phase.store(MEASURE, Ordering::Release);
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let r = worker::run(tx, &ctl, 0, Some(n));
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert_eq!(r.measured, n);
+    assert!(r.first_error.is_none(), "{:?}", r.first_error);
+    after - before
+}
+
+#[test]
+fn no_allocation_per_transaction() {
+    for w in [
+        &InsertCommit as &dyn Workload,
+        &tpcb::TPCB,
+        &tpcb::SELECT_ONLY,
+        &tpcb::SIMPLE_UPDATE,
+    ] {
+        // Setup inside worker::run (the histogram) is the same for both counts.
+        let few = allocations(w, 100);
+        let many = allocations(w, 2100);
+        assert_eq!(
+            many,
+            few,
+            "{}: {} allocations for 2000 more transactions",
+            w.name(),
+            many - few
+        );
+    }
+}
