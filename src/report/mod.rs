@@ -187,14 +187,23 @@ fn ratio_text(r: &Row) -> String {
     match (&r.vs_baseline, &r.baseline) {
         (_, Some(b)) if *b == r.id => "baseline".into(),
         (Some(x), _) => match (x.lo, x.hi) {
-            (Some(lo), Some(hi)) if x.within_noise => {
-                format!("{:.2} ({lo:.2}–{hi:.2}) within noise", x.value)
+            (Some(lo), Some(hi)) => {
+                let noise = if x.within_noise { " within noise" } else { "" };
+                format!("{} ({}–{}){noise}", sig3(x.value), sig3(lo), sig3(hi))
             }
-            (Some(lo), Some(hi)) => format!("{:.2} ({lo:.2}–{hi:.2})", x.value),
-            _ => format!("{:.2}", x.value),
+            _ => sig3(x.value),
         },
         _ => "-".into(),
     }
+}
+
+/// Three significant digits: 178.71 → 179, 14.21 → 14.2, 1.023 → 1.02, 0.01563 → 0.0156.
+fn sig3(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+    format!("{v:.decimals$}")
 }
 
 /// A number with digits that matter: 12345, 1234.5 → 1235, 12.3, 0.123.
@@ -203,6 +212,20 @@ fn num(v: f64) -> String {
         a if a >= 100.0 => format!("{v:.0}"),
         a if a >= 10.0 => format!("{v:.1}"),
         _ => format!("{v:.2}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sig3;
+
+    #[test]
+    fn three_significant_digits() {
+        assert_eq!(sig3(178.71), "179");
+        assert_eq!(sig3(14.21), "14.2");
+        assert_eq!(sig3(1.023), "1.02");
+        assert_eq!(sig3(0.01563), "0.0156");
+        assert_eq!(sig3(2.0), "2.00");
     }
 }
 

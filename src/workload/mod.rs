@@ -103,6 +103,14 @@ pub(crate) fn kv(conn: &mut Connection) -> &mut dyn KvClient {
     }
 }
 
+/// Rows for a bulk load that stop coming once Ctrl-C or SIGTERM arrives, so a large
+/// load does not hold the run hostage; the runner checks for the signal right after.
+pub(crate) fn until_signal<I: Iterator>(rows: I) -> impl Iterator<Item = I::Item> {
+    rows.enumerate()
+        .take_while(|(i, _)| i % 4096 != 0 || crate::signals::pending().is_none())
+        .map(|(_, r)| r)
+}
+
 /// Turn a client error during setup or verify into a run failure naming the step.
 pub(crate) fn step<T>(what: &str, r: TxResult<T>) -> Result<T> {
     r.map_err(|e| failed!("{what}: {e}"))

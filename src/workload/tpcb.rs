@@ -1,7 +1,7 @@
 //! pgbench's built-in scripts on its four tables: `tpcb` (TPC-B-like), `select-only`
 //! and `simple-update` (pgbench -N), with aid / bid / tid / delta drawn as pgbench does.
 
-use super::{Transactor, Verdict, Workload, WorkloadOptions, sql, step};
+use super::{Transactor, Verdict, Workload, WorkloadOptions, sql, step, until_signal};
 use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
 use crate::runner::rng::Rng;
@@ -109,14 +109,14 @@ impl Workload for Pgbench {
                 &mut rows,
             ),
         )?;
-        let mut rows = (1..=accounts).map(|a| {
+        let mut rows = until_signal((1..=accounts).map(|a| {
             vec![
                 Datum::Int(a),
                 Datum::Int((a - 1) / ACCOUNTS_PER_SCALE + 1),
                 Datum::Int(0),
                 filler(84),
             ]
-        });
+        }));
         step(
             "load pgbench_accounts",
             c.load(
