@@ -215,20 +215,6 @@ fn num(v: f64) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::sig3;
-
-    #[test]
-    fn three_significant_digits() {
-        assert_eq!(sig3(178.71), "179");
-        assert_eq!(sig3(14.21), "14.2");
-        assert_eq!(sig3(1.023), "1.02");
-        assert_eq!(sig3(0.01563), "0.0156");
-        assert_eq!(sig3(2.0), "2.00");
-    }
-}
-
 /// Lines under the table: what the numbers mean, the machine, and anything that went wrong.
 fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
     let mut n = Vec::new();
@@ -287,4 +273,18 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         n.push("run interrupted: only the repeats finished before the signal are shown.".into());
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sig3;
+
+    #[test]
+    fn three_significant_digits() {
+        assert_eq!(sig3(178.71), "179");
+        assert_eq!(sig3(14.21), "14.2");
+        assert_eq!(sig3(1.023), "1.02");
+        assert_eq!(sig3(0.01563), "0.0156");
+        assert_eq!(sig3(2.0), "2.00");
+    }
 }
