@@ -119,13 +119,9 @@ pub struct EnginesArgs {
 /// Parse a duration: a number with an optional unit (ms, s, m, h); bare numbers are seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("'{s}' is not a duration; write e.g. 10s, 500ms or 2m"))?;
+    let v: f64 = num.parse().map_err(|_| format!("'{s}' is not a duration; write e.g. 10s, 500ms or 2m"))?;
     let scale = match unit.trim() {
         "" | "s" | "sec" => 1.0,
         "ms" => 1e-3,
@@ -141,20 +137,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
-    if d.is_zero() {
-        Err(format!("'{s}' must be greater than zero"))
-    } else {
-        Ok(d)
-    }
+    if d.is_zero() { Err(format!("'{s}' must be greater than zero")) } else { Ok(d) }
 }
 
 fn positive(s: &str, what: &str) -> Result<u64, String> {
     match s.trim().parse::<i64>() {
         Ok(v) if v >= 1 => Ok(v as u64),
         Ok(_) => Err(format!("{what} must be at least 1 (got {s})")),
-        Err(_) => Err(format!(
-            "{what} must be a whole number of at least 1 (got '{s}')"
-        )),
+        Err(_) => Err(format!("{what} must be a whole number of at least 1 (got '{s}')")),
     }
 }
 

@@ -33,11 +33,7 @@ fn run(a: RunArgs) -> Result<i32> {
         baseline: a.baseline.clone(),
     })?;
     let progress = Progress { enabled: !a.quiet };
-    let locations = Locations::resolve(
-        a.locations.disk_dir.as_deref(),
-        a.locations.ram_dir.as_deref(),
-        true,
-    )?;
+    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     for l in [&locations.disk, &locations.ram] {
         let n = datadir::reap(&l.path);
         if n > 0 {
@@ -56,9 +52,7 @@ fn run(a: RunArgs) -> Result<i32> {
         None => default_results_path()?,
     };
     let seed = a.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
     });
     let settings = Settings {
         duration: a.transactions.is_none().then_some(a.duration),
@@ -100,34 +94,21 @@ fn run(a: RunArgs) -> Result<i32> {
 
 fn default_results_path() -> Result<PathBuf> {
     let dir = location::cache_dir()?.join("results");
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        failed!(
-            "cannot create {}: {e}; give a results file with --out",
-            dir.display()
-        )
-    })?;
-    let stamp: String = now_rfc3339()
-        .chars()
-        .filter(|c| c.is_ascii_digit())
-        .collect();
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| failed!("cannot create {}: {e}; give a results file with --out", dir.display()))?;
+    let stamp: String = now_rfc3339().chars().filter(|c| c.is_ascii_digit()).collect();
     Ok(dir.join(format!("{stamp}-{}.json", std::process::id())))
 }
 
 fn report_cmd(a: ReportArgs) -> Result<i32> {
     let results = Results::load(&a.file)?;
-    let baseline = a
-        .baseline
-        .unwrap_or_else(|| results.options.baseline.clone());
+    let baseline = a.baseline.unwrap_or_else(|| results.options.baseline.clone());
     print!("{}", report::render(&results, &baseline, a.format)?);
     Ok(0)
 }
 
 fn engines(a: EnginesArgs) -> Result<i32> {
-    let locations = Locations::resolve(
-        a.locations.disk_dir.as_deref(),
-        a.locations.ram_dir.as_deref(),
-        true,
-    )?;
+    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     let engines: Vec<_> = engine::all()
         .iter()
         .map(|e| {
@@ -136,53 +117,43 @@ fn engines(a: EnginesArgs) -> Result<i32> {
                 Err(err) => (false, err.to_string()),
             };
             serde_json::json!({"engine": e.name(), "usable": ok, "version": version,
-                "interface": format!("{:?}", e.interface()).to_lowercase()})
+                "interface": format!("{:?}", e.interface()).to_lowercase(), "settings": e.setting_keys()})
         })
         .collect();
     let locs = [&locations.disk, &locations.ram];
     if a.json {
         let v = serde_json::json!({"engines": engines, "locations": locs});
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&v).map_err(|e| failed!("{e}"))?
-        );
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| failed!("{e}"))?);
         return Ok(0);
     }
     let mut t = comfy_table::Table::new();
-    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
-        .set_header(["engine", "usable", "version", "client"]);
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED).set_header([
+        "engine",
+        "usable",
+        "version",
+        "client",
+        "settings for --set",
+    ]);
     for e in &engines {
-        t.add_row(
-            [&e["engine"], &e["usable"], &e["version"], &e["interface"]]
-                .map(|v| v.as_str().map_or(v.to_string(), String::from)),
-        );
+        let usable = if e["usable"] == true { "yes" } else { "no" };
+        let keys: Vec<_> = e["settings"].as_array().into_iter().flatten().filter_map(|k| k.as_str()).collect();
+        let text = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+        t.add_row([text("engine"), usable.into(), text("version"), text("interface"), keys.join(", ")]);
     }
     println!("{t}");
     let mut t = comfy_table::Table::new();
-    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
-        .set_header([
-            "location",
-            "path",
-            "filesystem",
-            "free",
-            "fsync (8 KiB write + fdatasync)",
-        ]);
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED).set_header([
+        "location",
+        "path",
+        "filesystem",
+        "free",
+        "fsync (8 KiB write + fdatasync)",
+    ]);
     for l in locs {
         let fsync = l.fsync.as_ref().map_or("-".into(), |f| {
-            format!(
-                "median {:.3} ms, max {:.3} ms ({} ops)",
-                f.median_us / 1000.0,
-                f.max_us / 1000.0,
-                f.ops
-            )
+            format!("median {:.3} ms, max {:.3} ms ({} ops)", f.median_us / 1000.0, f.max_us / 1000.0, f.ops)
         });
-        t.add_row([
-            l.kind.to_string(),
-            l.path.display().to_string(),
-            l.fs_type.clone(),
-            gib(l.free_bytes),
-            fsync,
-        ]);
+        t.add_row([l.kind.to_string(), l.path.display().to_string(), l.fs_type.clone(), gib(l.free_bytes), fsync]);
     }
     println!("{t}");
     println!("profiles:");
@@ -191,17 +162,11 @@ fn engines(a: EnginesArgs) -> Result<i32> {
     }
     println!("workloads:");
     for w in workload::all() {
-        let on: Vec<_> = engine::all()
-            .iter()
-            .filter(|e| w.supports(e.interface()))
-            .map(|e| e.name())
-            .collect();
+        let on: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
         println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
     }
     if std::io::stdout().is_terminal() {
-        println!(
-            "(a disk fsync far above a ram one is what makes ram profiles faster for commit-heavy workloads)"
-        );
+        println!("(a disk fsync far above a ram one is what makes ram profiles faster for commit-heavy workloads)");
     }
     Ok(0)
 }

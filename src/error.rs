@@ -31,11 +31,7 @@ impl fmt::Display for Error {
             Error::Interrupted(sig) => write!(
                 f,
                 "interrupted by {}; finished cells are kept",
-                if *sig == libc::SIGTERM {
-                    "SIGTERM"
-                } else {
-                    "SIGINT"
-                }
+                if *sig == libc::SIGTERM { "SIGTERM" } else { "SIGINT" }
             ),
         }
     }

@@ -29,15 +29,10 @@ impl Host {
                 .unwrap_or_default()
         };
         let meminfo = read("/proc/meminfo");
-        let mem_kb: u64 = field(&meminfo, "MemTotal")
-            .split_whitespace()
-            .next()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
+        let mem_kb: u64 =
+            field(&meminfo, "MemTotal").split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0);
         Host {
-            cpus: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
+            cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             cpu_model: field(&read("/proc/cpuinfo"), "model name"),
             memory_bytes: mem_kb * 1024,
             kernel: read("/proc/sys/kernel/osrelease").trim().to_string(),

@@ -5,11 +5,13 @@ use clap::error::ErrorKind;
 use dbrace::cli::Cli;
 
 fn main() {
+    // Die quietly on a closed pipe (`dbrace report r.json | head`), as Unix tools do,
+    // instead of panicking on the failed write.
+    // SAFETY: setting a signal disposition before any thread starts.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            e.exit()
-        }
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
         Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = e.print();
             std::process::exit(2);
@@ -17,11 +19,7 @@ fn main() {
         Err(e) => {
             // One line, not clap's usage block: what was wrong, then where to look.
             let text = e.render().to_string();
-            let first = text
-                .lines()
-                .next()
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
+            let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
             eprintln!("dbrace: {first}; see 'dbrace --help'");
             std::process::exit(2);
         }

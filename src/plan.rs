@@ -20,13 +20,7 @@ pub struct Cell {
 impl Cell {
     /// A stable name: engine/profile/workload/cN.
     pub fn id(&self) -> String {
-        format!(
-            "{}/{}/{}/c{}",
-            self.engine.name(),
-            self.profile.name,
-            self.workload.name(),
-            self.clients
-        )
+        format!("{}/{}/{}/c{}", self.engine.name(), self.profile.name, self.workload.name(), self.clients)
     }
 }
 
@@ -65,27 +59,18 @@ pub const DEFAULT_PROFILES: &[&str] = &["disk", "ram", "async", "nosync", "unlog
 pub const DEFAULT_WORKLOADS: &[&str] = &["insert-commit", "tpcb"];
 
 fn or_default(given: &[String], default: &[&str]) -> Vec<String> {
-    if given.is_empty() {
-        default.iter().map(|s| s.to_string()).collect()
-    } else {
-        given.to_vec()
-    }
+    if given.is_empty() { default.iter().map(|s| s.to_string()).collect() } else { given.to_vec() }
 }
 
 /// Validate a request and build its cells.
 pub fn build(req: &Request) -> Result<Plan> {
-    let engines = or_default(&req.engines, DEFAULT_ENGINES)
-        .iter()
-        .map(|n| engine::by_name(n))
-        .collect::<Result<Vec<_>>>()?;
+    let engines =
+        or_default(&req.engines, DEFAULT_ENGINES).iter().map(|n| engine::by_name(n)).collect::<Result<Vec<_>>>()?;
     let profiles = or_default(&req.profiles, DEFAULT_PROFILES)
         .iter()
         .map(|n| {
             Profile::builtin(n).ok_or_else(|| {
-                bad_input!(
-                    "unknown profile '{n}'; valid profiles: {}",
-                    profile::builtin_names().join(", ")
-                )
+                bad_input!("unknown profile '{n}'; valid profiles: {}", profile::builtin_names().join(", "))
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -104,11 +89,7 @@ pub fn build(req: &Request) -> Result<Plan> {
 
     for w in &workloads {
         if !engines.iter().any(|e| w.supports(e.interface())) {
-            let can: Vec<_> = engine::all()
-                .iter()
-                .filter(|e| w.supports(e.interface()))
-                .map(|e| e.name())
-                .collect();
+            let can: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
             return Err(bad_input!(
                 "workload {} cannot run on {}; engines that can: {}",
                 w.name(),
@@ -123,12 +104,7 @@ pub fn build(req: &Request) -> Result<Plan> {
         for &clients in &req.clients {
             for e in &engines {
                 if !w.supports(e.interface()) {
-                    skipped.push(format!(
-                        "{} × {}: {} does not run it",
-                        e.name(),
-                        w.name(),
-                        e.name()
-                    ));
+                    skipped.push(format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
                     continue;
                 }
                 for p in &profiles {
@@ -140,12 +116,7 @@ pub fn build(req: &Request) -> Result<Plan> {
                         .filter(|(en, _, _)| en == e.name())
                         .map(|(_, k, v)| (k.clone(), v.clone()))
                         .collect();
-                    let cell = Cell {
-                        engine: *e,
-                        profile,
-                        workload: *w,
-                        clients,
-                    };
+                    let cell = Cell { engine: *e, profile, workload: *w, clients };
                     if !cells.iter().any(|c| c.id() == cell.id()) {
                         cells.push(cell);
                     }
@@ -157,34 +128,18 @@ pub fn build(req: &Request) -> Result<Plan> {
     // The first profile asked for, unless no cell runs it (memory runs only `unlogged`).
     let baseline = req.baseline.clone().unwrap_or_else(|| {
         let first = &profiles[0].name;
-        let c = cells
-            .iter()
-            .find(|c| &c.profile.name == first)
-            .unwrap_or(&cells[0]);
+        let c = cells.iter().find(|c| &c.profile.name == first).unwrap_or(&cells[0]);
         c.profile.name.clone()
     });
     let (b_engine, b_profile) = match baseline.split_once(':') {
         Some((e, p)) => (Some(e), p),
         None => (None, baseline.as_str()),
     };
-    if !cells
-        .iter()
-        .any(|c| c.profile.name == b_profile && b_engine.is_none_or(|e| e == c.engine.name()))
-    {
-        let have: Vec<_> = cells
-            .iter()
-            .map(|c| format!("{}:{}", c.engine.name(), c.profile.name))
-            .collect();
-        return Err(bad_input!(
-            "baseline '{baseline}' is not a cell of this run; choose one of: {}",
-            dedup_join(have)
-        ));
+    if !cells.iter().any(|c| c.profile.name == b_profile && b_engine.is_none_or(|e| e == c.engine.name())) {
+        let have: Vec<_> = cells.iter().map(|c| format!("{}:{}", c.engine.name(), c.profile.name)).collect();
+        return Err(bad_input!("baseline '{baseline}' is not a cell of this run; choose one of: {}", dedup_join(have)));
     }
-    Ok(Plan {
-        cells,
-        skipped,
-        baseline,
-    })
+    Ok(Plan { cells, skipped, baseline })
 }
 
 fn names<T>(xs: &[T], f: impl Fn(&T) -> &str) -> String {
@@ -197,16 +152,11 @@ fn dedup_join(mut v: Vec<String>) -> String {
 }
 
 /// Parse `--set` values into (engine, key, value), each key known to its engine.
-fn parse_sets(
-    sets: &[String],
-    engines: &[&'static dyn Engine],
-) -> Result<Vec<(String, String, String)>> {
+fn parse_sets(sets: &[String], engines: &[&'static dyn Engine]) -> Result<Vec<(String, String, String)>> {
     let mut out = Vec::new();
     for s in sets {
         let Some((k, v)) = s.split_once('=') else {
-            return Err(bad_input!(
-                "--set '{s}' is not KEY=VALUE; write e.g. --set cache_size=-64000"
-            ));
+            return Err(bad_input!("--set '{s}' is not KEY=VALUE; write e.g. --set cache_size=-64000"));
         };
         let (scope, key) = match k.split_once('.') {
             Some((e, key)) => (Some(e), key),
@@ -215,15 +165,10 @@ fn parse_sets(
         if let Some(e) = scope
             && !engines.iter().any(|x| x.name() == e)
         {
-            return Err(bad_input!(
-                "--set {s}: engine '{e}' is not in this run ({})",
-                names(engines, |x| x.name())
-            ));
+            return Err(bad_input!("--set {s}: engine '{e}' is not in this run ({})", names(engines, |x| x.name())));
         }
-        let takers: Vec<_> = engines
-            .iter()
-            .filter(|e| scope.is_none_or(|s| s == e.name()) && e.knows_setting(key))
-            .collect();
+        let takers: Vec<_> =
+            engines.iter().filter(|e| scope.is_none_or(|s| s == e.name()) && e.knows_setting(key)).collect();
         if takers.is_empty() {
             return Err(bad_input!(
                 "--set {s}: unknown setting '{key}' for {}; see `dbrace engines` for the settings each engine takes",
@@ -242,10 +187,7 @@ mod tests {
     use super::*;
 
     fn req() -> Request {
-        Request {
-            clients: vec![1],
-            ..Request::default()
-        }
+        Request { clients: vec![1], ..Request::default() }
     }
 
     #[test]
@@ -254,75 +196,30 @@ mod tests {
         let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
         assert_eq!(ids.len(), 11, "{ids:?}");
         assert!(ids.contains(&"memory/unlogged/insert-commit/c1".to_string()));
-        assert!(
-            !ids.iter()
-                .any(|i| i.starts_with("memory/") && i.contains("tpcb"))
-        );
+        assert!(!ids.iter().any(|i| i.starts_with("memory/") && i.contains("tpcb")));
         assert_eq!(p.baseline, "disk");
     }
 
     #[test]
     fn unknown_names_list_the_valid_ones() {
-        let e = build(&Request {
-            profiles: vec!["fast".into()],
-            ..req()
-        })
-        .err()
-        .unwrap()
-        .to_string();
-        assert!(
-            e.contains("unknown profile 'fast'") && e.contains("ram-nosync"),
-            "{e}"
-        );
-        let e = build(&Request {
-            engines: vec!["oracle".into()],
-            ..req()
-        })
-        .err()
-        .unwrap()
-        .to_string();
+        let e = build(&Request { profiles: vec!["fast".into()], ..req() }).err().unwrap().to_string();
+        assert!(e.contains("unknown profile 'fast'") && e.contains("ram-nosync"), "{e}");
+        let e = build(&Request { engines: vec!["oracle".into()], ..req() }).err().unwrap().to_string();
         assert!(e.contains("sqlite, memory"), "{e}");
     }
 
     #[test]
     fn sets_go_to_the_engines_that_know_them() {
-        let p = build(&Request {
-            sets: vec!["cache_size=-1000".into()],
-            ..req()
-        })
-        .unwrap();
-        let sq = p
-            .cells
-            .iter()
-            .find(|c| c.engine.name() == "sqlite")
-            .unwrap();
-        assert_eq!(
-            sq.profile.settings,
-            vec![("cache_size".to_string(), "-1000".to_string())]
-        );
-        assert!(
-            build(&Request {
-                sets: vec!["bogus=1".into()],
-                ..req()
-            })
-            .is_err()
-        );
-        assert!(
-            build(&Request {
-                sets: vec!["memory.cache_size=1".into()],
-                ..req()
-            })
-            .is_err()
-        );
+        let p = build(&Request { sets: vec!["cache_size=-1000".into()], ..req() }).unwrap();
+        let sq = p.cells.iter().find(|c| c.engine.name() == "sqlite").unwrap();
+        assert_eq!(sq.profile.settings, vec![("cache_size".to_string(), "-1000".to_string())]);
+        assert!(build(&Request { sets: vec!["bogus=1".into()], ..req() }).is_err());
+        assert!(build(&Request { sets: vec!["memory.cache_size=1".into()], ..req() }).is_err());
     }
 
     #[test]
     fn default_workloads_adapt_to_the_engines() {
-        let p = build(&Request {
-            engines: vec!["memory".into()],
-            ..req()
-        })
-        .unwrap();
+        let p = build(&Request { engines: vec!["memory".into()], ..req() }).unwrap();
         let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
         assert_eq!(ids, vec!["memory/unlogged/insert-commit/c1"]);
         assert_eq!(p.baseline, "unlogged");
@@ -330,11 +227,7 @@ mod tests {
 
     #[test]
     fn a_workload_no_engine_runs_is_refused() {
-        let r = Request {
-            engines: vec!["memory".into()],
-            workloads: vec!["tpcb".into()],
-            ..req()
-        };
+        let r = Request { engines: vec!["memory".into()], workloads: vec!["tpcb".into()], ..req() };
         let e = build(&r).err().unwrap().to_string();
         assert!(e.contains("engines that can: sqlite"), "{e}");
     }

@@ -51,48 +51,12 @@ pub struct Profile {
 
 /// The built-in profiles: name, location, durability, unlogged, and a line of help.
 const BUILTINS: &[(&str, LocationKind, Durability, bool, &str)] = &[
-    (
-        "disk",
-        LocationKind::Disk,
-        Durability::Durable,
-        false,
-        "data on disk, every commit synced",
-    ),
-    (
-        "ram",
-        LocationKind::Ram,
-        Durability::Durable,
-        false,
-        "data on tmpfs, every commit synced",
-    ),
-    (
-        "async",
-        LocationKind::Disk,
-        Durability::Async,
-        false,
-        "data on disk, commits acknowledged before sync",
-    ),
-    (
-        "nosync",
-        LocationKind::Disk,
-        Durability::Off,
-        false,
-        "data on disk, no sync at all",
-    ),
-    (
-        "ram-nosync",
-        LocationKind::Ram,
-        Durability::Off,
-        false,
-        "data on tmpfs, no sync at all",
-    ),
-    (
-        "unlogged",
-        LocationKind::Disk,
-        Durability::Durable,
-        true,
-        "volatile tables (UNLOGGED, MEMORY, in-memory)",
-    ),
+    ("disk", LocationKind::Disk, Durability::Durable, false, "data on disk, every commit synced"),
+    ("ram", LocationKind::Ram, Durability::Durable, false, "data on tmpfs, every commit synced"),
+    ("async", LocationKind::Disk, Durability::Async, false, "data on disk, commits acknowledged before sync"),
+    ("nosync", LocationKind::Disk, Durability::Off, false, "data on disk, no sync at all"),
+    ("ram-nosync", LocationKind::Ram, Durability::Off, false, "data on tmpfs, no sync at all"),
+    ("unlogged", LocationKind::Disk, Durability::Durable, true, "volatile tables (UNLOGGED, MEMORY, in-memory)"),
 ];
 
 /// Names of the built-in profiles, for messages and help.
@@ -108,16 +72,13 @@ pub fn builtin_help() -> Vec<(&'static str, &'static str)> {
 impl Profile {
     /// Look up a built-in profile by name.
     pub fn builtin(name: &str) -> Option<Profile> {
-        BUILTINS
-            .iter()
-            .find(|b| b.0 == name)
-            .map(|&(name, location, durability, unlogged, _)| Profile {
-                name: name.to_string(),
-                location,
-                durability,
-                unlogged,
-                settings: Vec::new(),
-            })
+        BUILTINS.iter().find(|b| b.0 == name).map(|&(name, location, durability, unlogged, _)| Profile {
+            name: name.to_string(),
+            location,
+            durability,
+            unlogged,
+            settings: Vec::new(),
+        })
     }
 }
 
@@ -128,23 +89,11 @@ mod tests {
     #[test]
     fn builtins_map_to_location_and_durability() {
         let p = |n| Profile::builtin(n).unwrap();
-        assert_eq!(
-            (p("disk").location, p("disk").durability),
-            (LocationKind::Disk, Durability::Durable)
-        );
-        assert_eq!(
-            (p("ram").location, p("ram").durability),
-            (LocationKind::Ram, Durability::Durable)
-        );
+        assert_eq!((p("disk").location, p("disk").durability), (LocationKind::Disk, Durability::Durable));
+        assert_eq!((p("ram").location, p("ram").durability), (LocationKind::Ram, Durability::Durable));
         assert_eq!(p("async").durability, Durability::Async);
-        assert_eq!(
-            (p("nosync").location, p("nosync").durability),
-            (LocationKind::Disk, Durability::Off)
-        );
-        assert_eq!(
-            (p("ram-nosync").location, p("ram-nosync").durability),
-            (LocationKind::Ram, Durability::Off)
-        );
+        assert_eq!((p("nosync").location, p("nosync").durability), (LocationKind::Disk, Durability::Off));
+        assert_eq!((p("ram-nosync").location, p("ram-nosync").durability), (LocationKind::Ram, Durability::Off));
         assert!(p("unlogged").unlogged && !p("disk").unlogged);
         assert!(Profile::builtin("fast").is_none());
     }

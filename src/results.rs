@@ -174,8 +174,7 @@ impl Results {
     /// Write atomically: a temporary file beside the target, then rename.
     pub fn save(&self, path: &Path) -> Result<()> {
         let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-        let json =
-            serde_json::to_vec_pretty(self).map_err(|e| failed!("cannot encode results: {e}"))?;
+        let json = serde_json::to_vec_pretty(self).map_err(|e| failed!("cannot encode results: {e}"))?;
         std::fs::write(&tmp, json)
             .and_then(|_| std::fs::rename(&tmp, path))
             .map_err(|e| failed!("cannot write results to {}: {e}", path.display()))
@@ -186,7 +185,10 @@ impl Results {
         let text = std::fs::read_to_string(path)
             .map_err(|e| bad_input!("cannot read results file {}: {e}", path.display()))?;
         let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            bad_input!("{} is not a dbrace results file (invalid JSON: {e}); give a file written by `dbrace run --out`", path.display())
+            bad_input!(
+                "{} is not a dbrace results file (invalid JSON: {e}); give a file written by `dbrace run --out`",
+                path.display()
+            )
         })?;
         match v.get("schema").and_then(|s| s.as_u64()) {
             Some(s) if s == u64::from(SCHEMA) => {}
@@ -204,7 +206,10 @@ impl Results {
             }
         }
         serde_json::from_value(v).map_err(|e| {
-            bad_input!("{} is not a valid dbrace results file: {e}; give a file written by `dbrace run --out`", path.display())
+            bad_input!(
+                "{} is not a valid dbrace results file: {e}; give a file written by `dbrace run --out`",
+                path.display()
+            )
         })
     }
 }

@@ -50,11 +50,7 @@ pub fn median(xs: &[f64]) -> f64 {
     let mut v = xs.to_vec();
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
+    if v.len() % 2 == 1 { v[m] } else { (v[m - 1] + v[m]) / 2.0 }
 }
 
 fn mean(xs: &[f64]) -> f64 {
@@ -70,9 +66,8 @@ fn variance(xs: &[f64]) -> f64 {
 /// The 0.975 quantile of Student's t with `df` degrees of freedom (floored: conservative).
 pub fn t975(df: f64) -> f64 {
     const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
     ];
     let d = df.floor().max(1.0) as usize;
     match d {
@@ -87,36 +82,21 @@ pub fn t975(df: f64) -> f64 {
 /// Median and 95% interval of samples.
 pub fn estimate(xs: &[f64]) -> Estimate {
     let n = xs.len();
-    let (median, mean) = if n == 0 {
-        (0.0, 0.0)
-    } else {
-        (median(xs), mean(xs))
-    };
+    let (median, mean) = if n == 0 { (0.0, 0.0) } else { (median(xs), mean(xs)) };
     let (lo, hi) = if n >= 2 {
         let hw = t975((n - 1) as f64) * (variance(xs) / n as f64).sqrt();
         (Some(mean - hw), Some(mean + hw))
     } else {
         (None, None)
     };
-    Estimate {
-        median,
-        mean,
-        lo,
-        hi,
-        n,
-    }
+    Estimate { median, mean, lo, hi, n }
 }
 
 /// `a / b` (ratio of medians) with an interval from the log-scale delta method.
 pub fn ratio(a: &[f64], b: &[f64]) -> Ratio {
     let value = median(a) / median(b);
     if a.len() < 2 || b.len() < 2 || a.iter().chain(b).any(|x| *x <= 0.0) {
-        return Ratio {
-            value,
-            lo: None,
-            hi: None,
-            within_noise: false,
-        };
+        return Ratio { value, lo: None, hi: None, within_noise: false };
     }
     // Squared relative standard error of each mean: var / (n * mean^2).
     let rel = |x: &[f64]| variance(x) / (x.len() as f64 * mean(x).powi(2));
@@ -125,17 +105,11 @@ pub fn ratio(a: &[f64], b: &[f64]) -> Ratio {
     let df = if se == 0.0 {
         f64::INFINITY
     } else {
-        (va + vb).powi(2)
-            / (va.powi(2) / (a.len() as f64 - 1.0) + vb.powi(2) / (b.len() as f64 - 1.0))
+        (va + vb).powi(2) / (va.powi(2) / (a.len() as f64 - 1.0) + vb.powi(2) / (b.len() as f64 - 1.0))
     };
     let hw = t975(df) * se;
     let (lo, hi) = (value * (-hw).exp(), value * hw.exp());
-    Ratio {
-        value,
-        lo: Some(lo),
-        hi: Some(hi),
-        within_noise: lo <= 1.0 && 1.0 <= hi,
-    }
+    Ratio { value, lo: Some(lo), hi: Some(hi), within_noise: lo <= 1.0 && 1.0 <= hi }
 }
 
 #[cfg(test)]
@@ -167,10 +141,7 @@ mod tests {
         // t(4) = 2.776: interval 12 ± 5.552; median 10.
         let e = estimate(&[10.0, 10.0, 20.0, 10.0, 10.0]);
         assert_eq!(e.median, 10.0);
-        assert!(
-            close(e.lo.unwrap(), 6.448, 1e-9) && close(e.hi.unwrap(), 17.552, 1e-9),
-            "{e:?}"
-        );
+        assert!(close(e.lo.unwrap(), 6.448, 1e-9) && close(e.hi.unwrap(), 17.552, 1e-9), "{e:?}");
     }
 
     #[test]
@@ -188,10 +159,7 @@ mod tests {
         // ratio 2, interval 2 * exp(±2.776 * 0.038881) = [1.79538, 2.22795].
         let r = ratio(&[200.0, 210.0, 220.0], &[100.0, 105.0, 110.0]);
         assert_eq!(r.value, 2.0);
-        assert!(
-            close(r.lo.unwrap(), 1.79538, 1e-4) && close(r.hi.unwrap(), 2.22795, 1e-4),
-            "{r:?}"
-        );
+        assert!(close(r.lo.unwrap(), 1.79538, 1e-4) && close(r.hi.unwrap(), 2.22795, 1e-4), "{r:?}");
         assert!(!r.within_noise);
     }
 
@@ -204,10 +172,7 @@ mod tests {
     #[test]
     fn identical_samples_give_a_point_interval() {
         let r = ratio(&[4.0, 4.0], &[2.0, 2.0]);
-        assert_eq!(
-            (r.value, r.lo, r.hi, r.within_noise),
-            (2.0, Some(2.0), Some(2.0), false)
-        );
+        assert_eq!((r.value, r.lo, r.hi, r.within_noise), (2.0, Some(2.0), Some(2.0), false));
     }
 
     #[test]

@@ -9,11 +9,7 @@ fn refused(sb: &Sandbox, args: &[&str], needles: &[&str]) {
     let out = sb.cmd(args).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {err}"
-    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
     assert!(!err.contains("panicked"), "{args:?}: {err}");
     for n in needles {
         assert!(err.contains(n), "{args:?}: expected '{n}' in: {err}");
@@ -23,71 +19,35 @@ fn refused(sb: &Sandbox, args: &[&str], needles: &[&str]) {
 #[test]
 fn unknown_names_list_the_valid_ones() {
     let sb = Sandbox::new();
-    refused(
-        &sb,
-        &["run", "--engine", "oracle"],
-        &["unknown engine 'oracle'", "sqlite, memory"],
-    );
-    refused(
-        &sb,
-        &["run", "--profile", "fast"],
-        &["unknown profile 'fast'", "ram-nosync"],
-    );
-    refused(
-        &sb,
-        &["run", "--workload", "tpcc"],
-        &["unknown workload 'tpcc'", "insert-commit, tpcb"],
-    );
+    refused(&sb, &["run", "--engine", "oracle"], &["unknown engine 'oracle'", "sqlite, memory"]);
+    refused(&sb, &["run", "--profile", "fast"], &["unknown profile 'fast'", "ram-nosync"]);
+    refused(&sb, &["run", "--workload", "tpcc"], &["unknown workload 'tpcc'", "insert-commit, tpcb"]);
     refused(
         &sb,
         &["run", "--engine", "memory", "--workload", "tpcb"],
         &["tpcb cannot run on memory", "engines that can: sqlite"],
     );
-    refused(
-        &sb,
-        &["run", "--baseline", "ram-nosync"],
-        &["baseline 'ram-nosync'", "sqlite:disk"],
-    );
+    refused(&sb, &["run", "--baseline", "ram-nosync"], &["baseline 'ram-nosync'", "sqlite:disk"]);
     refused(&sb, &["run", "--bogus"], &["unexpected argument '--bogus'"]);
 }
 
 #[test]
 fn counts_and_durations_must_be_positive() {
     let sb = Sandbox::new();
-    refused(
-        &sb,
-        &["run", "--clients", "0"],
-        &["clients must be at least 1"],
-    );
+    refused(&sb, &["run", "--clients", "0"], &["clients must be at least 1"]);
     refused(&sb, &["run", "--clients", "-1"], &["clients"]);
     refused(&sb, &["run", "--clients", "two"], &["whole number"]);
     refused(&sb, &["run", "--duration", "0"], &["greater than zero"]);
-    refused(
-        &sb,
-        &["run", "--duration", "-5s"],
-        &["must not be negative"],
-    );
+    refused(&sb, &["run", "--duration", "-5s"], &["must not be negative"]);
     refused(&sb, &["run", "--duration", "5 parsecs"], &["unknown unit"]);
-    refused(
-        &sb,
-        &["run", "--transactions", "0"],
-        &["transactions must be at least 1"],
-    );
-    refused(
-        &sb,
-        &["run", "--repeat", "0"],
-        &["repeat must be at least 1"],
-    );
+    refused(&sb, &["run", "--transactions", "0"], &["transactions must be at least 1"]);
+    refused(&sb, &["run", "--repeat", "0"], &["repeat must be at least 1"]);
 }
 
 #[test]
 fn settings_must_be_known_and_well_formed() {
     let sb = Sandbox::new();
-    refused(
-        &sb,
-        &["run", "--set", "bogus_knob=1"],
-        &["unknown setting 'bogus_knob'"],
-    );
+    refused(&sb, &["run", "--set", "bogus_knob=1"], &["unknown setting 'bogus_knob'"]);
     refused(&sb, &["run", "--set", "cache_size"], &["not KEY=VALUE"]);
     refused(
         &sb,
@@ -105,14 +65,7 @@ fn locations_must_be_what_they_claim_and_writable() {
     // build the command by hand for location tests.
     let run = |disk_dir: &str, ram_dir: &str, needles: &[&str]| {
         let mut c = assert_cmd::Command::cargo_bin("dbrace").unwrap();
-        c.env("XDG_CACHE_HOME", sb.cache.path()).args([
-            "run",
-            "-q",
-            "--disk-dir",
-            disk_dir,
-            "--ram-dir",
-            ram_dir,
-        ]);
+        c.env("XDG_CACHE_HOME", sb.cache.path()).args(["run", "-q", "--disk-dir", disk_dir, "--ram-dir", ram_dir]);
         let out = c.output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
@@ -123,25 +76,10 @@ fn locations_must_be_what_they_claim_and_writable() {
     };
     run(&ram, &ram, &["disk location", "tmpfs", "--disk-dir"]);
     run(&disk, &disk, &["ram location", "not tmpfs", "--ram-dir"]);
-    run(
-        "/nonexistent/dbrace",
-        &ram,
-        &["not an existing directory", "--disk-dir"],
-    );
-    run(
-        &disk,
-        "/dev/shm/nonexistent-dbrace-dir",
-        &["not an existing directory", "--ram-dir"],
-    );
+    run("/nonexistent/dbrace", &ram, &["not an existing directory", "--disk-dir"]);
+    run(&disk, "/dev/shm/nonexistent-dbrace-dir", &["not an existing directory", "--ram-dir"]);
     // sysfs refuses new files even to root: an unwritable directory anyone can name.
-    run(
-        "/sys/fs",
-        &ram,
-        &[
-            "cannot write to the disk location /sys/fs",
-            "writable directory",
-        ],
-    );
+    run("/sys/fs", &ram, &["cannot write to the disk location /sys/fs", "writable directory"]);
 }
 
 #[test]
@@ -149,32 +87,12 @@ fn report_refuses_what_is_not_a_results_file() {
     let sb = Sandbox::new();
     let bad = sb.out("bad.json");
     std::fs::write(&bad, "{not json").unwrap();
-    refused(
-        &sb,
-        &["report", bad.to_str().unwrap()],
-        &["not a dbrace results file", "invalid JSON"],
-    );
+    refused(&sb, &["report", bad.to_str().unwrap()], &["not a dbrace results file", "invalid JSON"]);
     std::fs::write(&bad, r#"{"hello": 1}"#).unwrap();
-    refused(
-        &sb,
-        &["report", bad.to_str().unwrap()],
-        &["no schema field"],
-    );
+    refused(&sb, &["report", bad.to_str().unwrap()], &["no schema field"]);
     std::fs::write(&bad, r#"{"schema": 99}"#).unwrap();
-    refused(
-        &sb,
-        &["report", bad.to_str().unwrap()],
-        &["schema 99", "reads schema 1"],
-    );
+    refused(&sb, &["report", bad.to_str().unwrap()], &["schema 99", "reads schema 1"]);
     std::fs::write(&bad, r#"{"schema": 1, "cells": 3}"#).unwrap();
-    refused(
-        &sb,
-        &["report", bad.to_str().unwrap()],
-        &["not a valid dbrace results file"],
-    );
-    refused(
-        &sb,
-        &["report", sb.out("missing.json").to_str().unwrap()],
-        &["cannot read results file"],
-    );
+    refused(&sb, &["report", bad.to_str().unwrap()], &["not a valid dbrace results file"]);
+    refused(&sb, &["report", sb.out("missing.json").to_str().unwrap()], &["cannot read results file"]);
 }

@@ -33,9 +33,7 @@ static A: Counting = Counting;
 /// Rust allocations made by `n` measured transactions, setup excluded.
 fn allocations(w: &dyn Workload, n: u64) -> u64 {
     let dir = DataDir::create(&std::env::current_dir().unwrap().join("target")).unwrap();
-    let inst = Sqlite
-        .launch(&Profile::builtin("nosync").unwrap(), Some(&dir))
-        .unwrap();
+    let inst = Sqlite.launch(&Profile::builtin("nosync").unwrap(), Some(&dir)).unwrap();
     let opts = WorkloadOptions { scale: 1 };
     let mut setup = inst.connect().unwrap();
     w.prepare(&mut setup, &opts).unwrap();
@@ -43,7 +41,7 @@ fn allocations(w: &dyn Workload, n: u64) -> u64 {
     let ctl = Control::new(1);
     ctl.phase.store(MEASURE, Ordering::Release);
     let before = ALLOCS.load(Ordering::Relaxed);
-    let r = worker::run(tx, &ctl, 0, Some(n));
+    let r = worker::run(tx, &ctl, 0, Some(n), None);
     let after = ALLOCS.load(Ordering::Relaxed);
     assert_eq!(r.measured, n);
     assert!(r.first_error.is_none(), "{:?}", r.first_error);
@@ -52,21 +50,10 @@ fn allocations(w: &dyn Workload, n: u64) -> u64 {
 
 #[test]
 fn no_allocation_per_transaction() {
-    for w in [
-        &InsertCommit as &dyn Workload,
-        &tpcb::TPCB,
-        &tpcb::SELECT_ONLY,
-        &tpcb::SIMPLE_UPDATE,
-    ] {
+    for w in [&InsertCommit as &dyn Workload, &tpcb::TPCB, &tpcb::SELECT_ONLY, &tpcb::SIMPLE_UPDATE] {
         // Setup inside worker::run (the histogram) is the same for both counts.
         let few = allocations(w, 100);
         let many = allocations(w, 2100);
-        assert_eq!(
-            many,
-            few,
-            "{}: {} allocations for 2000 more transactions",
-            w.name(),
-            many - few
-        );
+        assert_eq!(many, few, "{}: {} allocations for 2000 more transactions", w.name(), many - few);
     }
 }

@@ -9,26 +9,8 @@ use std::time::{Duration, Instant};
 fn spawn(sb: &Sandbox, out: &std::path::Path) -> Child {
     Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
         .env("XDG_CACHE_HOME", sb.cache.path())
-        .args([
-            "run",
-            "-q",
-            "--engine",
-            "sqlite",
-            "--profile",
-            "disk,ram",
-            "--workload",
-            "insert-commit,tpcb",
-        ])
-        .args([
-            "--duration",
-            "0.5s",
-            "--warmup",
-            "0s",
-            "--repeat",
-            "50",
-            "--out",
-            out.to_str().unwrap(),
-        ])
+        .args(["run", "-q", "--engine", "sqlite", "--profile", "disk,ram", "--workload", "insert-commit,tpcb"])
+        .args(["--duration", "0.5s", "--warmup", "0s", "--repeat", "50", "--out", out.to_str().unwrap()])
         .arg("--disk-dir")
         .arg(sb.disk.path())
         .arg("--ram-dir")
@@ -42,10 +24,7 @@ fn spawn(sb: &Sandbox, out: &std::path::Path) -> Child {
 fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let start = Instant::now();
     while !cond() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for {what}"
-        );
+        assert!(start.elapsed() < Duration::from_secs(30), "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -57,11 +36,7 @@ fn finished_repeats(out: &std::path::Path) -> usize {
     let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
         return 0;
     };
-    v["cells"].as_array().map_or(0, |c| {
-        c.iter()
-            .map(|c| c["repeats"].as_array().map_or(0, Vec::len))
-            .sum()
-    })
+    v["cells"].as_array().map_or(0, |c| c.iter().map(|c| c["repeats"].as_array().map_or(0, Vec::len)).sum())
 }
 
 fn interrupted_by(signal: i32, code: i32) {
@@ -83,15 +58,9 @@ fn interrupted_by(signal: i32, code: i32) {
             assert_eq!(rep["status"], "ok", "{rep}");
         }
     }
-    assert!(
-        sb.leftovers().is_empty(),
-        "left behind: {:?}",
-        sb.leftovers()
-    );
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
     // The kept results still render.
-    sb.cmd(&["report", out.to_str().unwrap()])
-        .assert()
-        .success();
+    sb.cmd(&["report", out.to_str().unwrap()]).assert().success();
 }
 
 #[test]
@@ -112,28 +81,11 @@ fn data_left_by_sigkill_is_reaped_by_the_next_run() {
     wait_for("a data directory", || !sb.leftovers().is_empty());
     child.kill().unwrap();
     child.wait().unwrap();
-    assert!(
-        !sb.leftovers().is_empty(),
-        "SIGKILL skips cleanup, so something must be left to reap"
-    );
+    assert!(!sb.leftovers().is_empty(), "SIGKILL skips cleanup, so something must be left to reap");
     let next = sb
-        .cmd(&[
-            "run",
-            "--engine",
-            "memory",
-            "--duration",
-            "0.05s",
-            "--warmup",
-            "0s",
-            "--repeat",
-            "1",
-        ])
+        .cmd(&["run", "--engine", "memory", "--duration", "0.05s", "--warmup", "0s", "--repeat", "1"])
         .assert()
         .success();
     assert!(String::from_utf8_lossy(&next.get_output().stderr).contains("left by a killed run"));
-    assert!(
-        sb.leftovers().is_empty(),
-        "not reaped: {:?}",
-        sb.leftovers()
-    );
+    assert!(sb.leftovers().is_empty(), "not reaped: {:?}", sb.leftovers());
 }

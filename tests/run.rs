@@ -10,33 +10,15 @@ fn cells(v: &Value) -> &Vec<Value> {
 }
 
 fn cell<'a>(v: &'a Value, id: &str) -> &'a Value {
-    cells(v)
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no cell {id}"))
+    cells(v).iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no cell {id}"))
 }
 
 #[test]
 fn small_matrix_writes_every_field_and_verifies() {
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    let mut args = vec![
-        "run",
-        "--engine",
-        "sqlite,memory",
-        "--profile",
-        "disk,ram,nosync,async,unlogged",
-    ];
-    args.extend([
-        "--workload",
-        "insert-commit",
-        "--repeat",
-        "2",
-        "--format",
-        "json",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let mut args = vec!["run", "--engine", "sqlite,memory", "--profile", "disk,ram,nosync,async,unlogged"];
+    args.extend(["--workload", "insert-commit", "--repeat", "2", "--format", "json", "--out", out.to_str().unwrap()]);
     args.extend(QUICK);
     let assert = sb.cmd(&args).assert().success();
     let r = read_json(&out);
@@ -59,10 +41,7 @@ fn small_matrix_writes_every_field_and_verifies() {
     assert_eq!(r["options"]["repeat"], 2);
 
     // memory collapses to its one mode; sqlite gets every profile.
-    let ids: Vec<_> = cells(&r)
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let ids: Vec<_> = cells(&r).iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(ids.len(), 6, "{ids:?}");
     for c in cells(&r) {
         let reps = c["repeats"].as_array().unwrap();
@@ -96,36 +75,18 @@ fn small_matrix_writes_every_field_and_verifies() {
         assert_eq!(s["synchronous"], sync, "{id}: {s}");
         assert_eq!(s["journal_mode"], "wal", "{id}: {s}");
     }
-    assert_ne!(
-        settings("sqlite/unlogged/insert-commit/c1")["journal_mode"],
-        "wal"
-    );
-    assert_eq!(
-        cell(&r, "sqlite/ram/insert-commit/c1")["profile"]["location"],
-        "ram"
-    );
-    assert_eq!(
-        cell(&r, "sqlite/nosync/insert-commit/c1")["profile"]["durability"],
-        "off"
-    );
+    assert_ne!(settings("sqlite/unlogged/insert-commit/c1")["journal_mode"], "wal");
+    assert_eq!(cell(&r, "sqlite/ram/insert-commit/c1")["profile"]["location"], "ram");
+    assert_eq!(cell(&r, "sqlite/nosync/insert-commit/c1")["profile"]["durability"], "off");
 
     // The summary on stdout: one row per cell, the baseline marked, ratios for the rest.
     let rows: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 6);
-    let disk = rows
-        .iter()
-        .find(|x| x["id"] == "sqlite/disk/insert-commit/c1")
-        .unwrap();
+    let disk = rows.iter().find(|x| x["id"] == "sqlite/disk/insert-commit/c1").unwrap();
     assert_eq!(disk["baseline"], "sqlite/disk/insert-commit/c1");
-    let mem = rows
-        .iter()
-        .find(|x| x["id"] == "memory/unlogged/insert-commit/c1")
-        .unwrap();
-    assert_eq!(
-        mem["baseline"], "sqlite/disk/insert-commit/c1",
-        "memory is compared to the first engine's baseline"
-    );
+    let mem = rows.iter().find(|x| x["id"] == "memory/unlogged/insert-commit/c1").unwrap();
+    assert_eq!(mem["baseline"], "sqlite/disk/insert-commit/c1", "memory is compared to the first engine's baseline");
     assert!(mem["vs_baseline"]["lo"].as_f64().is_some());
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
 }
@@ -160,53 +121,23 @@ fn pgbench_workloads_verify_with_concurrent_clients() {
     for c in cells(&r) {
         let rep = &c["repeats"][0];
         assert_eq!(rep["status"], "ok", "{}: {rep}", c["id"]);
-        assert!(
-            rep["verify"]["ok"].as_bool().unwrap(),
-            "{}: {}",
-            c["id"],
-            rep["verify"]
-        );
+        assert!(rep["verify"]["ok"].as_bool().unwrap(), "{}: {}", c["id"], rep["verify"]);
         let clients = c["clients"].as_u64().unwrap();
-        assert_eq!(
-            rep["transactions"].as_u64().unwrap(),
-            200 * clients,
-            "{}",
-            c["id"]
-        );
+        assert_eq!(rep["transactions"].as_u64().unwrap(), 200 * clients, "{}", c["id"]);
     }
-    let detail = cell(&r, "sqlite/ram/tpcb/c2")["repeats"][0]["verify"]["detail"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(
-        detail.contains("history 400 rows for 400 commits"),
-        "{detail}"
-    );
+    let detail = cell(&r, "sqlite/ram/tpcb/c2")["repeats"][0]["verify"]["detail"].as_str().unwrap().to_string();
+    assert!(detail.contains("history 400 rows for 400 commits"), "{detail}");
 }
 
 #[test]
 fn default_matrix_has_the_documented_cells() {
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    sb.cmd(&[
-        "run",
-        "-q",
-        "--duration",
-        "0.1s",
-        "--warmup",
-        "0s",
-        "--repeat",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ])
-    .assert()
-    .success();
+    sb.cmd(&["run", "-q", "--duration", "0.1s", "--warmup", "0s", "--repeat", "1", "--out", out.to_str().unwrap()])
+        .assert()
+        .success();
     let r = read_json(&out);
-    let mut ids: Vec<_> = cells(&r)
-        .iter()
-        .map(|c| c["id"].as_str().unwrap().to_string())
-        .collect();
+    let mut ids: Vec<_> = cells(&r).iter().map(|c| c["id"].as_str().unwrap().to_string()).collect();
     ids.sort();
     let mut want = vec!["memory/unlogged/insert-commit/c1".to_string()];
     for p in ["disk", "ram", "async", "nosync", "unlogged"] {
@@ -241,25 +172,16 @@ fn report_reproduces_the_run_table() {
             .args(QUICK)
             .assert()
             .success();
-        let report = sb
-            .cmd(&["report", out.to_str().unwrap(), "--format", format])
-            .assert()
-            .success();
+        let report = sb.cmd(&["report", out.to_str().unwrap(), "--format", format]).assert().success();
         assert_eq!(
             String::from_utf8_lossy(&run.get_output().stdout),
             String::from_utf8_lossy(&report.get_output().stdout),
             "{format}"
         );
     }
-    let md = sb
-        .cmd(&["report", out.to_str().unwrap(), "--format", "markdown"])
-        .assert()
-        .success();
+    let md = sb.cmd(&["report", out.to_str().unwrap(), "--format", "markdown"]).assert().success();
     let md = String::from_utf8_lossy(&md.get_output().stdout).to_string();
     assert!(md.starts_with("| engine | profile | workload |"), "{md}");
-    assert!(
-        md.contains("| sqlite | nosync | insert-commit | 1 |"),
-        "{md}"
-    );
+    assert!(md.contains("| sqlite | nosync | insert-commit | 1 |"), "{md}");
     assert!(md.contains("| baseline |"), "{md}");
 }

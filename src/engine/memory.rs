@@ -34,17 +34,15 @@ impl Engine for Memory {
             settings: Vec::new(),
         })
     }
-    fn knows_setting(&self, _key: &str) -> bool {
-        false
+    fn setting_keys(&self) -> &'static [&'static str] {
+        &[]
     }
     fn needs_data_dir(&self, _profile: &Profile) -> bool {
         false
     }
     fn launch(&self, _profile: &Profile, _dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
         let shards = (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect();
-        Ok(Box::new(MemoryInstance {
-            store: Arc::new(shards),
-        }))
+        Ok(Box::new(MemoryInstance { store: Arc::new(shards) }))
     }
 }
 
@@ -57,9 +55,7 @@ struct MemoryInstance {
 
 impl Instance for MemoryInstance {
     fn connect(&self) -> Result<Connection> {
-        Ok(Connection::Kv(Box::new(MemoryClient {
-            store: self.store.clone(),
-        })))
+        Ok(Connection::Kv(Box::new(MemoryClient { store: self.store.clone() })))
     }
     fn version(&self) -> String {
         env!("CARGO_PKG_VERSION").to_string()
@@ -102,11 +98,7 @@ impl KvClient for MemoryClient {
         }
     }
     fn count(&mut self) -> TxResult<u64> {
-        Ok(self
-            .store
-            .iter()
-            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len() as u64)
-            .sum())
+        Ok(self.store.iter().map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len() as u64).sum())
     }
 }
 
@@ -119,11 +111,7 @@ impl Hasher for Fnv {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
         for b in bytes {
             h = (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
         }

@@ -30,8 +30,12 @@ pub trait Engine: Sync {
     fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {
         Some(requested.clone())
     }
+    /// The settings `--set` may change, for `dbrace engines`.
+    fn setting_keys(&self) -> &'static [&'static str];
     /// Whether `--set key=…` names a setting of this engine.
-    fn knows_setting(&self, key: &str) -> bool;
+    fn knows_setting(&self, key: &str) -> bool {
+        self.setting_keys().contains(&key)
+    }
     /// Whether this engine keeps files in a data directory (memory and in-memory modes do not).
     fn needs_data_dir(&self, profile: &Profile) -> bool;
     /// Start or open a fresh instance for `profile`, its files in `dir`.
@@ -118,12 +122,7 @@ pub trait SqlClient: Send {
     /// Roll back the open transaction, if any.
     fn rollback(&mut self);
     /// Bulk-load rows by the engine's fastest path; the number of rows loaded.
-    fn load(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        rows: &mut dyn Iterator<Item = Vec<Datum>>,
-    ) -> TxResult<u64>;
+    fn load(&mut self, table: &str, columns: &[&str], rows: &mut dyn Iterator<Item = Vec<Datum>>) -> TxResult<u64>;
 
     /// One integer from a one-off query (setup and verify, not the hot path).
     fn scalar(&mut self, sql: &str) -> TxResult<i64> {
@@ -149,15 +148,8 @@ pub fn all() -> &'static [&'static dyn Engine] {
 
 /// Look an engine up by name.
 pub fn by_name(name: &str) -> Result<&'static dyn Engine> {
-    all()
-        .iter()
-        .copied()
-        .find(|e| e.name() == name)
-        .ok_or_else(|| {
-            let names: Vec<_> = all().iter().map(|e| e.name()).collect();
-            bad_input!(
-                "unknown engine '{name}'; valid engines: {}",
-                names.join(", ")
-            )
-        })
+    all().iter().copied().find(|e| e.name() == name).ok_or_else(|| {
+        let names: Vec<_> = all().iter().map(|e| e.name()).collect();
+        bad_input!("unknown engine '{name}'; valid engines: {}", names.join(", "))
+    })
 }

@@ -1,9 +1,7 @@
 //! SQLite, embedded (bundled): a database file in the profile's location, WAL, and
 //! durability mapped to `synchronous`; `unlogged` is a shared in-memory database.
 
-use super::{
-    Connection, Datum, Engine, Instance, Interface, Param, SqlClient, Stmt, TxError, TxResult,
-};
+use super::{Connection, Datum, Engine, Instance, Interface, Param, SqlClient, Stmt, TxError, TxResult};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::profile::{Durability, Profile};
@@ -35,14 +33,7 @@ const SETTINGS: &[&str] = &[
 ];
 
 /// Settings always recorded, besides any the user set.
-const RECORDED: &[&str] = &[
-    "journal_mode",
-    "synchronous",
-    "page_size",
-    "cache_size",
-    "locking_mode",
-    "mmap_size",
-];
+const RECORDED: &[&str] = &["journal_mode", "synchronous", "page_size", "cache_size", "locking_mode", "mmap_size"];
 
 impl Engine for Sqlite {
     fn name(&self) -> &'static str {
@@ -54,8 +45,8 @@ impl Engine for Sqlite {
     fn version(&self) -> Result<String> {
         Ok(rusqlite::version().to_string())
     }
-    fn knows_setting(&self, key: &str) -> bool {
-        SETTINGS.contains(&key)
+    fn setting_keys(&self) -> &'static [&'static str] {
+        SETTINGS
     }
     fn needs_data_dir(&self, profile: &Profile) -> bool {
         !profile.unlogged
@@ -64,17 +55,12 @@ impl Engine for Sqlite {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let target = match (profile.unlogged, dir) {
             // memdb is shared by every connection in this process that names it.
-            (true, _) => format!(
-                "file:/dbrace-{}-{}?vfs=memdb",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::Relaxed)
-            ),
+            (true, _) => {
+                format!("file:/dbrace-{}-{}?vfs=memdb", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+            }
             (false, Some(d)) => d.path().join("dbrace.db").to_string_lossy().into_owned(),
             (false, None) => {
-                return Err(failed!(
-                    "sqlite profile '{}' needs a data directory",
-                    profile.name
-                ));
+                return Err(failed!("sqlite profile '{}' needs a data directory", profile.name));
             }
         };
         let mut pragmas: Vec<(String, String)> = Vec::new();
@@ -90,12 +76,10 @@ impl Engine for Sqlite {
         pragmas.extend(profile.settings.iter().cloned());
         let anchor = open(&target, &pragmas)?;
         let settings = read_back(&anchor, &pragmas, &profile.name)?;
-        Ok(Box::new(SqliteInstance {
-            target,
-            pragmas,
-            _anchor: Mutex::new(anchor),
-            settings,
-        }))
+        // Only an in-memory database needs a connection to stay alive; an idle extra
+        // connection on a file costs every commit some lock bookkeeping in the kernel.
+        let anchor = profile.unlogged.then(|| Mutex::new(anchor));
+        Ok(Box::new(SqliteInstance { target, pragmas, _anchor: anchor, settings }))
     }
 }
 
@@ -103,7 +87,7 @@ impl Engine for Sqlite {
 struct SqliteInstance {
     target: String,
     pragmas: Vec<(String, String)>,
-    _anchor: Mutex<rusqlite::Connection>,
+    _anchor: Option<Mutex<rusqlite::Connection>>,
     settings: BTreeMap<String, String>,
 }
 
@@ -116,12 +100,10 @@ fn open(target: &str, pragmas: &[(String, String)]) -> Result<rusqlite::Connecti
     let conn = rusqlite::Connection::open_with_flags(target, flags)
         .map_err(|e| failed!("cannot open sqlite database {target}: {e}"))?;
     // Busy waits are retried and counted by the runner, never hidden in a timeout.
-    conn.busy_timeout(std::time::Duration::ZERO)
-        .map_err(|e| failed!("sqlite: {e}"))?;
+    conn.busy_timeout(std::time::Duration::ZERO).map_err(|e| failed!("sqlite: {e}"))?;
     for (k, v) in pragmas {
-        conn.pragma_update(None, k, v).map_err(|e| {
-            bad_input!("sqlite refused PRAGMA {k} = {v}: {e}; check the value given with --set")
-        })?;
+        conn.pragma_update(None, k, v)
+            .map_err(|e| bad_input!("sqlite refused PRAGMA {k} = {v}: {e}; check the value given with --set"))?;
     }
     Ok(conn)
 }
@@ -146,16 +128,11 @@ fn read_back(
     profile: &str,
 ) -> Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
-    let keys = RECORDED
-        .iter()
-        .map(|k| k.to_string())
-        .chain(wanted.iter().map(|(k, _)| k.clone()));
+    let keys = RECORDED.iter().map(|k| k.to_string()).chain(wanted.iter().map(|(k, _)| k.clone()));
     for key in keys {
         // Some pragmas answer nothing on some VFSes (mmap_size on memdb): record nothing.
         let v: Option<String> = conn
-            .query_row(&format!("PRAGMA {key}"), [], |r| {
-                r.get_ref(0).map(value_text)
-            })
+            .query_row(&format!("PRAGMA {key}"), [], |r| r.get_ref(0).map(value_text))
             .optional()
             .map_err(|e| failed!("sqlite: cannot read PRAGMA {key}: {e}"))?;
         if let Some(v) = v {
@@ -165,9 +142,7 @@ fn read_back(
     for (k, v) in wanted {
         let have = out.get(k).map_or("nothing", String::as_str);
         if normalize(k, have) != normalize(k, v) {
-            return Err(failed!(
-                "profile '{profile}' did not take effect on sqlite: {k} is {have}, expected {v}"
-            ));
+            return Err(failed!("profile '{profile}' did not take effect on sqlite: {k} is {have}, expected {v}"));
         }
     }
     Ok(out)
@@ -244,13 +219,9 @@ const ROLLBACK: Stmt = Stmt(3);
 
 impl SqliteClient {
     fn new(conn: rusqlite::Connection) -> SqliteClient {
-        let mut c = SqliteClient {
-            stmts: Vec::new(),
-            conn: Box::new(conn),
-        };
+        let mut c = SqliteClient { stmts: Vec::new(), conn: Box::new(conn) };
         for sql in ["BEGIN IMMEDIATE", "BEGIN", "COMMIT", "ROLLBACK"] {
-            c.prepare(sql)
-                .expect("static transaction statements prepare");
+            c.prepare(sql).expect("static transaction statements prepare");
         }
         c
     }
@@ -280,10 +251,7 @@ impl SqlClient for SqliteClient {
         Ok(Stmt(self.stmts.len() - 1))
     }
     fn execute(&mut self, s: Stmt, params: &[Param]) -> TxResult<u64> {
-        self.bind(s, params)?
-            .raw_execute()
-            .map(|n| n as u64)
-            .map_err(tx_err)
+        self.bind(s, params)?.raw_execute().map(|n| n as u64).map_err(tx_err)
     }
     fn query_i64(&mut self, s: Stmt, params: &[Param]) -> TxResult<Option<i64>> {
         let st = self.bind(s, params)?;
@@ -294,8 +262,7 @@ impl SqlClient for SqliteClient {
         }
     }
     fn begin(&mut self, write: bool) -> TxResult<()> {
-        self.execute(if write { BEGIN_WRITE } else { BEGIN_READ }, &[])
-            .map(drop)
+        self.execute(if write { BEGIN_WRITE } else { BEGIN_READ }, &[]).map(drop)
     }
     fn commit(&mut self) -> TxResult<()> {
         self.execute(COMMIT, &[]).map(drop)
@@ -305,17 +272,9 @@ impl SqlClient for SqliteClient {
             let _ = self.execute(ROLLBACK, &[]);
         }
     }
-    fn load(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        rows: &mut dyn Iterator<Item = Vec<Datum>>,
-    ) -> TxResult<u64> {
+    fn load(&mut self, table: &str, columns: &[&str], rows: &mut dyn Iterator<Item = Vec<Datum>>) -> TxResult<u64> {
         let marks = vec!["?"; columns.len()].join(", ");
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES ({marks})",
-            columns.join(", ")
-        );
+        let sql = format!("INSERT INTO {table} ({}) VALUES ({marks})", columns.join(", "));
         let tx = self.conn.unchecked_transaction().map_err(tx_err)?;
         let mut n = 0;
         {
@@ -341,21 +300,14 @@ mod tests {
     fn settings_for(profile: &str) -> BTreeMap<String, String> {
         let p = Profile::builtin(profile).unwrap();
         let base = std::env::current_dir().unwrap().join("target");
-        let dir = if p.unlogged {
-            None
-        } else {
-            Some(DataDir::create(&base).unwrap())
-        };
+        let dir = if p.unlogged { None } else { Some(DataDir::create(&base).unwrap()) };
         Sqlite.launch(&p, dir.as_ref()).unwrap().settings()
     }
 
     #[test]
     fn profiles_map_to_pragmas_read_back() {
         let disk = settings_for("disk");
-        assert_eq!(
-            (disk["journal_mode"].as_str(), disk["synchronous"].as_str()),
-            ("wal", "2")
-        );
+        assert_eq!((disk["journal_mode"].as_str(), disk["synchronous"].as_str()), ("wal", "2"));
         assert_eq!(settings_for("async")["synchronous"], "1");
         assert_eq!(settings_for("nosync")["synchronous"], "0");
         assert_ne!(settings_for("unlogged")["journal_mode"], "wal");
@@ -363,10 +315,7 @@ mod tests {
 
     #[test]
     fn normalize_names_and_numbers() {
-        assert_eq!(
-            normalize("synchronous", "FULL"),
-            normalize("synchronous", "2")
-        );
+        assert_eq!(normalize("synchronous", "FULL"), normalize("synchronous", "2"));
         assert_eq!(normalize("temp_store", "memory"), "2");
         assert_eq!(normalize("journal_mode", "WAL"), "wal");
     }

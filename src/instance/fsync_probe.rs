@@ -32,12 +32,7 @@ pub fn probe(dir: &Path) -> Result<FsyncProbe> {
 }
 
 fn run(path: &Path) -> std::io::Result<FsyncProbe> {
-    let mut f = OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .read(true)
-        .write(true)
-        .open(path)?;
+    let mut f = OpenOptions::new().create(true).truncate(true).read(true).write(true).open(path)?;
     let block = [0x5au8; BLOCK];
     for _ in 0..FILE_BLOCKS {
         f.write_all(&block)?;

@@ -47,11 +47,7 @@ impl Locations {
     }
 
     /// Resolve, create and check both locations; `probe` also measures fsync latency.
-    pub fn resolve(
-        disk_dir: Option<&Path>,
-        ram_dir: Option<&Path>,
-        probe: bool,
-    ) -> Result<Locations> {
+    pub fn resolve(disk_dir: Option<&Path>, ram_dir: Option<&Path>, probe: bool) -> Result<Locations> {
         let disk = match disk_dir {
             Some(p) => check(LocationKind::Disk, p, false)?,
             None => check(LocationKind::Disk, &default_disk_dir()?, true)?,
@@ -77,9 +73,7 @@ pub fn cache_dir() -> Result<PathBuf> {
     }
     match std::env::var_os("HOME").filter(|x| !x.is_empty()) {
         Some(h) => Ok(PathBuf::from(h).join(".cache").join("dbrace")),
-        None => Err(bad_input!(
-            "neither XDG_CACHE_HOME nor HOME is set; give a disk location with --disk-dir DIR"
-        )),
+        None => Err(bad_input!("neither XDG_CACHE_HOME nor HOME is set; give a disk location with --disk-dir DIR")),
     }
 }
 
@@ -98,11 +92,7 @@ fn flag(kind: LocationKind) -> &'static str {
 fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
     if create {
         std::fs::create_dir_all(path).map_err(|e| {
-            bad_input!(
-                "cannot create the {kind} location {}: {e}; choose another with {}",
-                path.display(),
-                flag(kind)
-            )
+            bad_input!("cannot create the {kind} location {}: {e}; choose another with {}", path.display(), flag(kind))
         })?;
     } else if !path.is_dir() {
         return Err(bad_input!(
@@ -111,8 +101,8 @@ fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
             flag(kind)
         ));
     }
-    let (magic, free_bytes) = statfs(path)
-        .map_err(|e| bad_input!("cannot inspect the {kind} location {}: {e}", path.display()))?;
+    let (magic, free_bytes) =
+        statfs(path).map_err(|e| bad_input!("cannot inspect the {kind} location {}: {e}", path.display()))?;
     let is_ram = magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
     let fs_type = fs_name(magic);
     match kind {
@@ -140,13 +130,7 @@ fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
         )
     })?;
     let _ = std::fs::remove_file(&probe);
-    Ok(Location {
-        kind,
-        path: path.to_path_buf(),
-        fs_type,
-        free_bytes,
-        fsync: None,
-    })
+    Ok(Location { kind, path: path.to_path_buf(), fs_type, free_bytes, fsync: None })
 }
 
 fn statfs(path: &Path) -> std::io::Result<(i64, u64)> {
@@ -188,18 +172,14 @@ mod tests {
     fn dev_shm_is_ram_and_refused_as_disk() {
         let shm = Path::new("/dev/shm");
         assert!(check(LocationKind::Ram, shm, false).is_ok());
-        let e = check(LocationKind::Disk, shm, false)
-            .unwrap_err()
-            .to_string();
+        let e = check(LocationKind::Disk, shm, false).unwrap_err().to_string();
         assert!(e.contains("tmpfs") && e.contains("--disk-dir"), "{e}");
     }
 
     #[test]
     fn a_disk_directory_is_refused_as_ram() {
         let dir = std::env::current_dir().unwrap();
-        let e = check(LocationKind::Ram, &dir, false)
-            .unwrap_err()
-            .to_string();
+        let e = check(LocationKind::Ram, &dir, false).unwrap_err().to_string();
         assert!(e.contains("not tmpfs") && e.contains("--ram-dir"), "{e}");
     }
 }

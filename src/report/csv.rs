@@ -66,8 +66,6 @@ pub fn render(rows: &[Row]) -> Result<String> {
         ])
         .map_err(err)?;
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| failed!("cannot write CSV: {e}"))?;
+    let bytes = w.into_inner().map_err(|e| failed!("cannot write CSV: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -5,8 +5,7 @@ use crate::error::Result;
 
 /// Render rows as a JSON array.
 pub fn render(rows: &[Row]) -> Result<String> {
-    let mut s =
-        serde_json::to_string_pretty(rows).map_err(|e| failed!("cannot write JSON: {e}"))?;
+    let mut s = serde_json::to_string_pretty(rows).map_err(|e| failed!("cannot write JSON: {e}"))?;
     s.push('\n');
     Ok(s)
 }

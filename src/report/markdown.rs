@@ -5,19 +5,10 @@ use crate::results::Results;
 
 /// Render rows as a Markdown table with notes under it.
 pub fn render(results: &Results, rows: &[Row], baseline: &str) -> String {
-    let line = |v: &[String]| {
-        format!(
-            "| {} |\n",
-            v.iter()
-                .map(|c| c.replace('|', "\\|"))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        )
-    };
+    let line =
+        |v: &[String]| format!("| {} |\n", v.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
     let mut out = line(&HEADERS.map(String::from));
-    let align: Vec<String> = (0..HEADERS.len())
-        .map(|i| if i < 3 { "---".into() } else { "---:".into() })
-        .collect();
+    let align: Vec<String> = (0..HEADERS.len()).map(|i| if i < 3 { "---".into() } else { "---:".into() }).collect();
     out.push_str(&line(&align));
     for r in rows {
         out.push_str(&line(&cells(r)));

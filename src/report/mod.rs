@@ -64,13 +64,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
     let samples: Vec<Vec<f64>> = results
         .cells
         .iter()
-        .map(|c| {
-            c.repeats
-                .iter()
-                .filter(|r| r.status != "failed")
-                .map(|r| r.tps)
-                .collect()
-        })
+        .map(|c| c.repeats.iter().filter(|r| r.status != "failed").map(|r| r.tps).collect())
         .collect();
     let (b_engine, b_profile) = match baseline.split_once(':') {
         Some((e, p)) => (Some(e), p),
@@ -79,8 +73,8 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
     let mut out = Vec::new();
     for (i, c) in results.cells.iter().enumerate() {
         let measured: Vec<_> = c.repeats.iter().filter(|r| r.status != "failed").collect();
-        let mut hist = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3)
-            .expect("valid histogram bounds");
+        let mut hist =
+            hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds");
         for r in &measured {
             hist.add(decode_histogram(&r.histogram)?)
                 .map_err(|e| bad_input!("cannot merge latency histograms of {}: {e:?}", c.id))?;
@@ -109,24 +103,14 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             clients: c.clients,
             measured_repeats: measured.len(),
             failed_repeats: c.repeats.len() - measured.len(),
-            verify_failed: c
-                .repeats
-                .iter()
-                .filter(|r| r.status == "verify-failed")
-                .count(),
+            verify_failed: c.repeats.iter().filter(|r| r.status == "verify-failed").count(),
             tps: stats::estimate(&samples[i]),
             latency_ms: Latency::of(&hist),
-            vs_baseline: base
-                .filter(|_| !samples[i].is_empty())
-                .map(|j| stats::ratio(&samples[i], &samples[j])),
+            vs_baseline: base.filter(|_| !samples[i].is_empty()).map(|j| stats::ratio(&samples[i], &samples[j])),
             baseline: base.map(|j| results.cells[j].id.clone()),
             errors: c.repeats.iter().map(|r| r.errors).sum(),
             retries: c.repeats.iter().map(|r| r.retries).sum(),
-            client_cpu_us_per_tx: if transactions > 0 {
-                cpu * 1e6 / transactions as f64
-            } else {
-                0.0
-            },
+            client_cpu_us_per_tx: if transactions > 0 { cpu * 1e6 / transactions as f64 } else { 0.0 },
         });
     }
     Ok(out)
@@ -151,11 +135,7 @@ fn cells(r: &Row) -> Vec<String> {
         (_, None) => num(r.tps.median),
     };
     let lat = |v: f64| {
-        if r.measured_repeats == 0 {
-            "-".to_string()
-        } else {
-            format!("{v:.3}")
-        }
+        if r.measured_repeats == 0 { "-".to_string() } else { format!("{v:.3}") }
     };
     vec![
         r.engine.clone(),
@@ -171,17 +151,8 @@ fn cells(r: &Row) -> Vec<String> {
 }
 
 /// Table headers matching `cells`.
-const HEADERS: [&str; 9] = [
-    "engine",
-    "profile",
-    "workload",
-    "clients",
-    "tps",
-    "avg ms",
-    "p95 ms",
-    "p99 ms",
-    "× vs baseline",
-];
+const HEADERS: [&str; 9] =
+    ["engine", "profile", "workload", "clients", "tps", "avg ms", "p95 ms", "p99 ms", "× vs baseline"];
 
 fn ratio_text(r: &Row) -> String {
     match (&r.vs_baseline, &r.baseline) {
@@ -224,20 +195,10 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         if repeats == 1 { "" } else { "s" }
     ));
     let h = &results.host;
-    let mut env = format!(
-        "host: {} CPUs, {:.1} GiB, {} {}",
-        h.cpus,
-        h.memory_bytes as f64 / (1u64 << 30) as f64,
-        h.os,
-        h.kernel
-    );
+    let mut env =
+        format!("host: {} CPUs, {:.1} GiB, {} {}", h.cpus, h.memory_bytes as f64 / (1u64 << 30) as f64, h.os, h.kernel);
     for l in &results.locations {
-        env.push_str(&format!(
-            "; {} {} ({})",
-            l.kind,
-            l.path.display(),
-            l.fs_type
-        ));
+        env.push_str(&format!("; {} {} ({})", l.kind, l.path.display(), l.fs_type));
         if let Some(f) = &l.fsync {
             env.push_str(&format!(" fsync {:.3} ms", f.median_us / 1000.0));
         }
@@ -251,22 +212,13 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
                 .find(|c| c.id == r.id)
                 .and_then(|c| c.repeats.iter().find_map(|x| x.error.clone()))
                 .unwrap_or_default();
-            n.push(format!(
-                "{}: {} repeat(s) FAILED: {why}",
-                r.id, r.failed_repeats
-            ));
+            n.push(format!("{}: {} repeat(s) FAILED: {why}", r.id, r.failed_repeats));
         }
         if r.verify_failed > 0 {
-            n.push(format!(
-                "{}: consistency check FAILED in {} repeat(s)",
-                r.id, r.verify_failed
-            ));
+            n.push(format!("{}: consistency check FAILED in {} repeat(s)", r.id, r.verify_failed));
         }
         if r.errors > 0 || r.retries > 0 {
-            n.push(format!(
-                "{}: {} failed transactions, {} retried conflicts",
-                r.id, r.errors, r.retries
-            ));
+            n.push(format!("{}: {} failed transactions, {} retried conflicts", r.id, r.errors, r.retries));
         }
     }
     if results.status == "interrupted" {

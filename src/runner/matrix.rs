@@ -44,11 +44,9 @@ pub fn run(
                 let r = run_repeat(cell, repeat, s, locations, progress)?;
                 let line = match r.status.as_str() {
                     "ok" => format!("{:.0} tps, p95 {:.3} ms", r.tps, r.latency_ms.p95),
-                    "verify-failed" => format!(
-                        "{:.0} tps, VERIFY FAILED: {}",
-                        r.tps,
-                        r.verify.as_ref().map_or("", |v| &v.detail)
-                    ),
+                    "verify-failed" => {
+                        format!("{:.0} tps, VERIFY FAILED: {}", r.tps, r.verify.as_ref().map_or("", |v| &v.detail))
+                    }
                     _ => format!("FAILED: {}", r.error.as_deref().unwrap_or("unknown error")),
                 };
                 all_ok &= r.status == "ok";

@@ -2,6 +2,7 @@
 //! up, measure N clients, verify, tear down. It drives `Transactor`s and records time;
 //! it knows no engine and no workload.
 
+pub mod coordinator;
 pub mod cpu;
 pub mod matrix;
 pub mod progress;
@@ -14,11 +15,11 @@ use crate::plan::Cell;
 use crate::results::{Latency, RepeatResult, encode_histogram, now_rfc3339};
 use crate::signals;
 use crate::workload::WorkloadOptions;
+use coordinator::{Coordinator, Measurement};
 use hdrhistogram::Histogram;
 use progress::Progress;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use worker::{Control, MEASURE, STOP, WorkerReport};
+use worker::{Control, WorkerReport};
 
 /// How every cell is driven.
 #[derive(Clone, Debug)]
@@ -72,18 +73,9 @@ pub fn run_repeat(
     }
 }
 
-fn measure(
-    cell: &Cell,
-    repeat: u32,
-    s: &Settings,
-    locations: &Locations,
-    progress: Progress,
-) -> Result<RepeatResult> {
+fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progress: Progress) -> Result<RepeatResult> {
     let label = format!("{} #{repeat}", cell.id());
-    let bar = progress.bar(
-        &label,
-        s.transactions.map_or(1000, |t| t * u64::from(cell.clients)),
-    );
+    let bar = progress.bar(&label, s.transactions.map_or(1000, |t| t * u64::from(cell.clients)));
     bar.set_message("loading");
     // Declared first so it is dropped last: connections and the instance go before the files.
     let dir = match cell.engine.needs_data_dir(&cell.profile) {
@@ -92,34 +84,36 @@ fn measure(
     };
     let instance = cell.engine.launch(&cell.profile, dir.as_ref())?;
     let load_start = Instant::now();
-    let mut setup = instance.connect()?;
-    cell.workload.prepare(&mut setup, &s.workload)?;
+    // Loading has its own connection, closed before clients start: an idle extra
+    // connection is not free for every engine (SQLite's file locks, a server's backends).
+    cell.workload.prepare(&mut instance.connect()?, &s.workload)?;
     let load_s = load_start.elapsed().as_secs_f64();
     signals::check()?;
 
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
     let clients = (0..cell.clients)
-        .map(|i| {
-            cell.workload.client(
-                instance.connect()?,
-                i,
-                seed.wrapping_add(u64::from(i)),
-                &s.workload,
-            )
-        })
+        .map(|i| cell.workload.client(instance.connect()?, i, seed.wrapping_add(u64::from(i)), &s.workload))
         .collect::<Result<Vec<_>>>()?;
     let ctl = Control::new(clients.len());
+    let mut clients = clients.into_iter();
+    let first = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
     let (reports, m) = std::thread::scope(|scope| {
+        let ctl = &ctl;
         let handles: Vec<_> = clients
-            .into_iter()
             .enumerate()
-            .map(|(i, tx)| {
-                let ctl = &ctl;
-                scope.spawn(move || worker::run(tx, ctl, i, s.transactions))
-            })
+            .map(|(i, tx)| scope.spawn(move || worker::run(tx, ctl, i + 1, s.transactions, None)))
             .collect();
-        let m = coordinate(&ctl, s, &bar);
-        let reports: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+        // Client 0 runs here and coordinates between its transactions (see coordinator.rs).
+        let mut coord = Coordinator::new(ctl, s, &bar);
+        let r0 = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            worker::run(first, ctl, 0, s.transactions, Some(&mut coord))
+        }));
+        if r0.is_err() {
+            coord.abort();
+        }
+        let m = coord.finish();
+        let mut reports = vec![r0];
+        reports.extend(handles.into_iter().map(|h| h.join()));
         (reports, m)
     });
     bar.finish_and_clear();
@@ -130,77 +124,7 @@ fn measure(
         .into_iter()
         .collect::<std::result::Result<Vec<WorkerReport>, _>>()
         .map_err(|_| failed!("a client thread panicked"))?;
-    summarize(
-        cell,
-        repeat,
-        &*instance,
-        &mut setup,
-        reports,
-        m,
-        load_s,
-        &s.workload,
-    )
-}
-
-/// What the coordinator saw.
-struct Measurement {
-    start: Instant,
-    stop: Instant,
-    timeline: Vec<u64>,
-    interrupted: Option<i32>,
-}
-
-/// Run the phases: warm-up, measure, stop; sample the counters for timeline and bar.
-fn coordinate(ctl: &Control, s: &Settings, bar: &indicatif::ProgressBar) -> Measurement {
-    const TICK: Duration = Duration::from_millis(20);
-    let clients = ctl.done.len() as u64;
-    let all_finished = || ctl.finished.load(Ordering::Acquire) >= clients;
-    bar.set_message("warm-up");
-    let warm_end = Instant::now() + s.warmup;
-    while Instant::now() < warm_end && !all_finished() && signals::pending().is_none() {
-        std::thread::sleep(TICK.min(warm_end.saturating_duration_since(Instant::now())));
-    }
-    ctl.phase.store(MEASURE, Ordering::Release);
-    let start = Instant::now();
-    let mut timeline = Vec::new();
-    let (mut last_total, mut window) = (0u64, (start, 0u64));
-    let interrupted = loop {
-        if let Some(sig) = signals::pending() {
-            break Some(sig);
-        }
-        std::thread::sleep(TICK);
-        let now = Instant::now();
-        let elapsed = now - start;
-        let total = ctl.total();
-        while elapsed.as_secs() > timeline.len() as u64 {
-            timeline.push(total - last_total);
-            last_total = total;
-        }
-        if now - window.0 >= Duration::from_millis(500) {
-            let tps = (total - window.1) as f64 / (now - window.0).as_secs_f64();
-            bar.set_message(format!("{tps:.0} tps"));
-            window = (now, total);
-        }
-        match s.duration {
-            Some(d) => {
-                bar.set_position((elapsed.as_secs_f64() / d.as_secs_f64() * 1000.0) as u64);
-                if elapsed >= d {
-                    break None;
-                }
-            }
-            None => bar.set_position(total),
-        }
-        if all_finished() {
-            break None;
-        }
-    };
-    ctl.phase.store(STOP, Ordering::Release);
-    Measurement {
-        start,
-        stop: Instant::now(),
-        timeline,
-        interrupted,
-    }
+    summarize(cell, repeat, &*instance, reports, m, load_s, &s.workload)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -208,21 +132,17 @@ fn summarize(
     cell: &Cell,
     repeat: u32,
     instance: &dyn crate::engine::Instance,
-    setup: &mut crate::engine::Connection,
     reports: Vec<WorkerReport>,
     m: Measurement,
     load_s: f64,
     opts: &WorkloadOptions,
 ) -> Result<RepeatResult> {
-    let mut hist =
-        Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds");
-    let (mut measured, mut committed, mut errors, mut retries, mut cpu) =
-        (0, 0, 0, 0, Duration::ZERO);
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds");
+    let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);
     let mut end = m.stop;
     let mut gave_up = None;
     for r in &reports {
-        hist.add(&r.hist)
-            .map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
+        hist.add(&r.hist).map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
         measured += r.measured;
         committed += r.committed;
         errors += r.errors;
@@ -235,7 +155,7 @@ fn summarize(
     }
     let duration_s = (end - m.start).as_secs_f64();
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
-    let verify = cell.workload.verify(setup, committed, opts)?;
+    let verify = cell.workload.verify(&mut instance.connect()?, committed, opts)?;
     let status = match (&gave_up, verify.ok) {
         (Some(_), _) => "failed",
         (None, false) => "verify-failed",
@@ -244,9 +164,7 @@ fn summarize(
     Ok(RepeatResult {
         repeat,
         status: status.into(),
-        error: gave_up
-            .map(|e| format!("a client gave up after repeated errors: {e}"))
-            .or(first_error),
+        error: gave_up.map(|e| format!("a client gave up after repeated errors: {e}")).or(first_error),
         started_at: String::new(),
         engine_version: instance.version(),
         settings: instance.settings(),
@@ -256,11 +174,7 @@ fn summarize(
         errors,
         retries,
         duration_s,
-        tps: if duration_s > 0.0 {
-            measured as f64 / duration_s
-        } else {
-            0.0
-        },
+        tps: if duration_s > 0.0 { measured as f64 / duration_s } else { 0.0 },
         latency_ms: Latency::of(&hist),
         histogram: encode_histogram(&hist),
         timeline: m.timeline,

@@ -2,6 +2,7 @@
 //! Nothing here allocates, formats or locks on the success path.
 
 use crate::engine::TxError;
+use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
 use crate::workload::Transactor;
 use hdrhistogram::Histogram;
@@ -71,12 +72,14 @@ pub struct WorkerReport {
 /// Consecutive failures after which a client gives up rather than spin on a dead engine.
 const MAX_CONSECUTIVE_ERRORS: u32 = 100;
 
-/// Run `tx` until STOP, or until `limit` measured transactions are done.
+/// Run `tx` until STOP, or until `limit` measured transactions are done; `coord`, when
+/// given, is ticked between transactions.
 pub fn run(
     mut tx: Box<dyn Transactor>,
     ctl: &Control,
     me: usize,
     limit: Option<u64>,
+    mut coord: Option<&mut Coordinator>,
 ) -> WorkerReport {
     let mut r = WorkerReport {
         hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds"),
@@ -92,6 +95,14 @@ pub fn run(
     let mut cpu_start = None;
     let mut consecutive = 0;
     loop {
+        let mut start = Instant::now();
+        if let Some(c) = coord.as_deref_mut()
+            && start >= c.next
+        {
+            c.tick(start);
+            // The coordinator's work is not this transaction's latency.
+            start = Instant::now();
+        }
         let phase = ctl.phase.load(Ordering::Acquire);
         if phase == STOP {
             break;
@@ -99,8 +110,8 @@ pub fn run(
         let measuring = phase == MEASURE;
         if measuring && cpu_start.is_none() {
             cpu_start = Some(thread_cpu());
+            start = Instant::now();
         }
-        let start = Instant::now();
         let mut attempt = 0u32;
         let outcome = loop {
             match tx.run_one() {

@@ -9,7 +9,8 @@ use crate::error::Result;
 pub struct InsertCommit;
 
 /// 100 bytes of payload per row or value.
-const PAYLOAD: &str = "dbrace-insert-commit-payload-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-012345";
+const PAYLOAD: &str =
+    "dbrace-insert-commit-payload-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-012345";
 const TABLE: &str = "dbrace_insert";
 
 impl Workload for InsertCommit {
@@ -24,10 +25,7 @@ impl Workload for InsertCommit {
     }
     fn prepare(&self, conn: &mut Connection, _opts: &WorkloadOptions) -> Result<()> {
         if let Connection::Sql(c) = conn {
-            step(
-                "create table",
-                c.create_table(TABLE, "client integer, seq integer, payload varchar(100)"),
-            )?;
+            step("create table", c.create_table(TABLE, "client integer, seq integer, payload varchar(100)"))?;
         }
         Ok(())
     }
@@ -42,41 +40,19 @@ impl Workload for InsertCommit {
             Connection::Sql(ref mut c) => {
                 let insert = step(
                     "prepare",
-                    c.prepare(&format!(
-                        "INSERT INTO {TABLE} (client, seq, payload) VALUES (?, ?, ?)"
-                    )),
+                    c.prepare(&format!("INSERT INTO {TABLE} (client, seq, payload) VALUES (?, ?, ?)")),
                 )?;
-                Box::new(SqlInsert {
-                    conn,
-                    insert,
-                    id: id.into(),
-                    seq: 0,
-                })
+                Box::new(SqlInsert { conn, insert, id: id.into(), seq: 0 })
             }
-            Connection::Kv(_) => Box::new(KvInsert {
-                conn,
-                key: Vec::with_capacity(32),
-                id,
-                seq: 0,
-            }),
+            Connection::Kv(_) => Box::new(KvInsert { conn, key: Vec::with_capacity(32), id, seq: 0 }),
         })
     }
-    fn verify(
-        &self,
-        conn: &mut Connection,
-        committed: u64,
-        _opts: &WorkloadOptions,
-    ) -> Result<Verdict> {
+    fn verify(&self, conn: &mut Connection, committed: u64, _opts: &WorkloadOptions) -> Result<Verdict> {
         let rows = match conn {
-            Connection::Sql(c) => {
-                step("verify", c.scalar(&format!("SELECT count(*) FROM {TABLE}")))? as u64
-            }
+            Connection::Sql(c) => step("verify", c.scalar(&format!("SELECT count(*) FROM {TABLE}")))? as u64,
             Connection::Kv(c) => step("verify", c.count())?,
         };
-        Ok(Verdict {
-            ok: rows == committed,
-            detail: format!("{rows} rows, {committed} committed transactions"),
-        })
+        Ok(Verdict { ok: rows == committed, detail: format!("{rows} rows, {committed} committed transactions") })
     }
 }
 
@@ -92,14 +68,7 @@ impl Transactor for SqlInsert {
         self.seq += 1;
         let c = sql(&mut self.conn);
         c.begin(true)?;
-        c.execute(
-            self.insert,
-            &[
-                Param::Int(self.id),
-                Param::Int(self.seq),
-                Param::Text(PAYLOAD),
-            ],
-        )?;
+        c.execute(self.insert, &[Param::Int(self.id), Param::Int(self.seq), Param::Text(PAYLOAD)])?;
         c.commit()
     }
     fn abort(&mut self) {

@@ -27,20 +27,9 @@ pub trait Workload: Sync {
     /// Create and bulk-load the data set.
     fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()>;
     /// One client's transaction loop state, owning its connection.
-    fn client(
-        &self,
-        conn: Connection,
-        id: u32,
-        seed: u64,
-        opts: &WorkloadOptions,
-    ) -> Result<Box<dyn Transactor>>;
+    fn client(&self, conn: Connection, id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>>;
     /// Check the workload's invariant after `committed` successful transactions.
-    fn verify(
-        &self,
-        conn: &mut Connection,
-        committed: u64,
-        opts: &WorkloadOptions,
-    ) -> Result<Verdict>;
+    fn verify(&self, conn: &mut Connection, committed: u64, opts: &WorkloadOptions) -> Result<Verdict>;
 }
 
 /// One client: runs one transaction per call.
@@ -62,27 +51,15 @@ pub struct Verdict {
 
 /// Every workload dbrace knows.
 pub fn all() -> &'static [&'static dyn Workload] {
-    &[
-        &insert_commit::InsertCommit,
-        &tpcb::TPCB,
-        &tpcb::SELECT_ONLY,
-        &tpcb::SIMPLE_UPDATE,
-    ]
+    &[&insert_commit::InsertCommit, &tpcb::TPCB, &tpcb::SELECT_ONLY, &tpcb::SIMPLE_UPDATE]
 }
 
 /// Look a workload up by name.
 pub fn by_name(name: &str) -> Result<&'static dyn Workload> {
-    all()
-        .iter()
-        .copied()
-        .find(|w| w.name() == name)
-        .ok_or_else(|| {
-            let names: Vec<_> = all().iter().map(|w| w.name()).collect();
-            bad_input!(
-                "unknown workload '{name}'; valid workloads: {}",
-                names.join(", ")
-            )
-        })
+    all().iter().copied().find(|w| w.name() == name).ok_or_else(|| {
+        let names: Vec<_> = all().iter().map(|w| w.name()).collect();
+        bad_input!("unknown workload '{name}'; valid workloads: {}", names.join(", "))
+    })
 }
 
 /// The SQL client inside a connection (the plan only pairs SQL workloads with SQL engines).
@@ -106,9 +83,7 @@ pub(crate) fn kv(conn: &mut Connection) -> &mut dyn KvClient {
 /// Rows for a bulk load that stop coming once Ctrl-C or SIGTERM arrives, so a large
 /// load does not hold the run hostage; the runner checks for the signal right after.
 pub(crate) fn until_signal<I: Iterator>(rows: I) -> impl Iterator<Item = I::Item> {
-    rows.enumerate()
-        .take_while(|(i, _)| i % 4096 != 0 || crate::signals::pending().is_none())
-        .map(|(_, r)| r)
+    rows.enumerate().take_while(|(i, _)| i % 4096 != 0 || crate::signals::pending().is_none()).map(|(_, r)| r)
 }
 
 /// Turn a client error during setup or verify into a run failure naming the step.

@@ -28,11 +28,8 @@ pub const TPCB: Pgbench = Pgbench {
     about: "pgbench TPC-B-like: 3 updates, 1 select, 1 insert per transaction",
 };
 /// pgbench -S.
-pub const SELECT_ONLY: Pgbench = Pgbench {
-    script: Script::SelectOnly,
-    name: "select-only",
-    about: "pgbench -S: one primary-key select",
-};
+pub const SELECT_ONLY: Pgbench =
+    Pgbench { script: Script::SelectOnly, name: "select-only", about: "pgbench -S: one primary-key select" };
 /// pgbench -N.
 pub const SIMPLE_UPDATE: Pgbench = Pgbench {
     script: Script::SimpleUpdate,
@@ -62,18 +59,9 @@ impl Workload for Pgbench {
         let c = sql(conn);
         let (branches, tellers, accounts) = sizes(opts);
         let tables = [
-            (
-                "pgbench_branches",
-                "bid integer primary key, bbalance integer, filler char(88)",
-            ),
-            (
-                "pgbench_tellers",
-                "tid integer primary key, bid integer, tbalance integer, filler char(84)",
-            ),
-            (
-                "pgbench_accounts",
-                "aid integer primary key, bid integer, abalance integer, filler char(84)",
-            ),
+            ("pgbench_branches", "bid integer primary key, bbalance integer, filler char(88)"),
+            ("pgbench_tellers", "tid integer primary key, bid integer, tbalance integer, filler char(84)"),
+            ("pgbench_accounts", "aid integer primary key, bid integer, abalance integer, filler char(84)"),
             (
                 "pgbench_history",
                 "tid integer, bid integer, aid integer, delta integer, mtime timestamp, filler char(22)",
@@ -85,55 +73,18 @@ impl Workload for Pgbench {
         // Blank fillers give rows pgbench's width on engines that do not pad char(n).
         let filler = |n: usize| Datum::Text(" ".repeat(n));
         let mut rows = (1..=branches).map(|b| vec![Datum::Int(b), Datum::Int(0), filler(88)]);
-        step(
-            "load pgbench_branches",
-            c.load(
-                "pgbench_branches",
-                &["bid", "bbalance", "filler"],
-                &mut rows,
-            ),
-        )?;
-        let mut rows = (1..=tellers).map(|t| {
-            vec![
-                Datum::Int(t),
-                Datum::Int((t - 1) / TELLERS_PER_SCALE + 1),
-                Datum::Int(0),
-                filler(84),
-            ]
-        });
-        step(
-            "load pgbench_tellers",
-            c.load(
-                "pgbench_tellers",
-                &["tid", "bid", "tbalance", "filler"],
-                &mut rows,
-            ),
-        )?;
-        let mut rows = until_signal((1..=accounts).map(|a| {
-            vec![
-                Datum::Int(a),
-                Datum::Int((a - 1) / ACCOUNTS_PER_SCALE + 1),
-                Datum::Int(0),
-                filler(84),
-            ]
-        }));
-        step(
-            "load pgbench_accounts",
-            c.load(
-                "pgbench_accounts",
-                &["aid", "bid", "abalance", "filler"],
-                &mut rows,
-            ),
-        )?;
+        step("load pgbench_branches", c.load("pgbench_branches", &["bid", "bbalance", "filler"], &mut rows))?;
+        let mut rows = (1..=tellers)
+            .map(|t| vec![Datum::Int(t), Datum::Int((t - 1) / TELLERS_PER_SCALE + 1), Datum::Int(0), filler(84)]);
+        step("load pgbench_tellers", c.load("pgbench_tellers", &["tid", "bid", "tbalance", "filler"], &mut rows))?;
+        let mut rows = until_signal(
+            (1..=accounts)
+                .map(|a| vec![Datum::Int(a), Datum::Int((a - 1) / ACCOUNTS_PER_SCALE + 1), Datum::Int(0), filler(84)]),
+        );
+        step("load pgbench_accounts", c.load("pgbench_accounts", &["aid", "bid", "abalance", "filler"], &mut rows))?;
         Ok(())
     }
-    fn client(
-        &self,
-        mut conn: Connection,
-        _id: u32,
-        seed: u64,
-        opts: &WorkloadOptions,
-    ) -> Result<Box<dyn Transactor>> {
+    fn client(&self, mut conn: Connection, _id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>> {
         let c = sql(&mut conn);
         let mut p = |s: &str| step("prepare", c.prepare(s));
         let stmts = Stmts {
@@ -156,12 +107,7 @@ impl Workload for Pgbench {
             accounts,
         }))
     }
-    fn verify(
-        &self,
-        conn: &mut Connection,
-        committed: u64,
-        opts: &WorkloadOptions,
-    ) -> Result<Verdict> {
+    fn verify(&self, conn: &mut Connection, committed: u64, opts: &WorkloadOptions) -> Result<Verdict> {
         let c = sql(conn);
         let mut q = |s: &str| step("verify", c.scalar(s));
         let history = q("SELECT count(*) FROM pgbench_history")?;
@@ -176,11 +122,7 @@ impl Workload for Pgbench {
             Script::SimpleUpdate => (committed as i64, 0),
             Script::SelectOnly => (0, 0),
         };
-        let ok = history == want_history
-            && a == deltas
-            && t == want_t
-            && b == want_t
-            && accounts == sizes(opts).2;
+        let ok = history == want_history && a == deltas && t == want_t && b == want_t && accounts == sizes(opts).2;
         Ok(Verdict {
             ok,
             detail: format!(
@@ -228,10 +170,7 @@ impl Transactor for PgbenchClient {
             c.execute(s.update_teller, &[Int(delta), Int(tid)])?;
             c.execute(s.update_branch, &[Int(delta), Int(bid)])?;
         }
-        c.execute(
-            s.insert_history,
-            &[Int(tid), Int(bid), Int(aid), Int(delta)],
-        )?;
+        c.execute(s.insert_history, &[Int(tid), Int(bid), Int(aid), Int(delta)])?;
         c.commit()
     }
     fn abort(&mut self) {

@@ -18,32 +18,19 @@ impl Sandbox {
     pub fn new() -> Sandbox {
         let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
         Sandbox {
-            disk: tempfile::Builder::new()
-                .prefix("disk-")
-                .tempdir_in(target)
-                .unwrap(),
-            ram: tempfile::Builder::new()
-                .prefix("dbrace-test-ram-")
-                .tempdir_in("/dev/shm")
-                .unwrap(),
-            cache: tempfile::Builder::new()
-                .prefix("cache-")
-                .tempdir_in(target)
-                .unwrap(),
+            disk: tempfile::Builder::new().prefix("disk-").tempdir_in(target).unwrap(),
+            ram: tempfile::Builder::new().prefix("dbrace-test-ram-").tempdir_in("/dev/shm").unwrap(),
+            cache: tempfile::Builder::new().prefix("cache-").tempdir_in(target).unwrap(),
         }
     }
 
     /// `dbrace` with this sandbox's cache; `run` and `engines` also get its locations.
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::cargo_bin("dbrace").unwrap();
-        c.env("XDG_CACHE_HOME", self.cache.path())
-            .env_remove("HOME");
+        c.env("XDG_CACHE_HOME", self.cache.path()).env_remove("HOME");
         c.args(args);
         if matches!(args.first(), Some(&"run") | Some(&"engines")) {
-            c.arg("--disk-dir")
-                .arg(self.disk.path())
-                .arg("--ram-dir")
-                .arg(self.ram.path());
+            c.arg("--disk-dir").arg(self.disk.path()).arg("--ram-dir").arg(self.ram.path());
         }
         c
     }

@@ -1,0 +1,130 @@
+//! The coordinator: flips the phases on time, samples the clients' counters for the
+//! per-second timeline and the progress bar, and watches for signals.
+//!
+//! It runs inside client 0's loop, between transactions, so a one-client cell is a
+//! single-threaded process like the native peers it is compared with: measured here, a
+//! second, sleeping thread alone slows a syscall-heavy SQLite commit loop by ~6% (the
+//! kernel takes slower paths for a shared file table).
+
+use super::Settings;
+use super::worker::{Control, MEASURE, STOP};
+use crate::signals;
+use indicatif::ProgressBar;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+const TICK: Duration = Duration::from_millis(20);
+
+/// What the coordinator saw of one measurement.
+pub struct Measurement {
+    /// When the measured phase began.
+    pub start: Instant,
+    /// When the clients were told to stop.
+    pub stop: Instant,
+    /// Measured transactions in each whole second.
+    pub timeline: Vec<u64>,
+    /// The signal that cut the measurement short.
+    pub interrupted: Option<i32>,
+}
+
+/// Phase and sampling state; `tick` it whenever `next` has passed.
+pub struct Coordinator<'a> {
+    ctl: &'a Control,
+    bar: &'a ProgressBar,
+    duration: Option<Duration>,
+    warm_end: Instant,
+    /// When the next tick is due.
+    pub next: Instant,
+    start: Option<Instant>,
+    stop: Option<Instant>,
+    timeline: Vec<u64>,
+    last_total: u64,
+    window: (Instant, u64),
+    interrupted: Option<i32>,
+}
+
+impl<'a> Coordinator<'a> {
+    /// Start the warm-up now.
+    pub fn new(ctl: &'a Control, s: &Settings, bar: &'a ProgressBar) -> Coordinator<'a> {
+        bar.set_message("warm-up");
+        let now = Instant::now();
+        Coordinator {
+            ctl,
+            bar,
+            duration: s.duration,
+            warm_end: now + s.warmup,
+            next: now,
+            start: None,
+            stop: None,
+            timeline: Vec::new(),
+            last_total: 0,
+            window: (now, 0),
+            interrupted: None,
+        }
+    }
+
+    /// Advance the phases and sample the counters.
+    pub fn tick(&mut self, now: Instant) {
+        self.next = now + TICK;
+        if self.stop.is_some() {
+            return;
+        }
+        let all_finished = self.ctl.finished.load(Ordering::Acquire) >= self.ctl.done.len() as u64;
+        if let Some(sig) = signals::pending() {
+            self.interrupted = Some(sig);
+            return self.halt(now);
+        }
+        let Some(start) = self.start else {
+            if now >= self.warm_end || all_finished {
+                self.ctl.phase.store(MEASURE, Ordering::Release);
+                self.start = Some(now);
+                self.window = (now, 0);
+            }
+            return;
+        };
+        let elapsed = now - start;
+        let total = self.ctl.total();
+        while elapsed.as_secs() > self.timeline.len() as u64 {
+            self.timeline.push(total - self.last_total);
+            self.last_total = total;
+        }
+        if now - self.window.0 >= Duration::from_millis(500) {
+            let tps = (total - self.window.1) as f64 / (now - self.window.0).as_secs_f64();
+            self.bar.set_message(format!("{tps:.0} tps"));
+            self.window = (now, total);
+        }
+        match self.duration {
+            Some(d) => {
+                self.bar.set_position((elapsed.as_secs_f64() / d.as_secs_f64() * 1000.0) as u64);
+                if elapsed >= d {
+                    return self.halt(now);
+                }
+            }
+            None => self.bar.set_position(total),
+        }
+        if all_finished {
+            self.halt(now);
+        }
+    }
+
+    fn halt(&mut self, now: Instant) {
+        self.ctl.phase.store(STOP, Ordering::Release);
+        self.start.get_or_insert(now);
+        self.stop = Some(now);
+    }
+
+    /// Keep ticking on a timer until the clients are stopped (client 0 has left its loop).
+    pub fn finish(mut self) -> Measurement {
+        while self.stop.is_none() {
+            std::thread::sleep(self.next.saturating_duration_since(Instant::now()));
+            self.tick(Instant::now());
+        }
+        let (start, stop) = (self.start.unwrap_or(self.warm_end), self.stop.unwrap_or(self.warm_end));
+        Measurement { start, stop, timeline: self.timeline, interrupted: self.interrupted }
+    }
+
+    /// Stop everything at once (client 0 panicked).
+    pub fn abort(&mut self) {
+        self.halt(Instant::now());
+    }
+}
