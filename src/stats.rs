@@ -1,9 +1,11 @@
 //! Repeats -> median with a 95% interval, and ratios against a baseline with their own
 //! interval, flagged "within noise" when that interval contains 1.
 //!
-//! The interval is Student's t interval over the repeats (tps of each repeat is one
-//! sample). The ratio interval is computed on the log scale by the delta method with
-//! Welch's degrees of freedom, so it is asymmetric as a ratio should be.
+//! Throughput is a positive, right-skewed quantity (a noisy repeat is slow, rarely fast),
+//! so intervals are computed on the log scale: a cell's interval is Student's t interval
+//! of mean log tps over its repeats, taken back with exp (always positive, asymmetric);
+//! the ratio interval uses the delta method on the log scale with Welch's degrees of
+//! freedom.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,19 +16,12 @@ pub struct Estimate {
     pub median: f64,
     /// Mean of the samples.
     pub mean: f64,
-    /// Lower end of the 95% interval of the mean.
+    /// Lower end of the 95% interval (log-scale t interval).
     pub lo: Option<f64>,
-    /// Upper end of the 95% interval of the mean.
+    /// Upper end of the 95% interval.
     pub hi: Option<f64>,
     /// Number of samples.
     pub n: usize,
-}
-
-impl Estimate {
-    /// Half the width of the interval.
-    pub fn half_width(&self) -> Option<f64> {
-        Some((self.hi? - self.lo?) / 2.0)
-    }
 }
 
 /// A ratio of two estimates with a 95% interval.
@@ -82,14 +77,21 @@ pub fn t975(df: f64) -> f64 {
 /// Median and 95% interval of samples.
 pub fn estimate(xs: &[f64]) -> Estimate {
     let n = xs.len();
-    let (median, mean) = if n == 0 { (0.0, 0.0) } else { (median(xs), mean(xs)) };
-    let (lo, hi) = if n >= 2 {
-        let hw = t975((n - 1) as f64) * (variance(xs) / n as f64).sqrt();
-        (Some(mean - hw), Some(mean + hw))
-    } else {
-        (None, None)
+    let (mid, avg) = if n == 0 { (0.0, 0.0) } else { (median(xs), mean(xs)) };
+    let (lo, hi) = match n {
+        0 | 1 => (None, None),
+        _ if xs.iter().all(|x| *x > 0.0) => {
+            let logs: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
+            let hw = t975((n - 1) as f64) * (variance(&logs) / n as f64).sqrt();
+            (Some((mean(&logs) - hw).exp()), Some((mean(&logs) + hw).exp()))
+        }
+        // A repeat that committed nothing has no logarithm: fall back to the plain interval.
+        _ => {
+            let hw = t975((n - 1) as f64) * (variance(xs) / n as f64).sqrt();
+            (Some((avg - hw).max(0.0)), Some(avg + hw))
+        }
     };
-    Estimate { median, mean, lo, hi, n }
+    Estimate { median: mid, mean: avg, lo, hi, n }
 }
 
 /// `a / b` (ratio of medians) with an interval from the log-scale delta method.
@@ -128,20 +130,27 @@ mod tests {
 
     #[test]
     fn interval_of_three_repeats_by_hand() {
-        // mean 110, s = 10, t(2) = 4.303: half-width 4.303 * 10 / sqrt(3) = 24.843.
+        // ln 100, ln 110, ln 120: mean 4.697714, s = 0.091192, t(2) = 4.303:
+        // half-width 4.303 * 0.091192 / sqrt(3) = 0.226553; exp(4.697714 ∓ 0.226553).
         let e = estimate(&[100.0, 110.0, 120.0]);
         assert_eq!(e.median, 110.0);
-        assert!(close(e.half_width().unwrap(), 24.843, 0.001), "{e:?}");
-        assert!(close(e.lo.unwrap(), 85.157, 0.001));
+        assert!(close(e.lo.unwrap(), 87.4583, 1e-3) && close(e.hi.unwrap(), 137.5884, 1e-3), "{e:?}");
     }
 
     #[test]
     fn interval_of_five_repeats_skewed_by_hand() {
-        // xs = 10, 10, 10, 10, 20: mean 12, var = (4*4 + 64)/4 = 20, se = sqrt(20/5) = 2,
-        // t(4) = 2.776: interval 12 ± 5.552; median 10.
+        // Four logs of 10 and one of 20: mean ln 11.48698, s = 0.309990, t(4) = 2.776,
+        // half-width 0.384843: [7.8176, 16.8787]; the median stays 10 and inside.
         let e = estimate(&[10.0, 10.0, 20.0, 10.0, 10.0]);
         assert_eq!(e.median, 10.0);
-        assert!(close(e.lo.unwrap(), 6.448, 1e-9) && close(e.hi.unwrap(), 17.552, 1e-9), "{e:?}");
+        assert!(close(e.lo.unwrap(), 7.8176, 1e-3) && close(e.hi.unwrap(), 16.8787, 1e-3), "{e:?}");
+    }
+
+    #[test]
+    fn a_zero_repeat_falls_back_to_a_plain_interval_clipped_at_zero() {
+        // mean 10, s = 10, t(2) = 4.303: 10 ± 24.843, clipped to [0, 34.843].
+        let e = estimate(&[0.0, 10.0, 20.0]);
+        assert!(close(e.lo.unwrap(), 0.0, 1e-9) && close(e.hi.unwrap(), 34.843, 1e-3), "{e:?}");
     }
 
     #[test]

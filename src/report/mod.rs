@@ -129,10 +129,10 @@ pub fn render(results: &Results, baseline: &str, format: Format) -> Result<Strin
 
 /// The cells of a table row, shared by the terminal and Markdown tables.
 fn cells(r: &Row) -> Vec<String> {
-    let tps = match (r.measured_repeats, r.tps.half_width()) {
-        (0, _) => "failed".to_string(),
-        (_, Some(hw)) => format!("{} ± {}", num(r.tps.median), num(hw)),
-        (_, None) => num(r.tps.median),
+    let tps = match (r.measured_repeats, r.tps.lo, r.tps.hi) {
+        (0, _, _) => "failed".to_string(),
+        (_, Some(lo), Some(hi)) => format!("{} ({}–{})", num(r.tps.median), sig3(lo), sig3(hi)),
+        _ => num(r.tps.median),
     };
     let lat = |v: f64| {
         if r.measured_repeats == 0 { "-".to_string() } else { format!("{v:.3}") }
@@ -168,13 +168,19 @@ fn ratio_text(r: &Row) -> String {
     }
 }
 
-/// Three significant digits: 178.71 → 179, 14.21 → 14.2, 1.023 → 1.02, 0.01563 → 0.0156.
+/// Three significant digits, with k and M above a thousand: 178.71 → 179, 14.21 → 14.2,
+/// 0.01563 → 0.0156, 122916 → 123k, 2765329 → 2.77M.
 fn sig3(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
+    let (v, suffix) = match v.abs() {
+        a if a >= 999_500.0 => (v / 1e6, "M"),
+        a if a >= 999.5 => (v / 1e3, "k"),
+        _ => (v, ""),
+    };
     let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
-    format!("{v:.decimals$}")
+    format!("{v:.decimals$}{suffix}")
 }
 
 /// A number with digits that matter: 12345, 1234.5 → 1235, 12.3, 0.123.
@@ -191,7 +197,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
     let mut n = Vec::new();
     let repeats = results.options.repeat;
     n.push(format!(
-        "tps: median of {repeats} repeat{} ± half-width of the 95% interval; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients) with its 95% interval.",
+        "tps: median of {repeats} repeat{} (95% interval); latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients) with its 95% interval.",
         if repeats == 1 { "" } else { "s" }
     ));
     let h = &results.host;
@@ -238,5 +244,8 @@ mod tests {
         assert_eq!(sig3(1.023), "1.02");
         assert_eq!(sig3(0.01563), "0.0156");
         assert_eq!(sig3(2.0), "2.00");
+        assert_eq!(sig3(1868.0), "1.87k");
+        assert_eq!(sig3(122916.0), "123k");
+        assert_eq!(sig3(2765329.0), "2.77M");
     }
 }
