@@ -129,10 +129,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "h" => 3600.0,
         u => return Err(format!("unknown unit '{u}' in '{s}'; use ms, s, m or h")),
     };
-    if !(v * scale).is_finite() || v < 0.0 {
+    if v < 0.0 {
         return Err(format!("'{s}' must not be negative"));
     }
-    Ok(Duration::from_secs_f64(v * scale))
+    const WEEK: f64 = 7.0 * 24.0 * 3600.0;
+    match v * scale {
+        secs if secs <= WEEK => Ok(Duration::from_secs_f64(secs)),
+        _ => Err(format!("'{s}' is longer than a week; give a shorter time")),
+    }
 }
 
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {
@@ -140,28 +144,29 @@ fn parse_positive_duration(s: &str) -> Result<Duration, String> {
     if d.is_zero() { Err(format!("'{s}' must be greater than zero")) } else { Ok(d) }
 }
 
-fn positive(s: &str, what: &str) -> Result<u64, String> {
+fn bounded(s: &str, what: &str, max: u64) -> Result<u64, String> {
     match s.trim().parse::<i64>() {
-        Ok(v) if v >= 1 => Ok(v as u64),
+        Ok(v) if v >= 1 && v as u64 <= max => Ok(v as u64),
+        Ok(v) if v >= 1 => Err(format!("{what} must be at most {max} (got {s})")),
         Ok(_) => Err(format!("{what} must be at least 1 (got {s})")),
         Err(_) => Err(format!("{what} must be a whole number of at least 1 (got '{s}')")),
     }
 }
 
 fn parse_clients(s: &str) -> Result<u32, String> {
-    positive(s, "clients").and_then(|v| u32::try_from(v.min(10_000)).map_err(|e| e.to_string()))
+    bounded(s, "clients", 10_000).map(|v| v as u32)
 }
 
 fn parse_count(s: &str) -> Result<u64, String> {
-    positive(s, "transactions")
+    bounded(s, "transactions", u64::MAX >> 1)
 }
 
 fn parse_repeat(s: &str) -> Result<u32, String> {
-    positive(s, "repeat").map(|v| v.min(1000) as u32)
+    bounded(s, "repeat", 1000).map(|v| v as u32)
 }
 
 fn parse_scale(s: &str) -> Result<u32, String> {
-    positive(s, "scale").map(|v| v.min(100_000) as u32)
+    bounded(s, "scale", 100_000).map(|v| v as u32)
 }
 
 #[cfg(test)]
@@ -178,6 +183,7 @@ mod tests {
         assert!(parse_duration("fast").is_err());
         assert!(parse_duration("3 parsecs").is_err());
         assert!(parse_positive_duration("0s").is_err());
+        assert!(parse_duration("100000000000000000000").unwrap_err().contains("week"));
     }
 
     #[test]
@@ -186,5 +192,7 @@ mod tests {
         assert!(parse_clients("0").unwrap_err().contains("at least 1"));
         assert!(parse_clients("-2").is_err());
         assert!(parse_clients("two").is_err());
+        assert!(parse_clients("20000").unwrap_err().contains("at most 10000"));
+        assert!(parse_repeat("5000").is_err());
     }
 }

@@ -6,12 +6,12 @@ use crate::host::Host;
 use crate::instance::{Locations, datadir, location};
 use crate::plan::{self, Request};
 use crate::report;
-use crate::results::{Results, RunOptions, SCHEMA, now_rfc3339};
+use crate::results::{Results, RunOptions, RunStatus, SCHEMA, now_rfc3339};
 use crate::runner::{self, Settings, progress::Progress};
 use crate::workload::WorkloadOptions;
 use crate::{engine, profile, signals, workload};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Run a parsed command; the process exit code on success.
 pub fn dispatch(cmd: Command) -> Result<i32> {
@@ -32,6 +32,11 @@ fn run(a: RunArgs) -> Result<i32> {
         sets: a.set.clone(),
         baseline: a.baseline.clone(),
     })?;
+    let out = match &a.out {
+        Some(p) => p.clone(),
+        None => default_results_path()?,
+    };
+    check_out(&out)?;
     let progress = Progress { enabled: !a.quiet };
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     for l in [&locations.disk, &locations.ram] {
@@ -44,13 +49,11 @@ fn run(a: RunArgs) -> Result<i32> {
             ));
         }
     }
+    check_space(&plan, &locations, &WorkloadOptions { scale: a.scale })?;
+    runner::preflight(&plan, &locations)?;
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
     }
-    let out = match &a.out {
-        Some(p) => p.clone(),
-        None => default_results_path()?,
-    };
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
     });
@@ -65,7 +68,7 @@ fn run(a: RunArgs) -> Result<i32> {
     let mut results = Results {
         schema: SCHEMA,
         dbrace_version: env!("CARGO_PKG_VERSION").to_string(),
-        status: "running".into(),
+        status: RunStatus::Running,
         started_at: now_rfc3339(),
         finished_at: None,
         command: std::env::args().collect(),
@@ -92,6 +95,46 @@ fn run(a: RunArgs) -> Result<i32> {
     Ok(if all_ok { 0 } else { 1 })
 }
 
+/// Refuse an unusable --out before measuring anything.
+fn check_out(out: &Path) -> Result<()> {
+    if out.is_dir() {
+        return Err(bad_input!("--out {} is a directory; give a file name such as results.json", out.display()));
+    }
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(bad_input!(
+            "the directory of --out {} does not exist; create it or choose another path",
+            out.display()
+        ));
+    }
+    let probe = datadir::scratch(parent, "out");
+    std::fs::write(&probe, b"")
+        .map_err(|e| bad_input!("cannot write results next to {}: {e}; choose another --out", out.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+/// Refuse a data set that cannot fit its location, before loading fills it up.
+fn check_space(plan: &plan::Plan, locations: &Locations, opts: &WorkloadOptions) -> Result<()> {
+    for c in &plan.cells {
+        let need = c.workload.estimated_bytes(opts);
+        let loc = locations.get(c.profile.location);
+        if c.engine.needs_data_dir(&c.profile) && need > loc.free_bytes {
+            return Err(bad_input!(
+                "{} at scale {} needs about {} in {} ({}), which has {} free; lower --scale or choose another {} location",
+                c.workload.name(),
+                opts.scale,
+                gib(need),
+                loc.path.display(),
+                loc.fs_type,
+                gib(loc.free_bytes),
+                loc.kind
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn default_results_path() -> Result<PathBuf> {
     let dir = location::cache_dir()?.join("results");
     std::fs::create_dir_all(&dir)
@@ -108,7 +151,9 @@ fn report_cmd(a: ReportArgs) -> Result<i32> {
 }
 
 fn engines(a: EnginesArgs) -> Result<i32> {
+    signals::install();
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
+    signals::check()?;
     let engines: Vec<_> = engine::all()
         .iter()
         .map(|e| {

@@ -3,6 +3,7 @@
 #[macro_use]
 pub mod error;
 
+pub mod baseline;
 pub mod cli;
 pub mod commands;
 pub mod engine;

@@ -131,24 +131,13 @@ pub fn build(req: &Request) -> Result<Plan> {
         let c = cells.iter().find(|c| &c.profile.name == first).unwrap_or(&cells[0]);
         c.profile.name.clone()
     });
-    let (b_engine, b_profile) = match baseline.split_once(':') {
-        Some((e, p)) => (Some(e), p),
-        None => (None, baseline.as_str()),
-    };
-    if !cells.iter().any(|c| c.profile.name == b_profile && b_engine.is_none_or(|e| e == c.engine.name())) {
-        let have: Vec<_> = cells.iter().map(|c| format!("{}:{}", c.engine.name(), c.profile.name)).collect();
-        return Err(bad_input!("baseline '{baseline}' is not a cell of this run; choose one of: {}", dedup_join(have)));
-    }
+    crate::baseline::Baseline::parse(&baseline)
+        .validate(cells.iter().map(|c| (c.engine.name(), c.profile.name.as_str())))?;
     Ok(Plan { cells, skipped, baseline })
 }
 
 fn names<T>(xs: &[T], f: impl Fn(&T) -> &str) -> String {
     xs.iter().map(f).collect::<Vec<_>>().join(", ")
-}
-
-fn dedup_join(mut v: Vec<String>) -> String {
-    v.dedup();
-    v.join(", ")
 }
 
 /// Parse `--set` values into (engine, key, value), each key known to its engine.

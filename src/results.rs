@@ -23,8 +23,8 @@ pub struct Results {
     pub schema: u32,
     /// The dbrace version that wrote it.
     pub dbrace_version: String,
-    /// running, complete, interrupted or failed.
-    pub status: String,
+    /// How the run ended (or that it is still running).
+    pub status: RunStatus,
     /// When the run started (RFC 3339, UTC).
     pub started_at: String,
     /// When the run ended, if it did.
@@ -39,6 +39,39 @@ pub struct Results {
     pub options: RunOptions,
     /// Every cell, in plan order.
     pub cells: Vec<CellResult>,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunStatus {
+    /// Still measuring (or killed without a chance to say otherwise).
+    Running,
+    /// Every repeat ran.
+    Complete,
+    /// Stopped by a signal.
+    Interrupted,
+    /// Stopped by an error.
+    Failed,
+}
+
+/// How a repeat ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepeatStatus {
+    /// Measured and verified.
+    Ok,
+    /// Measured, but the workload's consistency check failed.
+    VerifyFailed,
+    /// Could not be measured.
+    Failed,
+}
+
+impl RepeatStatus {
+    /// Whether the repeat produced numbers.
+    pub fn measured(self) -> bool {
+        self != RepeatStatus::Failed
+    }
 }
 
 /// How clients were driven in every cell.
@@ -82,8 +115,8 @@ pub struct CellResult {
 pub struct RepeatResult {
     /// 1-based repeat number.
     pub repeat: u32,
-    /// ok, failed or verify-failed.
-    pub status: String,
+    /// Whether it measured and verified.
+    pub status: RepeatStatus,
     /// Why it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -111,7 +144,8 @@ pub struct RepeatResult {
     pub latency_ms: Latency,
     /// HdrHistogram of latency in nanoseconds, V2 deflate, base64.
     pub histogram: String,
-    /// Committed transactions in each whole second of the measurement.
+    /// Committed transactions that ended in each second since the measurement began (the
+    /// last entry may cover part of a second; they sum to `transactions`).
     pub timeline: Vec<u64>,
     /// Client CPU (user + system) while measured, seconds.
     pub client_cpu_s: f64,
@@ -151,6 +185,11 @@ impl Latency {
     }
 }
 
+/// An empty latency histogram: nanoseconds, 1 ns to 1 hour, 3 significant digits.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
+}
+
 /// Encode a histogram for the results file.
 pub fn encode_histogram(h: &Histogram<u64>) -> String {
     let mut buf = Vec::new();
@@ -175,9 +214,13 @@ impl Results {
     pub fn save(&self, path: &Path) -> Result<()> {
         let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
         let json = serde_json::to_vec_pretty(self).map_err(|e| failed!("cannot encode results: {e}"))?;
-        std::fs::write(&tmp, json)
-            .and_then(|_| std::fs::rename(&tmp, path))
-            .map_err(|e| failed!("cannot write results to {}: {e}", path.display()))
+        let written = std::fs::File::create(&tmp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &json).and_then(|_| f.sync_all()))
+            .and_then(|_| std::fs::rename(&tmp, path));
+        written.map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            failed!("cannot write results to {}: {e}", path.display())
+        })
     }
 
     /// Read a results file, refusing other schemas with a clear message.

@@ -32,7 +32,7 @@ static A: Counting = Counting;
 
 /// Rust allocations made by `n` measured transactions, setup excluded.
 fn allocations(w: &dyn Workload, n: u64) -> u64 {
-    let dir = DataDir::create(&std::env::current_dir().unwrap().join("target")).unwrap();
+    let dir = DataDir::create(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
     let inst = Sqlite.launch(&Profile::builtin("nosync").unwrap(), Some(&dir)).unwrap();
     let opts = WorkloadOptions { scale: 1 };
     let mut setup = inst.connect().unwrap();

@@ -72,6 +72,8 @@ pub enum Param<'a> {
 /// An owned value, for bulk loading.
 #[derive(Clone, Debug)]
 pub enum Datum {
+    /// SQL NULL.
+    Null,
     /// A 64-bit integer.
     Int(i64),
     /// A text value.

@@ -51,6 +51,15 @@ impl Engine for Sqlite {
     fn needs_data_dir(&self, profile: &Profile) -> bool {
         !profile.unlogged
     }
+    /// `unlogged` is an in-memory database: in RAM, nothing to sync.
+    fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {
+        let mut p = requested.clone();
+        if p.unlogged {
+            p.location = crate::profile::LocationKind::Ram;
+            p.durability = Durability::Off;
+        }
+        Some(p)
+    }
     fn launch(&self, profile: &Profile, dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let target = match (profile.unlogged, dir) {
@@ -63,17 +72,7 @@ impl Engine for Sqlite {
                 return Err(failed!("sqlite profile '{}' needs a data directory", profile.name));
             }
         };
-        let mut pragmas: Vec<(String, String)> = Vec::new();
-        if !profile.unlogged {
-            pragmas.push(("journal_mode".into(), "wal".into()));
-        }
-        let sync = match profile.durability {
-            Durability::Durable => "FULL",
-            Durability::Async => "NORMAL",
-            Durability::Off => "OFF",
-        };
-        pragmas.push(("synchronous".into(), sync.into()));
-        pragmas.extend(profile.settings.iter().cloned());
+        let pragmas = pragmas(profile);
         let anchor = open(&target, &pragmas)?;
         let settings = read_back(&anchor, &pragmas, &profile.name)?;
         // Only an in-memory database needs a connection to stay alive; an idle extra
@@ -81,6 +80,37 @@ impl Engine for Sqlite {
         let anchor = profile.unlogged.then(|| Mutex::new(anchor));
         Ok(Box::new(SqliteInstance { target, pragmas, _anchor: anchor, settings }))
     }
+}
+
+/// The PRAGMAs for a profile, in the order they must run: `--set` values replace the
+/// profile's own, and page_size / auto_vacuum come before the switch to WAL (after it
+/// they no longer apply).
+fn pragmas(profile: &Profile) -> Vec<(String, String)> {
+    const BEFORE_WAL: [&str; 2] = ["page_size", "auto_vacuum"];
+    let user = |key: &str| profile.settings.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |k: &str, v: String| {
+        out.retain(|(x, _)| x != k);
+        out.push((k.to_string(), v));
+    };
+    for (k, v) in profile.settings.iter().filter(|(k, _)| BEFORE_WAL.contains(&k.as_str())) {
+        push(k, v.clone());
+    }
+    if !profile.unlogged {
+        push("journal_mode", user("journal_mode").unwrap_or_else(|| "wal".into()));
+    }
+    let sync = match profile.durability {
+        Durability::Durable => "FULL",
+        Durability::Async => "NORMAL",
+        Durability::Off => "OFF",
+    };
+    push("synchronous", user("synchronous").unwrap_or_else(|| sync.into()));
+    for (k, v) in &profile.settings {
+        if !BEFORE_WAL.contains(&k.as_str()) && k != "journal_mode" && k != "synchronous" {
+            push(k, v.clone());
+        }
+    }
+    out
 }
 
 /// One SQLite database; the anchor connection keeps an in-memory database alive.
@@ -130,7 +160,7 @@ fn read_back(
     let mut out = BTreeMap::new();
     let keys = RECORDED.iter().map(|k| k.to_string()).chain(wanted.iter().map(|(k, _)| k.clone()));
     for key in keys {
-        // Some pragmas answer nothing on some VFSes (mmap_size on memdb): record nothing.
+        // Some pragmas answer nothing on some VFSes (mmap_size on memdb).
         let v: Option<String> = conn
             .query_row(&format!("PRAGMA {key}"), [], |r| r.get_ref(0).map(value_text))
             .optional()
@@ -140,7 +170,10 @@ fn read_back(
         }
     }
     for (k, v) in wanted {
-        let have = out.get(k).map_or("nothing", String::as_str);
+        let Some(have) = out.get(k) else {
+            out.insert(k.clone(), "(not supported by this database)".into());
+            continue;
+        };
         if normalize(k, have) != normalize(k, v) {
             return Err(failed!("profile '{profile}' did not take effect on sqlite: {k} is {have}, expected {v}"));
         }
@@ -188,6 +221,7 @@ impl ToSql for Param<'_> {
 impl ToSql for Datum {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(match self {
+            Datum::Null => ValueRef::Null,
             Datum::Int(i) => ValueRef::Integer(*i),
             Datum::Text(s) => ValueRef::Text(s.as_bytes()),
         }))
@@ -287,6 +321,10 @@ impl SqlClient for SqliteClient {
                 n += 1;
             }
         }
+        // Rows stop coming early on Ctrl-C: drop the partial load rather than commit it.
+        if crate::signals::pending().is_some() {
+            return Err(TxError::Fail("load interrupted".into()));
+        }
         tx.commit().map_err(tx_err)?;
         Ok(n)
     }
@@ -299,8 +337,8 @@ mod tests {
 
     fn settings_for(profile: &str) -> BTreeMap<String, String> {
         let p = Profile::builtin(profile).unwrap();
-        let base = std::env::current_dir().unwrap().join("target");
-        let dir = if p.unlogged { None } else { Some(DataDir::create(&base).unwrap()) };
+        let base = tempfile::tempdir().unwrap();
+        let dir = if p.unlogged { None } else { Some(DataDir::create(base.path()).unwrap()) };
         Sqlite.launch(&p, dir.as_ref()).unwrap().settings()
     }
 
@@ -311,6 +349,25 @@ mod tests {
         assert_eq!(settings_for("async")["synchronous"], "1");
         assert_eq!(settings_for("nosync")["synchronous"], "0");
         assert_ne!(settings_for("unlogged")["journal_mode"], "wal");
+    }
+
+    #[test]
+    fn set_values_replace_the_profile_and_page_size_comes_before_wal() {
+        let mut p = Profile::builtin("disk").unwrap();
+        p.settings = vec![("synchronous".into(), "OFF".into()), ("page_size".into(), "8192".into())];
+        let keys: Vec<_> = pragmas(&p).into_iter().collect();
+        assert_eq!(
+            keys,
+            vec![
+                ("page_size".to_string(), "8192".to_string()),
+                ("journal_mode".to_string(), "wal".to_string()),
+                ("synchronous".to_string(), "OFF".to_string()),
+            ]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let dd = DataDir::create(dir.path()).unwrap();
+        let s = Sqlite.launch(&p, Some(&dd)).unwrap().settings();
+        assert_eq!((s["page_size"].as_str(), s["synchronous"].as_str()), ("8192", "0"));
     }
 
     #[test]

@@ -1,12 +1,17 @@
 //! Per-instance data directories that never outlive the run, and a reaper for those a
-//! killed run left behind.
+//! killed run left behind. A directory is dbrace's only when it carries an owner marker
+//! naming a process (pid and start time): the reaper touches nothing else, even in a
+//! directory the user named.
 
 use crate::error::Result;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static NEXT: AtomicU64 = AtomicU64::new(1);
-const PREFIX: &str = "run-";
+const PREFIX: &str = "dbrace-run-";
+const MARKER: &str = ".dbrace-owner";
+/// Scratch files (fsync probe, write test) end in `-<pid>` after this prefix.
+pub const SCRATCH_PREFIX: &str = ".dbrace-scratch-";
 
 /// A data directory removed when dropped (normal end, error, or unwinding panic).
 #[derive(Debug)]
@@ -15,7 +20,7 @@ pub struct DataDir {
 }
 
 impl DataDir {
-    /// Create `<location>/run-<pid>-<n>`, owner-only.
+    /// Create `<location>/dbrace-run-<pid>-<n>`, owner-only, with its owner marker.
     pub fn create(location: &Path) -> Result<DataDir> {
         use std::os::unix::fs::DirBuilderExt;
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -24,7 +29,10 @@ impl DataDir {
             .mode(0o700)
             .create(&path)
             .map_err(|e| failed!("cannot create data directory {}: {e}", path.display()))?;
-        Ok(DataDir { path })
+        let dir = DataDir { path };
+        std::fs::write(dir.path.join(MARKER), owner_line(std::process::id()))
+            .map_err(|e| failed!("cannot write in data directory {}: {e}", dir.path.display()))?;
+        Ok(dir)
     }
 
     /// The directory's path.
@@ -39,33 +47,52 @@ impl Drop for DataDir {
     }
 }
 
-/// Remove data directories in `location` whose owning dbrace process is gone
-/// (a SIGKILL or a crash skips destructors). Returns how many were removed.
+/// A path for a scratch file of this process in `dir`, found by the reaper if we die.
+pub fn scratch(dir: &Path, what: &str) -> PathBuf {
+    dir.join(format!("{SCRATCH_PREFIX}{what}-{}", std::process::id()))
+}
+
+/// "pid start-time": the start time tells a live owner from a reused pid.
+fn owner_line(pid: u32) -> String {
+    format!("{pid} {}", start_time(pid).unwrap_or(0))
+}
+
+/// Process start time in clock ticks since boot (field 22 of /proc/PID/stat).
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may contain spaces; fields resume after its closing parenthesis.
+    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+}
+
+fn owner_alive(line: &str) -> bool {
+    let mut it = line.split_whitespace().map(|v| v.parse::<u64>().ok());
+    match (it.next().flatten(), it.next().flatten()) {
+        (Some(pid), Some(started)) => start_time(pid as u32) == Some(started),
+        _ => true, // unreadable marker: leave it alone
+    }
+}
+
+/// Remove what dead dbrace processes left in `location`: marked data directories and
+/// scratch files. Returns how many were removed.
 pub fn reap(location: &Path) -> usize {
-    let Ok(entries) = std::fs::read_dir(location) else {
-        return 0;
-    };
+    let Ok(entries) = std::fs::read_dir(location) else { return 0 };
     let mut removed = 0;
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(PREFIX))
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if !alive(pid) && std::fs::remove_dir_all(entry.path()).is_ok() {
-            removed += 1;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if name.starts_with(PREFIX) {
+            let Ok(line) = std::fs::read_to_string(path.join(MARKER)) else { continue };
+            if !owner_alive(&line) && std::fs::remove_dir_all(&path).is_ok() {
+                removed += 1;
+            }
+        } else if let Some(rest) = name.strip_prefix(SCRATCH_PREFIX) {
+            let pid = rest.rsplit('-').next().and_then(|p| p.parse::<u32>().ok());
+            if pid.is_some_and(|p| start_time(p).is_none()) && std::fs::remove_file(&path).is_ok() {
+                removed += 1;
+            }
         }
     }
     removed
-}
-
-fn alive(pid: i32) -> bool {
-    // SAFETY: kill with signal 0 only checks whether the process exists.
-    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
 }
 
 #[cfg(test)]
@@ -73,21 +100,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn data_dir_is_removed_on_drop_and_reaper_removes_orphans() {
-        let base = std::env::temp_dir().join(format!("dbrace-dd-test-{}", std::process::id()));
-        std::fs::create_dir_all(&base).unwrap();
-        let d = DataDir::create(&base).unwrap();
+    fn data_dir_is_removed_on_drop_and_only_marked_orphans_are_reaped() {
+        let base = tempfile::tempdir().unwrap();
+        let base = base.path();
+        let d = DataDir::create(base).unwrap();
         let p = d.path().to_path_buf();
-        assert!(p.is_dir());
+        assert!(p.join(MARKER).is_file());
         drop(d);
         assert!(!p.exists());
-        // A directory of a process that cannot exist (pid beyond pid_max) is an orphan.
-        let orphan = base.join("run-2147483646-1");
+        // An orphan: marked by a process that does not exist (pid beyond pid_max).
+        let orphan = base.join(format!("{PREFIX}2147483646-1"));
         std::fs::create_dir_all(orphan.join("x")).unwrap();
-        let mine = DataDir::create(&base).unwrap();
-        assert_eq!(reap(&base), 1);
-        assert!(!orphan.exists() && mine.path().exists());
-        drop(mine);
-        std::fs::remove_dir_all(&base).unwrap();
+        std::fs::write(orphan.join(MARKER), "2147483646 12345").unwrap();
+        // Not ours: the right name but no marker, and a marker of a live process.
+        let foreign = base.join(format!("{PREFIX}123456-photos"));
+        std::fs::create_dir_all(&foreign).unwrap();
+        let mine = DataDir::create(base).unwrap();
+        let probe = base.join(format!("{SCRATCH_PREFIX}fsync-2147483646"));
+        std::fs::write(&probe, "x").unwrap();
+        assert_eq!(reap(base), 2);
+        assert!(!orphan.exists() && !probe.exists());
+        assert!(foreign.exists() && mine.path().exists());
     }
 }

@@ -25,9 +25,10 @@ const FILE_BLOCKS: u64 = 256;
 
 /// Time 8 KiB write + fdatasync in `dir` for up to ~200 ms (at least 10 operations).
 pub fn probe(dir: &Path) -> Result<FsyncProbe> {
-    let path = dir.join(format!(".dbrace-fsync-probe-{}", std::process::id()));
+    let path = crate::instance::datadir::scratch(dir, "fsync");
     let res = run(&path);
     let _ = std::fs::remove_file(&path);
+    crate::signals::check()?;
     res.map_err(|e| failed!("fsync probe in {} failed: {e}", dir.display()))
 }
 
@@ -42,13 +43,17 @@ fn run(path: &Path) -> std::io::Result<FsyncProbe> {
     let start = Instant::now();
     let mut times = Vec::new();
     let mut i = 0u64;
-    while times.len() < 10 || (start.elapsed() < budget && times.len() < 2000) {
+    while (times.len() < 10 || (start.elapsed() < budget && times.len() < 2000)) && crate::signals::pending().is_none()
+    {
         f.seek(SeekFrom::Start((i % FILE_BLOCKS) * BLOCK as u64))?;
         let t = Instant::now();
         f.write_all(&block)?;
         f.sync_data()?;
         times.push(t.elapsed().as_secs_f64() * 1e6);
         i += 1;
+    }
+    if times.is_empty() {
+        return Err(std::io::Error::other("interrupted"));
     }
     times.sort_by(f64::total_cmp);
     Ok(FsyncProbe {

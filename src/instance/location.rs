@@ -121,7 +121,7 @@ fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
         _ => {}
     }
     // Prove we can write here now, rather than failing in the middle of a run.
-    let probe = path.join(format!(".dbrace-write-test-{}", std::process::id()));
+    let probe = crate::instance::datadir::scratch(path, "write");
     std::fs::write(&probe, b"x").map_err(|e| {
         bad_input!(
             "cannot write to the {kind} location {}: {e}; choose a writable directory with {}",

@@ -36,8 +36,7 @@ pub fn render(rows: &[Row]) -> Result<String> {
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
     w.write_record(head).map_err(err)?;
     for r in rows {
-        let l = &r.latency_ms;
-        let x = r.vs_baseline;
+        let (t, l, x) = (r.tps, r.latency_ms, r.vs_baseline);
         w.write_record([
             r.id.clone(),
             r.engine.clone(),
@@ -46,15 +45,15 @@ pub fn render(rows: &[Row]) -> Result<String> {
             r.clients.to_string(),
             r.measured_repeats.to_string(),
             r.failed_repeats.to_string(),
-            r.tps.median.to_string(),
-            r.tps.mean.to_string(),
-            opt(r.tps.lo),
-            opt(r.tps.hi),
-            l.avg.to_string(),
-            l.p50.to_string(),
-            l.p95.to_string(),
-            l.p99.to_string(),
-            l.max.to_string(),
+            opt(t.map(|t| t.median)),
+            opt(t.map(|t| t.mean)),
+            opt(t.and_then(|t| t.lo)),
+            opt(t.and_then(|t| t.hi)),
+            opt(l.map(|l| l.avg)),
+            opt(l.map(|l| l.p50)),
+            opt(l.map(|l| l.p95)),
+            opt(l.map(|l| l.p99)),
+            opt(l.map(|l| l.max)),
             opt(x.map(|x| x.value)),
             opt(x.and_then(|x| x.lo)),
             opt(x.and_then(|x| x.hi)),

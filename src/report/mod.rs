@@ -6,8 +6,9 @@ mod json;
 mod markdown;
 mod table;
 
+use crate::baseline::Baseline;
 use crate::error::Result;
-use crate::results::{Latency, Results, decode_histogram};
+use crate::results::{Latency, RepeatStatus, Results, RunStatus, decode_histogram};
 use crate::stats::{self, Estimate, Ratio};
 use serde::Serialize;
 
@@ -43,10 +44,12 @@ pub struct Row {
     pub failed_repeats: usize,
     /// Repeats whose consistency check failed.
     pub verify_failed: usize,
-    /// tps over repeats.
-    pub tps: Estimate,
-    /// Latency over all repeats' transactions (merged histograms), milliseconds.
-    pub latency_ms: Latency,
+    /// tps over measured repeats (none when nothing was measured).
+    pub tps: Option<Estimate>,
+    /// Latency over all measured transactions (merged histograms), milliseconds.
+    pub latency_ms: Option<Latency>,
+    /// Why the first failed repeat failed.
+    pub failure: Option<String>,
     /// Ratio of tps against the baseline cell.
     pub vs_baseline: Option<Ratio>,
     /// The baseline cell's id.
@@ -64,17 +67,14 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
     let samples: Vec<Vec<f64>> = results
         .cells
         .iter()
-        .map(|c| c.repeats.iter().filter(|r| r.status != "failed").map(|r| r.tps).collect())
+        .map(|c| c.repeats.iter().filter(|r| r.status.measured()).map(|r| r.tps).collect())
         .collect();
-    let (b_engine, b_profile) = match baseline.split_once(':') {
-        Some((e, p)) => (Some(e), p),
-        None => (None, baseline),
-    };
+    let b = Baseline::parse(baseline);
+    b.validate(results.cells.iter().map(|c| (c.engine.as_str(), c.profile.name.as_str())))?;
     let mut out = Vec::new();
     for (i, c) in results.cells.iter().enumerate() {
-        let measured: Vec<_> = c.repeats.iter().filter(|r| r.status != "failed").collect();
-        let mut hist =
-            hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds");
+        let measured: Vec<_> = c.repeats.iter().filter(|r| r.status.measured()).collect();
+        let mut hist = crate::results::new_histogram();
         for r in &measured {
             hist.add(decode_histogram(&r.histogram)?)
                 .map_err(|e| bad_input!("cannot merge latency histograms of {}: {e:?}", c.id))?;
@@ -82,12 +82,11 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
         // The baseline of a cell: same workload and clients, the baseline profile on the
         // same engine when it has one, else on the first engine that does.
         let is_base = |j: usize, same_engine: bool| {
-            let b = &results.cells[j];
-            b.workload == c.workload
-                && b.clients == c.clients
-                && b.profile.name == b_profile
-                && b_engine.is_none_or(|e| e == b.engine)
-                && (!same_engine || b.engine == c.engine)
+            let x = &results.cells[j];
+            x.workload == c.workload
+                && x.clients == c.clients
+                && b.matches(&x.engine, &x.profile.name)
+                && (!same_engine || x.engine == c.engine)
                 && !samples[j].is_empty()
         };
         let base = (0..results.cells.len())
@@ -103,9 +102,10 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             clients: c.clients,
             measured_repeats: measured.len(),
             failed_repeats: c.repeats.len() - measured.len(),
-            verify_failed: c.repeats.iter().filter(|r| r.status == "verify-failed").count(),
-            tps: stats::estimate(&samples[i]),
-            latency_ms: Latency::of(&hist),
+            verify_failed: c.repeats.iter().filter(|r| r.status == RepeatStatus::VerifyFailed).count(),
+            tps: (!samples[i].is_empty()).then(|| stats::estimate(&samples[i])),
+            latency_ms: (!measured.is_empty()).then(|| Latency::of(&hist)),
+            failure: c.repeats.iter().find(|r| r.status == RepeatStatus::Failed).and_then(|r| r.error.clone()),
             vs_baseline: base.filter(|_| !samples[i].is_empty()).map(|j| stats::ratio(&samples[i], &samples[j])),
             baseline: base.map(|j| results.cells[j].id.clone()),
             errors: c.repeats.iter().map(|r| r.errors).sum(),
@@ -129,23 +129,25 @@ pub fn render(results: &Results, baseline: &str, format: Format) -> Result<Strin
 
 /// The cells of a table row, shared by the terminal and Markdown tables.
 fn cells(r: &Row) -> Vec<String> {
-    let tps = match (r.measured_repeats, r.tps.lo, r.tps.hi) {
-        (0, _, _) => "failed".to_string(),
-        (_, Some(lo), Some(hi)) => format!("{} ({}–{})", num(r.tps.median), sig3(lo), sig3(hi)),
-        _ => num(r.tps.median),
+    let tps = match r.tps {
+        None if r.failed_repeats == 0 => "not run".to_string(),
+        None => "failed".to_string(),
+        Some(Estimate { median, lo: Some(lo), hi: Some(hi), .. }) => {
+            format!("{} ({}–{})", num(median), sig3(lo), sig3(hi))
+        }
+        Some(e) => num(e.median),
     };
-    let lat = |v: f64| {
-        if r.measured_repeats == 0 { "-".to_string() } else { format!("{v:.3}") }
-    };
+    let l = r.latency_ms;
+    let lat = |f: fn(&Latency) -> f64| l.as_ref().map_or("-".to_string(), |l| format!("{:.3}", f(l)));
     vec![
         r.engine.clone(),
         r.profile.clone(),
         r.workload.clone(),
         r.clients.to_string(),
         tps,
-        lat(r.latency_ms.avg),
-        lat(r.latency_ms.p95),
-        lat(r.latency_ms.p99),
+        lat(|l| l.avg),
+        lat(|l| l.p95),
+        lat(|l| l.p99),
         ratio_text(r),
     ]
 }
@@ -197,8 +199,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
     let mut n = Vec::new();
     let repeats = results.options.repeat;
     n.push(format!(
-        "tps: median of {repeats} repeat{} (95% interval); latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients) with its 95% interval.",
-        if repeats == 1 { "" } else { "s" }
+        "tps: median over each cell's measured repeats ({repeats} asked) with its 95% bootstrap interval; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients) with its 95% interval."
     ));
     let h = &results.host;
     let mut env =
@@ -212,12 +213,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
     n.push(env);
     for r in rows {
         if r.failed_repeats > 0 {
-            let why = results
-                .cells
-                .iter()
-                .find(|c| c.id == r.id)
-                .and_then(|c| c.repeats.iter().find_map(|x| x.error.clone()))
-                .unwrap_or_default();
+            let why = r.failure.as_deref().unwrap_or("unknown error");
             n.push(format!("{}: {} repeat(s) FAILED: {why}", r.id, r.failed_repeats));
         }
         if r.verify_failed > 0 {
@@ -227,7 +223,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
             n.push(format!("{}: {} failed transactions, {} retried conflicts", r.id, r.errors, r.retries));
         }
     }
-    if results.status == "interrupted" {
+    if results.status == RunStatus::Interrupted {
         n.push("run interrupted: only the repeats finished before the signal are shown.".into());
     }
     n

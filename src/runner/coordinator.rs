@@ -21,8 +21,6 @@ pub struct Measurement {
     pub start: Instant,
     /// When the clients were told to stop.
     pub stop: Instant,
-    /// Measured transactions in each whole second.
-    pub timeline: Vec<u64>,
     /// The signal that cut the measurement short.
     pub interrupted: Option<i32>,
 }
@@ -37,8 +35,6 @@ pub struct Coordinator<'a> {
     pub next: Instant,
     start: Option<Instant>,
     stop: Option<Instant>,
-    timeline: Vec<u64>,
-    last_total: u64,
     window: (Instant, u64),
     interrupted: Option<i32>,
 }
@@ -56,8 +52,6 @@ impl<'a> Coordinator<'a> {
             next: now,
             start: None,
             stop: None,
-            timeline: Vec::new(),
-            last_total: 0,
             window: (now, 0),
             interrupted: None,
         }
@@ -76,6 +70,7 @@ impl<'a> Coordinator<'a> {
         }
         let Some(start) = self.start else {
             if now >= self.warm_end || all_finished {
+                let _ = self.ctl.measure_start.set(now);
                 self.ctl.phase.store(MEASURE, Ordering::Release);
                 self.start = Some(now);
                 self.window = (now, 0);
@@ -84,10 +79,6 @@ impl<'a> Coordinator<'a> {
         };
         let elapsed = now - start;
         let total = self.ctl.total();
-        while elapsed.as_secs() > self.timeline.len() as u64 {
-            self.timeline.push(total - self.last_total);
-            self.last_total = total;
-        }
         if now - self.window.0 >= Duration::from_millis(500) {
             let tps = (total - self.window.1) as f64 / (now - self.window.0).as_secs_f64();
             self.bar.set_message(format!("{tps:.0} tps"));
@@ -109,6 +100,7 @@ impl<'a> Coordinator<'a> {
 
     fn halt(&mut self, now: Instant) {
         self.ctl.phase.store(STOP, Ordering::Release);
+        let _ = self.ctl.measure_start.set(now);
         self.start.get_or_insert(now);
         self.stop = Some(now);
     }
@@ -120,7 +112,7 @@ impl<'a> Coordinator<'a> {
             self.tick(Instant::now());
         }
         let (start, stop) = (self.start.unwrap_or(self.warm_end), self.stop.unwrap_or(self.warm_end));
-        Measurement { start, stop, timeline: self.timeline, interrupted: self.interrupted }
+        Measurement { start, stop, interrupted: self.interrupted }
     }
 
     /// Stop everything at once (client 0 panicked).

@@ -6,7 +6,7 @@ use super::{Settings, run_repeat};
 use crate::error::{Error, Result};
 use crate::instance::Locations;
 use crate::plan::Plan;
-use crate::results::{CellResult, Results, now_rfc3339};
+use crate::results::{CellResult, RepeatStatus, Results, RunStatus, now_rfc3339};
 use crate::signals;
 use std::path::Path;
 
@@ -42,26 +42,27 @@ pub fn run(
                 signals::check()?;
                 n += 1;
                 let r = run_repeat(cell, repeat, s, locations, progress)?;
-                let line = match r.status.as_str() {
-                    "ok" => format!("{:.0} tps, p95 {:.3} ms", r.tps, r.latency_ms.p95),
-                    "verify-failed" => {
+                let line = match r.status {
+                    RepeatStatus::Ok => format!("{:.0} tps, p95 {:.3} ms", r.tps, r.latency_ms.p95),
+                    RepeatStatus::VerifyFailed => {
                         format!("{:.0} tps, VERIFY FAILED: {}", r.tps, r.verify.as_ref().map_or("", |v| &v.detail))
                     }
                     _ => format!("FAILED: {}", r.error.as_deref().unwrap_or("unknown error")),
                 };
-                all_ok &= r.status == "ok";
+                all_ok &= r.status == RepeatStatus::Ok;
                 progress.line(&format!("[{n:>3}/{total}] {} #{repeat}: {line}", cell.id()));
                 results.cells[i].repeats.push(r);
                 results.save(out)?;
             }
         }
-        Ok(())
+        // A signal during the last repeat's verify or teardown still counts.
+        signals::check()
     })();
     results.finished_at = Some(now_rfc3339());
     results.status = match &outcome {
-        Ok(()) => "complete".into(),
-        Err(Error::Interrupted(_)) => "interrupted".into(),
-        Err(_) => "failed".into(),
+        Ok(()) => RunStatus::Complete,
+        Err(Error::Interrupted(_)) => RunStatus::Interrupted,
+        Err(_) => RunStatus::Failed,
     };
     results.save(out)?;
     outcome.map(|()| all_ok)

@@ -12,11 +12,10 @@ pub mod worker;
 use crate::error::{Error, Result};
 use crate::instance::{DataDir, Locations};
 use crate::plan::Cell;
-use crate::results::{Latency, RepeatResult, encode_histogram, now_rfc3339};
+use crate::results::{Latency, RepeatResult, RepeatStatus, encode_histogram, now_rfc3339};
 use crate::signals;
 use crate::workload::WorkloadOptions;
 use coordinator::{Coordinator, Measurement};
-use hdrhistogram::Histogram;
 use progress::Progress;
 use std::time::{Duration, Instant};
 use worker::{Control, WorkerReport};
@@ -38,6 +37,30 @@ pub struct Settings {
     pub seed: u64,
 }
 
+/// Launch each distinct engine × profile once before measuring, so a setting the engine
+/// refuses is bad input reported in a second, not a failed cell after the whole matrix.
+pub fn preflight(plan: &crate::plan::Plan, locations: &Locations) -> Result<()> {
+    let mut seen: Vec<String> = Vec::new();
+    for c in &plan.cells {
+        let key = format!("{}/{}", c.engine.name(), c.profile.name);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let dir = match c.engine.needs_data_dir(&c.profile) {
+            true => Some(DataDir::create(&locations.get(c.profile.location).path)?),
+            false => None,
+        };
+        c.engine.launch(&c.profile, dir.as_ref()).map(drop).map_err(|e| match e {
+            Error::Run(m) if !c.profile.settings.is_empty() => {
+                Error::Input(format!("{m}; check the values given with --set"))
+            }
+            other => other,
+        })?;
+    }
+    Ok(())
+}
+
 /// Measure one repeat of one cell. A failure of the run becomes a failed repeat; bad
 /// input and interruption are returned as errors that end the whole run.
 pub fn run_repeat(
@@ -49,9 +72,11 @@ pub fn run_repeat(
 ) -> Result<RepeatResult> {
     let started_at = now_rfc3339();
     match measure(cell, repeat, s, locations, progress) {
+        // A failure caused by the signal (a load cut short) is the signal, not a failed cell.
+        Err(Error::Run(_)) if signals::pending().is_some() => Err(Error::Interrupted(signals::pending().unwrap_or(0))),
         Err(Error::Run(msg)) => Ok(RepeatResult {
             repeat,
-            status: "failed".into(),
+            status: RepeatStatus::Failed,
             error: Some(msg),
             started_at,
             engine_version: cell.engine.version().unwrap_or_default(),
@@ -124,7 +149,7 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
         .into_iter()
         .collect::<std::result::Result<Vec<WorkerReport>, _>>()
         .map_err(|_| failed!("a client thread panicked"))?;
-    summarize(cell, repeat, &*instance, reports, m, load_s, &s.workload)
+    summarize(cell, repeat, &*instance, reports, m, load_s, s)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -135,11 +160,13 @@ fn summarize(
     reports: Vec<WorkerReport>,
     m: Measurement,
     load_s: f64,
-    opts: &WorkloadOptions,
+    s: &Settings,
 ) -> Result<RepeatResult> {
-    let mut hist = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds");
+    let (opts, duration_mode) = (&s.workload, s.duration.is_some());
+    let mut hist = crate::results::new_histogram();
+    let mut timeline: Vec<u64> = Vec::new();
     let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);
-    let mut end = m.stop;
+    let mut last_end = None;
     let mut gave_up = None;
     for r in &reports {
         hist.add(&r.hist).map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
@@ -148,22 +175,34 @@ fn summarize(
         errors += r.errors;
         retries += r.retries;
         cpu += r.cpu;
-        end = end.max(r.last_end.unwrap_or(end));
+        last_end = last_end.max(r.last_end);
+        if timeline.len() < r.timeline.len() {
+            timeline.resize(r.timeline.len(), 0);
+        }
+        for (t, n) in timeline.iter_mut().zip(&r.timeline) {
+            *t += n;
+        }
         if r.gave_up && gave_up.is_none() {
             gave_up = r.first_error.clone();
         }
     }
-    let duration_s = (end - m.start).as_secs_f64();
+    // Counting transactions, the measurement ends with the last one (not at the next
+    // coordinator tick); on a clock, at the stop or the last transaction, whichever is later.
+    let end = match (duration_mode, last_end) {
+        (false, Some(e)) => e,
+        (_, e) => e.map_or(m.stop, |e| e.max(m.stop)),
+    };
+    let duration_s = end.saturating_duration_since(m.start).as_secs_f64();
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
     let verify = cell.workload.verify(&mut instance.connect()?, committed, opts)?;
     let status = match (&gave_up, verify.ok) {
-        (Some(_), _) => "failed",
-        (None, false) => "verify-failed",
-        (None, true) => "ok",
+        (Some(_), _) => RepeatStatus::Failed,
+        (None, false) => RepeatStatus::VerifyFailed,
+        (None, true) => RepeatStatus::Ok,
     };
     Ok(RepeatResult {
         repeat,
-        status: status.into(),
+        status,
         error: gave_up.map(|e| format!("a client gave up after repeated errors: {e}")).or(first_error),
         started_at: String::new(),
         engine_version: instance.version(),
@@ -177,7 +216,7 @@ fn summarize(
         tps: if duration_s > 0.0 { measured as f64 / duration_s } else { 0.0 },
         latency_ms: Latency::of(&hist),
         histogram: encode_histogram(&hist),
-        timeline: m.timeline,
+        timeline,
         client_cpu_s: cpu.as_secs_f64(),
         verify: Some(verify),
     })

@@ -6,6 +6,7 @@ use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
 use crate::workload::Transactor;
 use hdrhistogram::Histogram;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -25,9 +26,11 @@ pub struct Padded(pub AtomicU64);
 pub struct Control {
     /// WARMUP, MEASURE or STOP.
     pub phase: AtomicU8,
-    /// Measured transactions per client, read by the progress bar and timeline.
+    /// When the measured phase began (set just before the phase flips to MEASURE).
+    pub measure_start: OnceLock<Instant>,
+    /// Measured transactions per client, read by the progress bar.
     pub done: Vec<Padded>,
-    /// Clients that have finished.
+    /// Clients that have left their loop.
     pub finished: AtomicU64,
 }
 
@@ -36,6 +39,7 @@ impl Control {
     pub fn new(clients: usize) -> Control {
         Control {
             phase: AtomicU8::new(WARMUP),
+            measure_start: OnceLock::new(),
             done: (0..clients).map(|_| Padded::default()).collect(),
             finished: AtomicU64::new(0),
         }
@@ -63,17 +67,32 @@ pub struct WorkerReport {
     pub cpu: Duration,
     /// When the last measured transaction ended.
     pub last_end: Option<Instant>,
+    /// Measured transactions that ended in each second since the measurement began.
+    pub timeline: Vec<u64>,
     /// The first error message seen.
     pub first_error: Option<String>,
-    /// Set when the client gave up after too many consecutive errors.
+    /// Set when the client gave up after too many errors.
     pub gave_up: bool,
 }
 
 /// Consecutive failures after which a client gives up rather than spin on a dead engine.
 const MAX_CONSECUTIVE_ERRORS: u32 = 100;
+/// How long one transaction may keep hitting conflicts, and how long a failing client
+/// may go without a success, before it counts as an error / gives up.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// Counts the client as finished however it leaves (a panic included), so the
+/// coordinator never waits for a client that is gone.
+struct Finished<'a>(&'a AtomicU64);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Release);
+    }
+}
 
 /// Run `tx` until STOP, or until `limit` measured transactions are done; `coord`, when
-/// given, is ticked between transactions.
+/// given, is ticked between transactions and between retries.
 pub fn run(
     mut tx: Box<dyn Transactor>,
     ctl: &Control,
@@ -81,25 +100,36 @@ pub fn run(
     limit: Option<u64>,
     mut coord: Option<&mut Coordinator>,
 ) -> WorkerReport {
+    let _finished = Finished(&ctl.finished);
     let mut r = WorkerReport {
-        hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds"),
+        hist: crate::results::new_histogram(),
         committed: 0,
         measured: 0,
         errors: 0,
         retries: 0,
         cpu: Duration::ZERO,
         last_end: None,
+        // An hour of seconds up front: the timeline never allocates while measured.
+        timeline: Vec::with_capacity(3600),
         first_error: None,
         gave_up: false,
     };
+    let mut tick = |now: Instant| {
+        if let Some(c) = coord.as_deref_mut()
+            && now >= c.next
+        {
+            c.tick(now);
+            return true;
+        }
+        false
+    };
     let mut cpu_start = None;
+    let mut measure_start = None;
     let mut consecutive = 0;
+    let mut last_success = Instant::now();
     loop {
         let mut start = Instant::now();
-        if let Some(c) = coord.as_deref_mut()
-            && start >= c.next
-        {
-            c.tick(start);
+        if tick(start) {
             // The coordinator's work is not this transaction's latency.
             start = Instant::now();
         }
@@ -110,18 +140,27 @@ pub fn run(
         let measuring = phase == MEASURE;
         if measuring && cpu_start.is_none() {
             cpu_start = Some(thread_cpu());
+            measure_start = ctl.measure_start.get().copied();
             start = Instant::now();
         }
         let mut attempt = 0u32;
         let outcome = loop {
-            match tx.run_one() {
+            match tx.run_one(attempt > 0) {
                 Ok(()) => break Ok(()),
                 Err(TxError::Retry) => {
                     tx.abort();
                     attempt += 1;
                     r.retries += u64::from(measuring);
-                    if ctl.phase.load(Ordering::Relaxed) == STOP {
+                    let now = Instant::now();
+                    tick(now);
+                    if ctl.phase.load(Ordering::Acquire) == STOP {
                         break Err(None);
+                    }
+                    if now - start > PATIENCE {
+                        break Err(Some(format!(
+                            "still conflicting after {attempt} retries over {} s",
+                            PATIENCE.as_secs()
+                        )));
                     }
                     backoff(attempt);
                 }
@@ -135,11 +174,17 @@ pub fn run(
         match outcome {
             Ok(()) => {
                 consecutive = 0;
+                last_success = end;
                 r.committed += 1;
                 if measuring {
                     r.hist.saturating_record((end - start).as_nanos() as u64);
                     r.measured += 1;
                     r.last_end = Some(end);
+                    let sec = measure_start.map_or(0, |s| end.saturating_duration_since(s).as_secs() as usize);
+                    if sec >= r.timeline.len() {
+                        r.timeline.resize(sec + 1, 0);
+                    }
+                    r.timeline[sec] += 1;
                     ctl.done[me].0.fetch_add(1, Ordering::Relaxed);
                     if limit.is_some_and(|l| r.measured >= l) {
                         break;
@@ -151,7 +196,7 @@ pub fn run(
                 r.errors += u64::from(measuring);
                 r.first_error.get_or_insert(m);
                 consecutive += 1;
-                if consecutive >= MAX_CONSECUTIVE_ERRORS {
+                if consecutive >= MAX_CONSECUTIVE_ERRORS || end - last_success > PATIENCE {
                     r.gave_up = true;
                     break;
                 }
@@ -161,7 +206,6 @@ pub fn run(
     if let Some(c) = cpu_start {
         r.cpu = thread_cpu().saturating_sub(c);
     }
-    ctl.finished.fetch_add(1, Ordering::Release);
     r
 }
 

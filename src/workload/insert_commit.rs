@@ -44,7 +44,7 @@ impl Workload for InsertCommit {
                 )?;
                 Box::new(SqlInsert { conn, insert, id: id.into(), seq: 0 })
             }
-            Connection::Kv(_) => Box::new(KvInsert { conn, key: Vec::with_capacity(32), id, seq: 0 }),
+            Connection::Kv(_) => Box::new(KvInsert { conn, id, seq: 0 }),
         })
     }
     fn verify(&self, conn: &mut Connection, committed: u64, _opts: &WorkloadOptions) -> Result<Verdict> {
@@ -64,8 +64,8 @@ struct SqlInsert {
 }
 
 impl Transactor for SqlInsert {
-    fn run_one(&mut self) -> TxResult<()> {
-        self.seq += 1;
+    fn run_one(&mut self, retry: bool) -> TxResult<()> {
+        self.seq += i64::from(!retry);
         let c = sql(&mut self.conn);
         c.begin(true)?;
         c.execute(self.insert, &[Param::Int(self.id), Param::Int(self.seq), Param::Text(PAYLOAD)])?;
@@ -78,19 +78,19 @@ impl Transactor for SqlInsert {
 
 struct KvInsert {
     conn: Connection,
-    key: Vec<u8>,
     id: u32,
     seq: u64,
 }
 
 impl Transactor for KvInsert {
-    fn run_one(&mut self) -> TxResult<()> {
-        use std::io::Write;
-        self.seq += 1;
-        self.key.clear();
-        // Writing into a reused buffer: no allocation for the key.
-        let _ = write!(self.key, "ic:{}:{}", self.id, self.seq);
-        kv(&mut self.conn).set(&self.key, PAYLOAD.as_bytes())
+    fn run_one(&mut self, retry: bool) -> TxResult<()> {
+        self.seq += u64::from(!retry);
+        // A fixed-size binary key: "ic", client, sequence; nothing to format.
+        let mut key = [0u8; 14];
+        key[..2].copy_from_slice(b"ic");
+        key[2..6].copy_from_slice(&self.id.to_be_bytes());
+        key[6..].copy_from_slice(&self.seq.to_be_bytes());
+        kv(&mut self.conn).set(&key, PAYLOAD.as_bytes())
     }
     fn abort(&mut self) {}
 }

@@ -24,6 +24,10 @@ pub trait Workload: Sync {
     fn about(&self) -> &'static str;
     /// Whether it can drive this kind of client.
     fn supports(&self, iface: Interface) -> bool;
+    /// Bytes the data set may take on disk, with headroom for a log (0: small or unknown).
+    fn estimated_bytes(&self, _opts: &WorkloadOptions) -> u64 {
+        0
+    }
     /// Create and bulk-load the data set.
     fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()>;
     /// One client's transaction loop state, owning its connection.
@@ -34,8 +38,9 @@ pub trait Workload: Sync {
 
 /// One client: runs one transaction per call.
 pub trait Transactor: Send {
-    /// Run one transaction; on error the runner calls `abort` and decides about a retry.
-    fn run_one(&mut self) -> TxResult<()>;
+    /// Run one transaction; on error the runner calls `abort` and may retry. A retry
+    /// reuses the values drawn for the failed attempt, as pgbench does.
+    fn run_one(&mut self, retry: bool) -> TxResult<()>;
     /// Undo a failed attempt (roll back an open transaction).
     fn abort(&mut self);
 }

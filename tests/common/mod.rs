@@ -40,13 +40,16 @@ impl Sandbox {
         self.cache.path().join(name)
     }
 
-    /// Data directories (run-*) left in either location.
+    /// Data directories and scratch files left in either location.
     pub fn leftovers(&self) -> Vec<PathBuf> {
         [self.disk.path(), self.ram.path()]
             .iter()
             .flat_map(|d| std::fs::read_dir(d).unwrap())
             .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("run-"))
+            .filter(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                name.starts_with("dbrace-run-") || name.starts_with(".dbrace-scratch-")
+            })
             .collect()
     }
 }

@@ -1,0 +1,62 @@
+//! The baseline ratios are taken against: `PROFILE`, or `ENGINE:PROFILE` to compare engines.
+
+use crate::error::Result;
+
+/// A parsed baseline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Baseline {
+    engine: Option<String>,
+    profile: String,
+}
+
+impl Baseline {
+    /// Parse `PROFILE` or `ENGINE:PROFILE`.
+    pub fn parse(s: &str) -> Baseline {
+        match s.split_once(':') {
+            Some((e, p)) => Baseline { engine: Some(e.to_string()), profile: p.to_string() },
+            None => Baseline { engine: None, profile: s.to_string() },
+        }
+    }
+
+    /// Whether a cell of `engine` with `profile` is a baseline cell.
+    pub fn matches(&self, engine: &str, profile: &str) -> bool {
+        self.profile == profile && self.engine.as_deref().is_none_or(|e| e == engine)
+    }
+
+    /// Refuse a baseline no cell has, listing the ones that exist.
+    pub fn validate<'a>(&self, cells: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Result<()> {
+        if cells.clone().any(|(e, p)| self.matches(e, p)) {
+            return Ok(());
+        }
+        let mut have: Vec<String> = cells.map(|(e, p)| format!("{e}:{p}")).collect();
+        have.sort();
+        have.dedup();
+        Err(bad_input!("baseline '{self}' is not a cell of this run; choose one of: {}", have.join(", ")))
+    }
+}
+
+impl std::fmt::Display for Baseline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.engine {
+            Some(e) => write!(f, "{e}:{}", self.profile),
+            None => f.write_str(&self.profile),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_match_and_validate() {
+        let cells = [("sqlite", "disk"), ("sqlite", "ram"), ("memory", "unlogged")];
+        let b = Baseline::parse("ram");
+        assert!(b.matches("sqlite", "ram") && !b.matches("sqlite", "disk"));
+        assert!(b.validate(cells.iter().copied()).is_ok());
+        let b = Baseline::parse("memory:unlogged");
+        assert!(b.matches("memory", "unlogged") && !b.matches("sqlite", "unlogged"));
+        let e = Baseline::parse("sqlite:nosync").validate(cells.iter().copied()).unwrap_err().to_string();
+        assert!(e.contains("memory:unlogged, sqlite:disk, sqlite:ram"), "{e}");
+    }
+}
