@@ -42,6 +42,9 @@ fn counts_and_durations_must_be_positive() {
     refused(&sb, &["run", "--duration", "5 parsecs"], &["unknown unit"]);
     refused(&sb, &["run", "--transactions", "0"], &["transactions must be at least 1"]);
     refused(&sb, &["run", "--repeat", "0"], &["repeat must be at least 1"]);
+    refused(&sb, &["run", "--repeat", "5000"], &["repeat must be at most 1000"]);
+    refused(&sb, &["run", "--duration", "100000000000000000000"], &["longer than a week"]);
+    refused(&sb, &["run", "--warmup", "10000000000000000000"], &["longer than a week"]);
 }
 
 #[test]
@@ -83,6 +86,14 @@ fn locations_must_be_what_they_claim_and_writable() {
 }
 
 #[test]
+fn outputs_and_space_are_checked_before_measuring() {
+    let sb = Sandbox::new();
+    refused(&sb, &["run", "--out", "/nonexistent/dir/r.json"], &["does not exist", "--out"]);
+    refused(&sb, &["run", "--out", sb.cache.path().to_str().unwrap()], &["is a directory"]);
+    refused(&sb, &["run", "-e", "sqlite", "-p", "ram", "-w", "tpcb", "--scale", "100000"], &["lower --scale"]);
+}
+
+#[test]
 fn report_refuses_what_is_not_a_results_file() {
     let sb = Sandbox::new();
     let bad = sb.out("bad.json");
@@ -95,4 +106,10 @@ fn report_refuses_what_is_not_a_results_file() {
     std::fs::write(&bad, r#"{"schema": 1, "cells": 3}"#).unwrap();
     refused(&sb, &["report", bad.to_str().unwrap()], &["not a valid dbrace results file"]);
     refused(&sb, &["report", sb.out("missing.json").to_str().unwrap()], &["cannot read results file"]);
+    // A real results file, but a baseline it does not have.
+    let good = sb.out("good.json");
+    sb.cmd(&["run", "-q", "-e", "memory", "-T", "0.05s", "--warmup", "0s", "-r", "1", "-o", good.to_str().unwrap()])
+        .assert()
+        .success();
+    refused(&sb, &["report", good.to_str().unwrap(), "--baseline", "bogus"], &["baseline 'bogus'", "memory:unlogged"]);
 }

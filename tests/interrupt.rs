@@ -89,3 +89,28 @@ fn data_left_by_sigkill_is_reaped_by_the_next_run() {
     assert!(String::from_utf8_lossy(&next.get_output().stderr).contains("left by a killed run"));
     assert!(sb.leftovers().is_empty(), "not reaped: {:?}", sb.leftovers());
 }
+
+#[test]
+fn ctrl_c_during_a_large_load_stops_promptly() {
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
+        .env("XDG_CACHE_HOME", sb.cache.path())
+        .args(["run", "-q", "-e", "sqlite", "-p", "ram", "-w", "tpcb", "--scale", "40", "--out", out.to_str().unwrap()])
+        .arg("--disk-dir")
+        .arg(sb.disk.path())
+        .arg("--ram-dir")
+        .arg(sb.ram.path())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the load to start", || !sb.leftovers().is_empty());
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(sent.elapsed() < Duration::from_secs(5), "took {:?} to stop", sent.elapsed());
+    assert_eq!(read_json(&out)["status"], "interrupted");
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}

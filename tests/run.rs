@@ -62,7 +62,8 @@ fn small_matrix_writes_every_field_and_verifies() {
             assert!(0.0 < p50 && p50 <= p95 && p95 <= p99 && p99 <= max, "{lat}");
             assert!(!rep["histogram"].as_str().unwrap().is_empty());
             assert!(rep["client_cpu_s"].as_f64().unwrap() > 0.0);
-            assert!(rep["timeline"].is_array());
+            let timeline: u64 = rep["timeline"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum();
+            assert_eq!(timeline, rep["transactions"].as_u64().unwrap());
             assert!(!rep["engine_version"].as_str().unwrap().is_empty());
             assert!(!rep["started_at"].as_str().unwrap().is_empty());
         }

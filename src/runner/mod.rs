@@ -167,7 +167,7 @@ fn summarize(
     let mut timeline: Vec<u64> = Vec::new();
     let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);
     let mut last_end = None;
-    let mut gave_up = None;
+    let mut gave_up: Option<String> = None;
     for r in &reports {
         hist.add(&r.hist).map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
         measured += r.measured;
@@ -183,7 +183,7 @@ fn summarize(
             *t += n;
         }
         if r.gave_up && gave_up.is_none() {
-            gave_up = r.first_error.clone();
+            gave_up = r.first_error.as_ref().map(|e| format!("a client gave up after repeated errors: {e}"));
         }
     }
     // Counting transactions, the measurement ends with the last one (not at the next
@@ -195,6 +195,10 @@ fn summarize(
     let duration_s = end.saturating_duration_since(m.start).as_secs_f64();
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
     let verify = cell.workload.verify(&mut instance.connect()?, committed, opts)?;
+    if gave_up.is_none() && measured == 0 {
+        let why = first_error.as_deref().map_or(String::new(), |e| format!("; first error: {e}"));
+        gave_up = Some(format!("no transaction completed in the measured time ({retries} conflicts retried{why})"));
+    }
     let status = match (&gave_up, verify.ok) {
         (Some(_), _) => RepeatStatus::Failed,
         (None, false) => RepeatStatus::VerifyFailed,
@@ -203,7 +207,7 @@ fn summarize(
     Ok(RepeatResult {
         repeat,
         status,
-        error: gave_up.map(|e| format!("a client gave up after repeated errors: {e}")).or(first_error),
+        error: gave_up.or(first_error),
         started_at: String::new(),
         engine_version: instance.version(),
         settings: instance.settings(),

@@ -150,11 +150,13 @@ pub fn run(
                 Err(TxError::Retry) => {
                     tx.abort();
                     attempt += 1;
-                    r.retries += u64::from(measuring);
                     let now = Instant::now();
                     tick(now);
-                    if ctl.phase.load(Ordering::Acquire) == STOP {
-                        break Err(None);
+                    // Counted by the phase now: a conflict that lasts into the measured
+                    // window is contention in the measured window.
+                    match ctl.phase.load(Ordering::Acquire) {
+                        STOP => break Err(None),
+                        p => r.retries += u64::from(p == MEASURE),
                     }
                     if now - start > PATIENCE {
                         break Err(Some(format!(
