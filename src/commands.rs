@@ -154,15 +154,15 @@ fn engines(a: EnginesArgs) -> Result<i32> {
     signals::install();
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     signals::check()?;
-    let engines: Vec<_> = engine::all()
+    let engines: Vec<EngineInfo> = engine::all()
         .iter()
         .map(|e| {
-            let (ok, version) = match e.version() {
+            let (usable, version) = match e.version() {
                 Ok(v) => (true, v),
                 Err(err) => (false, err.to_string()),
             };
-            serde_json::json!({"engine": e.name(), "usable": ok, "version": version,
-                "interface": format!("{:?}", e.interface()).to_lowercase(), "settings": e.setting_keys()})
+            let interface = format!("{:?}", e.interface()).to_lowercase();
+            EngineInfo { engine: e.name(), usable, version, interface, settings: e.setting_keys() }
         })
         .collect();
     let locs = [&locations.disk, &locations.ram];
@@ -180,10 +180,8 @@ fn engines(a: EnginesArgs) -> Result<i32> {
         "settings for --set",
     ]);
     for e in &engines {
-        let usable = if e["usable"] == true { "yes" } else { "no" };
-        let keys: Vec<_> = e["settings"].as_array().into_iter().flatten().filter_map(|k| k.as_str()).collect();
-        let text = |k: &str| e[k].as_str().unwrap_or_default().to_string();
-        t.add_row([text("engine"), usable.into(), text("version"), text("interface"), keys.join(", ")]);
+        let usable = if e.usable { "yes" } else { "no" };
+        t.add_row([e.engine, usable, &e.version, &e.interface, &e.settings.join(", ")]);
     }
     println!("{t}");
     let mut t = comfy_table::Table::new();
@@ -214,6 +212,16 @@ fn engines(a: EnginesArgs) -> Result<i32> {
         println!("(a disk fsync far above a ram one is what makes ram profiles faster for commit-heavy workloads)");
     }
     Ok(0)
+}
+
+/// What `dbrace engines` says of one engine.
+#[derive(serde::Serialize)]
+struct EngineInfo {
+    engine: &'static str,
+    usable: bool,
+    version: String,
+    interface: String,
+    settings: &'static [&'static str],
 }
 
 fn gib(b: u64) -> String {
