@@ -6,11 +6,15 @@ use common::{Sandbox, read_json};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-fn spawn(sb: &Sandbox, out: &std::path::Path) -> Child {
+/// A long matrix, unless `args` says otherwise.
+const LONG: &[&str] =
+    &["-e", "sqlite", "-p", "disk,ram", "-w", "insert-commit,tpcb", "-T", "0.5s", "--warmup", "0s", "-r", "50"];
+
+fn spawn(sb: &Sandbox, out: &std::path::Path, args: &[&str]) -> Child {
     Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
         .env("XDG_CACHE_HOME", sb.cache.path())
-        .args(["run", "-q", "--engine", "sqlite", "--profile", "disk,ram", "--workload", "insert-commit,tpcb"])
-        .args(["--duration", "0.5s", "--warmup", "0s", "--repeat", "50", "--out", out.to_str().unwrap()])
+        .args(["run", "-q", "--out", out.to_str().unwrap()])
+        .args(args)
         .arg("--disk-dir")
         .arg(sb.disk.path())
         .arg("--ram-dir")
@@ -42,7 +46,7 @@ fn finished_repeats(out: &std::path::Path) -> usize {
 fn interrupted_by(signal: i32, code: i32) {
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    let mut child = spawn(&sb, &out);
+    let mut child = spawn(&sb, &out, LONG);
     wait_for("two finished repeats", || finished_repeats(&out) >= 2);
     // Signal while a cell is in flight, so teardown is exercised.
     wait_for("a data directory", || !sb.leftovers().is_empty());
@@ -77,7 +81,7 @@ fn sigterm_keeps_finished_cells_and_removes_data() {
 fn data_left_by_sigkill_is_reaped_by_the_next_run() {
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    let mut child = spawn(&sb, &out);
+    let mut child = spawn(&sb, &out, LONG);
     wait_for("a data directory", || !sb.leftovers().is_empty());
     child.kill().unwrap();
     child.wait().unwrap();
@@ -94,16 +98,7 @@ fn data_left_by_sigkill_is_reaped_by_the_next_run() {
 fn ctrl_c_during_a_large_load_stops_promptly() {
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
-        .env("XDG_CACHE_HOME", sb.cache.path())
-        .args(["run", "-q", "-e", "sqlite", "-p", "ram", "-w", "tpcb", "--scale", "40", "--out", out.to_str().unwrap()])
-        .arg("--disk-dir")
-        .arg(sb.disk.path())
-        .arg("--ram-dir")
-        .arg(sb.ram.path())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&sb, &out, &["-e", "sqlite", "-p", "ram", "-w", "tpcb", "--scale", "40"]);
     wait_for("the load to start", || !sb.leftovers().is_empty());
     std::thread::sleep(Duration::from_millis(300));
     let sent = Instant::now();
