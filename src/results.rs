@@ -153,6 +153,32 @@ pub struct RepeatResult {
     pub verify: Option<Verdict>,
 }
 
+impl RepeatResult {
+    /// A repeat that could not be measured, and why.
+    pub fn failed(repeat: u32, error: String, started_at: String, engine_version: String) -> RepeatResult {
+        RepeatResult {
+            repeat,
+            status: RepeatStatus::Failed,
+            error: Some(error),
+            started_at,
+            engine_version,
+            settings: BTreeMap::new(),
+            load_s: 0.0,
+            transactions: 0,
+            warmup_transactions: 0,
+            errors: 0,
+            retries: 0,
+            duration_s: 0.0,
+            tps: 0.0,
+            latency_ms: Latency::default(),
+            histogram: String::new(),
+            timeline: Vec::new(),
+            client_cpu_s: 0.0,
+            verify: None,
+        }
+    }
+}
+
 /// Latency figures in milliseconds.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct Latency {

@@ -47,10 +47,7 @@ pub fn preflight(plan: &crate::plan::Plan, locations: &Locations) -> Result<()> 
             continue;
         }
         seen.push(key);
-        let dir = match c.engine.needs_data_dir(&c.profile) {
-            true => Some(DataDir::create(&locations.get(c.profile.location).path)?),
-            false => None,
-        };
+        let dir = data_dir(c, locations)?;
         c.engine.launch(&c.profile, dir.as_ref()).map(drop).map_err(|e| match e {
             Error::Run(m) if !c.profile.settings.is_empty() => {
                 Error::Input(format!("{m}; check the values given with --set"))
@@ -71,30 +68,24 @@ pub fn run_repeat(
     progress: Progress,
 ) -> Result<RepeatResult> {
     let started_at = now_rfc3339();
-    match measure(cell, repeat, s, locations, progress) {
-        // A failure caused by the signal (a load cut short) is the signal, not a failed cell.
-        Err(Error::Run(_)) if signals::pending().is_some() => Err(Error::Interrupted(signals::pending().unwrap_or(0))),
-        Err(Error::Run(msg)) => Ok(RepeatResult {
-            repeat,
-            status: RepeatStatus::Failed,
-            error: Some(msg),
-            started_at,
-            engine_version: cell.engine.version().unwrap_or_default(),
-            settings: Default::default(),
-            load_s: 0.0,
-            transactions: 0,
-            warmup_transactions: 0,
-            errors: 0,
-            retries: 0,
-            duration_s: 0.0,
-            tps: 0.0,
-            latency_ms: Latency::default(),
-            histogram: String::new(),
-            timeline: Vec::new(),
-            client_cpu_s: 0.0,
-            verify: None,
-        }),
+    let r = measure(cell, repeat, s, locations, progress);
+    // A failure caused by the signal (a load cut short) is the signal, not a failed cell.
+    if let (Err(Error::Run(_)), Some(sig)) = (&r, signals::pending()) {
+        return Err(Error::Interrupted(sig));
+    }
+    match r {
+        Err(Error::Run(msg)) => {
+            Ok(RepeatResult::failed(repeat, msg, started_at, cell.engine.version().unwrap_or_default()))
+        }
         other => other.map(|r| RepeatResult { started_at, ..r }),
+    }
+}
+
+/// A fresh data directory in the cell's location, if its engine keeps files.
+fn data_dir(cell: &Cell, locations: &Locations) -> Result<Option<DataDir>> {
+    match cell.engine.needs_data_dir(&cell.profile) {
+        true => DataDir::create(&locations.get(cell.profile.location).path).map(Some),
+        false => Ok(None),
     }
 }
 
@@ -103,10 +94,7 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     let bar = progress.bar(&label, s.transactions.map_or(1000, |t| t * u64::from(cell.clients)));
     bar.set_message("loading");
     // Declared first so it is dropped last: connections and the instance go before the files.
-    let dir = match cell.engine.needs_data_dir(&cell.profile) {
-        true => Some(DataDir::create(&locations.get(cell.profile.location).path)?),
-        false => None,
-    };
+    let dir = data_dir(cell, locations)?;
     let instance = cell.engine.launch(&cell.profile, dir.as_ref())?;
     let load_start = Instant::now();
     // Loading has its own connection, closed before clients start: an idle extra
@@ -152,7 +140,6 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     summarize(cell, repeat, &*instance, reports, m, load_s, s)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn summarize(
     cell: &Cell,
     repeat: u32,
@@ -167,7 +154,7 @@ fn summarize(
     let mut timeline: Vec<u64> = Vec::new();
     let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);
     let mut last_end = None;
-    let mut gave_up: Option<String> = None;
+    let mut failure: Option<String> = None;
     for r in &reports {
         hist.add(&r.hist).map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
         measured += r.measured;
@@ -182,8 +169,8 @@ fn summarize(
         for (t, n) in timeline.iter_mut().zip(&r.timeline) {
             *t += n;
         }
-        if r.gave_up && gave_up.is_none() {
-            gave_up = r.first_error.as_ref().map(|e| format!("a client gave up after repeated errors: {e}"));
+        if r.gave_up && failure.is_none() {
+            failure = r.first_error.as_ref().map(|e| format!("a client gave up after repeated errors: {e}"));
         }
     }
     // Counting transactions, the measurement ends with the last one (not at the next
@@ -195,11 +182,11 @@ fn summarize(
     let duration_s = end.saturating_duration_since(m.start).as_secs_f64();
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
     let verify = cell.workload.verify(&mut instance.connect()?, committed, opts)?;
-    if gave_up.is_none() && measured == 0 {
+    if failure.is_none() && measured == 0 {
         let why = first_error.as_deref().map_or(String::new(), |e| format!("; first error: {e}"));
-        gave_up = Some(format!("no transaction completed in the measured time ({retries} conflicts retried{why})"));
+        failure = Some(format!("no transaction completed in the measured time ({retries} conflicts retried{why})"));
     }
-    let status = match (&gave_up, verify.ok) {
+    let status = match (&failure, verify.ok) {
         (Some(_), _) => RepeatStatus::Failed,
         (None, false) => RepeatStatus::VerifyFailed,
         (None, true) => RepeatStatus::Ok,
@@ -207,7 +194,7 @@ fn summarize(
     Ok(RepeatResult {
         repeat,
         status,
-        error: gave_up.or(first_error),
+        error: failure.or(first_error),
         started_at: String::new(),
         engine_version: instance.version(),
         settings: instance.settings(),
