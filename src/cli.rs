@@ -68,6 +68,10 @@ pub struct RunArgs {
     /// pgbench scale: 100,000 accounts per unit
     #[arg(long, short = 's', value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_scale)]
     pub scale: u32,
+    /// An existing server to run against instead of a throwaway one, e.g.
+    /// postgres://USER:PASSWORD@HOST:PORT/DB (the password never appears in output)
+    #[arg(long, value_name = "URL")]
+    pub url: Vec<String>,
     /// Raw engine setting, repeatable: KEY=VALUE, or ENGINE.KEY=VALUE for one engine
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,

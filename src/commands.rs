@@ -31,6 +31,7 @@ fn run(a: RunArgs) -> Result<i32> {
         clients: a.clients.clone(),
         sets: a.set.clone(),
         baseline: a.baseline.clone(),
+        urls: a.url.clone(),
     })?;
     let out = match &a.out {
         Some(p) => p.clone(),
@@ -71,7 +72,8 @@ fn run(a: RunArgs) -> Result<i32> {
         status: RunStatus::Running,
         started_at: now_rfc3339(),
         finished_at: None,
-        command: std::env::args().collect(),
+        // Passwords in URLs stay out of the results file.
+        command: std::env::args().map(|a| crate::engine::postgres::conninfo::redact(&a)).collect(),
         host: Host::detect(),
         locations: vec![locations.disk.clone(), locations.ram.clone()],
         options: RunOptions {
@@ -119,7 +121,7 @@ fn check_space(plan: &plan::Plan, locations: &Locations, opts: &WorkloadOptions)
     for c in &plan.cells {
         let need = c.workload.estimated_bytes(opts);
         let loc = locations.get(c.profile.location);
-        if c.engine.needs_data_dir(&c.profile) && need > loc.free_bytes {
+        if c.engine.needs_data_dir(&c.profile, &c.target) && need > loc.free_bytes {
             return Err(bad_input!(
                 "{} at scale {} needs about {} in {} ({}), which has {} free; lower --scale or choose another {} location",
                 c.workload.name(),

@@ -1,6 +1,6 @@
 //! Flags -> the matrix of cells a run measures.
 
-use crate::engine::{self, Engine};
+use crate::engine::{self, Engine, Target};
 use crate::error::Result;
 use crate::profile::{self, Profile};
 use crate::workload::{self, Workload};
@@ -15,6 +15,8 @@ pub struct Cell {
     pub workload: &'static dyn Workload,
     /// Concurrent clients, a connection each.
     pub clients: u32,
+    /// How the engine is reached.
+    pub target: Target,
 }
 
 impl Cell {
@@ -39,6 +41,8 @@ pub struct Request {
     pub sets: Vec<String>,
     /// `PROFILE` or `ENGINE:PROFILE`.
     pub baseline: Option<String>,
+    /// URLs of existing servers; each goes to the engine of its scheme.
+    pub urls: Vec<String>,
 }
 
 /// The validated matrix.
@@ -86,6 +90,7 @@ pub fn build(req: &Request) -> Result<Plan> {
         return Err(bad_input!("no client count given; use --clients N"));
     }
     let sets = parse_sets(&req.sets, &engines)?;
+    let targets = targets(&req.urls, &engines)?;
 
     for w in &workloads {
         if !engines.iter().any(|e| w.supports(e.interface())) {
@@ -100,6 +105,7 @@ pub fn build(req: &Request) -> Result<Plan> {
     }
     let mut cells: Vec<Cell> = Vec::new();
     let mut skipped = Vec::new();
+    let mut refused = std::collections::HashMap::new();
     for w in &workloads {
         for &clients in &req.clients {
             for e in &engines {
@@ -116,7 +122,17 @@ pub fn build(req: &Request) -> Result<Plan> {
                         .filter(|(en, _, _)| en == e.name())
                         .map(|(_, k, v)| (k.clone(), v.clone()))
                         .collect();
-                    let cell = Cell { engine: *e, profile, workload: *w, clients };
+                    let target = targets(e.name());
+                    if let Err(err) = e.check(&profile, &target) {
+                        // Profiles the user named must all run; defaults adapt to the target.
+                        if !req.profiles.is_empty() {
+                            return Err(err);
+                        }
+                        skipped.push(format!("{} × {}: not applicable to its target", e.name(), profile.name));
+                        refused.entry(e.name()).or_insert(err);
+                        continue;
+                    }
+                    let cell = Cell { engine: *e, profile, workload: *w, clients, target };
                     if !cells.iter().any(|c| c.id() == cell.id()) {
                         cells.push(cell);
                     }
@@ -125,6 +141,13 @@ pub fn build(req: &Request) -> Result<Plan> {
         }
     }
     skipped.dedup();
+    for e in &engines {
+        if !cells.iter().any(|c| c.engine.name() == e.name())
+            && let Some(err) = refused.remove(e.name())
+        {
+            return Err(err);
+        }
+    }
     // The first profile asked for, unless no cell runs it (memory runs only `unlogged`).
     let baseline = req.baseline.clone().unwrap_or_else(|| {
         let first = &profiles[0].name;
@@ -138,6 +161,28 @@ pub fn build(req: &Request) -> Result<Plan> {
 
 fn names<T>(xs: &[T], f: impl Fn(&T) -> &str) -> String {
     xs.iter().map(f).collect::<Vec<_>>().join(", ")
+}
+
+/// Bind each `--url` to the engine of its scheme; engines without one are managed.
+fn targets(urls: &[String], engines: &[&'static dyn Engine]) -> Result<impl Fn(&str) -> Target> {
+    let mut bound: Vec<(&'static str, String)> = Vec::new();
+    for url in urls {
+        let scheme = url.split("://").next().unwrap_or_default();
+        let Some(e) = engine::all().iter().find(|e| e.url_schemes().contains(&scheme)) else {
+            let redacted = crate::engine::postgres::conninfo::redact(url);
+            return Err(bad_input!("--url {redacted}: no engine speaks '{scheme}://'; use postgres://…"));
+        };
+        if !engines.iter().any(|x| x.name() == e.name()) {
+            return Err(bad_input!("--url is for {}, which is not in this run; add --engine {}", e.name(), e.name()));
+        }
+        if bound.iter().any(|(n, _)| *n == e.name()) {
+            return Err(bad_input!("two --url values for {}; give one", e.name()));
+        }
+        bound.push((e.name(), url.clone()));
+    }
+    Ok(move |name: &str| {
+        bound.iter().find(|(n, _)| *n == name).map_or(Target::Managed, |(_, u)| Target::Url(u.clone()))
+    })
 }
 
 /// Parse `--set` values into (engine, key, value), each key known to its engine.

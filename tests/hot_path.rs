@@ -2,7 +2,7 @@
 //! client, driven as the runner drives them, under a counting global allocator. (SQLite's
 //! own memory is SQLite's measured work and does not pass through Rust's allocator.)
 
-use dbrace::engine::{Engine, sqlite::Sqlite};
+use dbrace::engine::{Engine, Target, sqlite::Sqlite};
 use dbrace::instance::DataDir;
 use dbrace::profile::Profile;
 use dbrace::runner::worker::{self, Control, MEASURE};
@@ -33,7 +33,7 @@ static A: Counting = Counting;
 /// Rust allocations made by `n` measured transactions, setup excluded.
 fn allocations(w: &dyn Workload, n: u64) -> u64 {
     let dir = DataDir::create(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
-    let inst = Sqlite.launch(&Profile::builtin("nosync").unwrap(), Some(&dir)).unwrap();
+    let inst = Sqlite.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, Some(&dir)).unwrap();
     let opts = WorkloadOptions { scale: 1 };
     let mut setup = inst.connect().unwrap();
     w.prepare(&mut setup, &opts).unwrap();

@@ -1,7 +1,7 @@
 //! An in-process store: a sharded hash map behind mutexes. No server, no I/O, no
 //! durability; the upper bound a real engine is compared to.
 
-use super::{Connection, Engine, Instance, Interface, KvClient, TxResult};
+use super::{Connection, Engine, Instance, Interface, KvClient, Target, TxResult};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::profile::{Durability, LocationKind, Profile};
@@ -37,10 +37,10 @@ impl Engine for Memory {
     fn setting_keys(&self) -> &'static [&'static str] {
         &[]
     }
-    fn needs_data_dir(&self, _profile: &Profile) -> bool {
+    fn needs_data_dir(&self, _profile: &Profile, _target: &Target) -> bool {
         false
     }
-    fn launch(&self, _profile: &Profile, _dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
+    fn launch(&self, _profile: &Profile, _target: &Target, _dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
         let shards = (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect();
         Ok(Box::new(MemoryInstance { store: Arc::new(shards) }))
     }

@@ -2,6 +2,7 @@
 //! its settings back, and hands out clients. It never knows a workload's tables.
 
 pub mod memory;
+pub mod postgres;
 pub mod sqlite;
 
 use crate::error::Result;
@@ -16,6 +17,15 @@ pub enum Interface {
     Sql,
     /// Key-value operations.
     Kv,
+}
+
+/// How an engine is reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// dbrace starts (or opens) a throwaway instance itself.
+    Managed,
+    /// An existing server at this URL.
+    Url(String),
 }
 
 /// A database product dbrace can race.
@@ -36,10 +46,18 @@ pub trait Engine: Sync {
     fn knows_setting(&self, key: &str) -> bool {
         self.setting_keys().contains(&key)
     }
+    /// URL schemes `--url` may give for this engine (none: managed only).
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Refuse, before anything starts, a profile this engine cannot run on `target`.
+    fn check(&self, _profile: &Profile, _target: &Target) -> Result<()> {
+        Ok(())
+    }
     /// Whether this engine keeps files in a data directory (memory and in-memory modes do not).
-    fn needs_data_dir(&self, profile: &Profile) -> bool;
-    /// Start or open a fresh instance for `profile`, its files in `dir`.
-    fn launch(&self, profile: &Profile, dir: Option<&DataDir>) -> Result<Box<dyn Instance>>;
+    fn needs_data_dir(&self, profile: &Profile, target: &Target) -> bool;
+    /// Start or open a fresh instance for `profile` on `target`, its files in `dir`.
+    fn launch(&self, profile: &Profile, target: &Target, dir: Option<&DataDir>) -> Result<Box<dyn Instance>>;
 }
 
 /// A running instance of an engine, fresh for one cell and repeat.
@@ -145,7 +163,7 @@ pub trait KvClient: Send {
 
 /// Every engine dbrace knows, in the order `dbrace engines` lists them.
 pub fn all() -> &'static [&'static dyn Engine] {
-    &[&sqlite::Sqlite, &memory::Memory]
+    &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres]
 }
 
 /// Look an engine up by name.

@@ -1,7 +1,7 @@
 //! SQLite, embedded (bundled): a database file in the profile's location, WAL, and
 //! durability mapped to `synchronous`; `unlogged` is a shared in-memory database.
 
-use super::{Connection, Datum, Engine, Instance, Interface, Param, SqlClient, Stmt, TxError, TxResult};
+use super::{Connection, Datum, Engine, Instance, Interface, Param, SqlClient, Stmt, Target, TxError, TxResult};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::profile::{Durability, Profile};
@@ -48,7 +48,7 @@ impl Engine for Sqlite {
     fn setting_keys(&self) -> &'static [&'static str] {
         SETTINGS
     }
-    fn needs_data_dir(&self, profile: &Profile) -> bool {
+    fn needs_data_dir(&self, profile: &Profile, _target: &Target) -> bool {
         !profile.unlogged
     }
     /// `unlogged` is an in-memory database: in RAM, nothing to sync.
@@ -60,7 +60,7 @@ impl Engine for Sqlite {
         }
         Some(p)
     }
-    fn launch(&self, profile: &Profile, dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
+    fn launch(&self, profile: &Profile, _target: &Target, dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let target = match (profile.unlogged, dir) {
             // memdb is shared by every connection in this process that names it.
@@ -339,7 +339,7 @@ mod tests {
         let p = Profile::builtin(profile).unwrap();
         let base = tempfile::tempdir().unwrap();
         let dir = if p.unlogged { None } else { Some(DataDir::create(base.path()).unwrap()) };
-        Sqlite.launch(&p, dir.as_ref()).unwrap().settings()
+        Sqlite.launch(&p, &Target::Managed, dir.as_ref()).unwrap().settings()
     }
 
     #[test]
@@ -366,7 +366,7 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let dd = DataDir::create(dir.path()).unwrap();
-        let s = Sqlite.launch(&p, Some(&dd)).unwrap().settings();
+        let s = Sqlite.launch(&p, &Target::Managed, Some(&dd)).unwrap().settings();
         assert_eq!((s["page_size"].as_str(), s["synchronous"].as_str()), ("8192", "0"));
     }
 

@@ -48,7 +48,7 @@ pub fn preflight(plan: &crate::plan::Plan, locations: &Locations) -> Result<()> 
         }
         seen.push(key);
         let dir = data_dir(c, locations)?;
-        c.engine.launch(&c.profile, dir.as_ref()).map(drop).map_err(|e| match e {
+        c.engine.launch(&c.profile, &c.target, dir.as_ref()).map(drop).map_err(|e| match e {
             Error::Run(m) if !c.profile.settings.is_empty() => {
                 Error::Input(format!("{m}; check the values given with --set"))
             }
@@ -83,7 +83,7 @@ pub fn run_repeat(
 
 /// A fresh data directory in the cell's location, if its engine keeps files.
 fn data_dir(cell: &Cell, locations: &Locations) -> Result<Option<DataDir>> {
-    match cell.engine.needs_data_dir(&cell.profile) {
+    match cell.engine.needs_data_dir(&cell.profile, &cell.target) {
         true => DataDir::create(&locations.get(cell.profile.location).path).map(Some),
         false => Ok(None),
     }
@@ -95,7 +95,7 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     bar.set_message("loading");
     // Declared first so it is dropped last: connections and the instance go before the files.
     let dir = data_dir(cell, locations)?;
-    let instance = cell.engine.launch(&cell.profile, dir.as_ref())?;
+    let instance = cell.engine.launch(&cell.profile, &cell.target, dir.as_ref())?;
     let load_start = Instant::now();
     // Loading has its own connection, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).

@@ -1,0 +1,496 @@
+//! A small synchronous PostgreSQL client on the wire protocol (postgres-protocol encodes
+//! the frontend messages; backend messages are read in place). Statements are prepared
+//! once; each execution is one write (Bind, Execute, Sync) and reads into reused
+//! buffers, so the measured path allocates nothing. Parameters and results use the text
+//! format, as pgbench does.
+
+use super::conninfo::ConnInfo;
+use crate::engine::{Datum, Param, SqlClient, Stmt, TxError, TxResult};
+use bytes::BytesMut;
+use postgres_protocol::IsNull;
+use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
+use postgres_protocol::message::frontend;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::net::UnixStream;
+
+enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    fn io(&mut self) -> &mut dyn ReadWrite {
+        match self {
+            Stream::Tcp(s) => s,
+            Stream::Unix(s) => s,
+        }
+    }
+}
+
+trait ReadWrite: Read + Write {}
+impl<T: Read + Write> ReadWrite for T {}
+
+/// Why a connection could not be made: the caller decides whose fault that is.
+#[derive(Debug)]
+pub enum ConnectError {
+    /// The server is not there (refused, no socket file, unknown host).
+    Unreachable(String),
+    /// The server said no (authentication, unknown database or role).
+    Refused(String),
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectError::Unreachable(m) | ConnectError::Refused(m) => f.write_str(m),
+        }
+    }
+}
+
+/// One connection.
+pub struct PgClient {
+    stream: Stream,
+    wbuf: BytesMut,
+    rbuf: Vec<u8>,
+    rpos: usize,
+    rend: usize,
+    /// Transaction status from the last ReadyForQuery: b'I', b'T' or b'E'.
+    status: u8,
+    statements: usize,
+    unlogged: bool,
+    /// The server's version, from its ParameterStatus at startup.
+    pub server_version: String,
+}
+
+/// A server error: SQLSTATE and message.
+struct ServerError {
+    code: [u8; 5],
+    message: String,
+}
+
+impl PgClient {
+    /// Connect and authenticate; `unlogged` makes `create_table` create UNLOGGED tables.
+    pub fn connect(info: &ConnInfo, unlogged: bool) -> Result<PgClient, ConnectError> {
+        let where_ = info.redacted();
+        let stream = if info.host.starts_with('/') {
+            let path = format!("{}/.s.PGSQL.{}", info.host, info.port);
+            Stream::Unix(
+                UnixStream::connect(&path)
+                    .map_err(|e| ConnectError::Unreachable(format!("cannot connect to {where_} ({path}): {e}")))?,
+            )
+        } else {
+            let s = TcpStream::connect((info.host.as_str(), info.port))
+                .map_err(|e| ConnectError::Unreachable(format!("cannot connect to {where_}: {e}")))?;
+            let _ = s.set_nodelay(true);
+            Stream::Tcp(s)
+        };
+        let mut c = PgClient {
+            stream,
+            wbuf: BytesMut::with_capacity(8192),
+            rbuf: vec![0; 64 * 1024],
+            rpos: 0,
+            rend: 0,
+            status: b'I',
+            statements: 0,
+            unlogged,
+            server_version: String::new(),
+        };
+        c.startup(info).map_err(|e| match e {
+            StartupError::Io(e) => ConnectError::Unreachable(format!("lost the connection to {where_}: {e}")),
+            StartupError::Server(m) => ConnectError::Refused(format!("{where_}: {m}")),
+        })?;
+        Ok(c)
+    }
+
+    fn startup(&mut self, info: &ConnInfo) -> Result<(), StartupError> {
+        let params = [
+            ("user", info.user.as_str()),
+            ("database", info.database.as_str()),
+            ("application_name", "dbrace"),
+            ("client_encoding", "UTF8"),
+        ];
+        frontend::startup_message(params.iter().copied(), &mut self.wbuf)?;
+        self.flush()?;
+        let password = || {
+            info.password.as_deref().ok_or_else(|| {
+                StartupError::Server(
+                    "the server asks for a password; put it in the URL (postgres://USER:PASSWORD@…)".into(),
+                )
+            })
+        };
+        let mut scram: Option<ScramSha256> = None;
+        loop {
+            let (tag, body) = self.read_message()?;
+            match tag {
+                b'R' => {
+                    let body = self.rbuf[body].to_vec();
+                    let code = i32::from_be_bytes([body[0], body[1], body[2], body[3]]);
+                    match code {
+                        0 => {}
+                        3 => frontend::password_message(password()?.as_bytes(), &mut self.wbuf)?,
+                        5 => {
+                            let salt = [body[4], body[5], body[6], body[7]];
+                            let hash = postgres_protocol::authentication::md5_hash(
+                                info.user.as_bytes(),
+                                password()?.as_bytes(),
+                                salt,
+                            );
+                            frontend::password_message(hash.as_bytes(), &mut self.wbuf)?;
+                        }
+                        10 => {
+                            let s = ScramSha256::new(password()?.as_bytes(), ChannelBinding::unsupported());
+                            frontend::sasl_initial_response("SCRAM-SHA-256", s.message(), &mut self.wbuf)?;
+                            scram = Some(s);
+                        }
+                        11 | 12 => {
+                            let s =
+                                scram.as_mut().ok_or_else(|| StartupError::Server("unexpected SASL message".into()))?;
+                            if code == 11 {
+                                s.update(&body[4..])?;
+                                frontend::sasl_response(s.message(), &mut self.wbuf)?;
+                            } else {
+                                s.finish(&body[4..])?;
+                            }
+                        }
+                        other => {
+                            return Err(StartupError::Server(format!("unsupported authentication method {other}")));
+                        }
+                    }
+                    self.flush()?;
+                }
+                b'S' => {
+                    let mut parts = self.rbuf[body].split(|b| *b == 0);
+                    if parts.next() == Some(b"server_version") {
+                        self.server_version = String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned();
+                    }
+                }
+                b'E' => return Err(StartupError::Server(self.error(body).message)),
+                b'Z' => return Ok(()),
+                _ => {}
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.io().write_all(&self.wbuf)?;
+        self.wbuf.clear();
+        Ok(())
+    }
+
+    /// The next backend message: its tag and the range of its body in `rbuf`.
+    fn read_message(&mut self) -> std::io::Result<(u8, std::ops::Range<usize>)> {
+        loop {
+            let avail = self.rend - self.rpos;
+            if avail >= 5 {
+                let h = &self.rbuf[self.rpos..];
+                let len = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
+                if avail > len {
+                    let tag = h[0];
+                    let start = self.rpos + 5;
+                    self.rpos += 1 + len;
+                    return Ok((tag, start..self.rpos));
+                }
+                if 1 + len > self.rbuf.len() {
+                    // A message larger than the buffer: grow once (setup and verify only).
+                    self.rbuf.resize(1 + len, 0);
+                }
+            }
+            if self.rpos > 0 {
+                self.rbuf.copy_within(self.rpos..self.rend, 0);
+                self.rend -= self.rpos;
+                self.rpos = 0;
+            }
+            let n = self.stream.io().read(&mut self.rbuf[self.rend..])?;
+            if n == 0 {
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the server closed the connection"));
+            }
+            self.rend += n;
+        }
+    }
+
+    fn error(&self, body: std::ops::Range<usize>) -> ServerError {
+        let mut e = ServerError { code: *b"XX000", message: String::new() };
+        for field in self.rbuf[body].split(|b| *b == 0) {
+            match field.split_first() {
+                Some((b'C', v)) if v.len() == 5 => e.code.copy_from_slice(v),
+                Some((b'M', v)) => e.message = String::from_utf8_lossy(v).into_owned(),
+                _ => {}
+            }
+        }
+        e
+    }
+
+    /// Read up to ReadyForQuery: rows changed and the first column of the first row.
+    fn finish(&mut self) -> TxResult<(u64, Option<i64>)> {
+        let (mut changed, mut value, mut err) = (0, None, None);
+        loop {
+            let (tag, body) = self.read_message().map_err(lost)?;
+            match tag {
+                b'D' if value.is_none() => value = Some(self.first_column(body)),
+                b'C' => changed = rows_changed(&self.rbuf[body]),
+                b'E' => err = err.or(Some(self.error(body))),
+                b'Z' => {
+                    self.status = self.rbuf[body.start];
+                    break;
+                }
+                _ => {}
+            }
+        }
+        match err {
+            None => Ok((changed, value.flatten())),
+            Some(e) if matches!(&e.code, b"40001" | b"40P01") => Err(TxError::Retry),
+            Some(e) => Err(TxError::Fail(format!("postgres: {} ({})", e.message, String::from_utf8_lossy(&e.code)))),
+        }
+    }
+
+    fn first_column(&self, body: std::ops::Range<usize>) -> Option<i64> {
+        let b = &self.rbuf[body];
+        if b.len() < 6 || u16::from_be_bytes([b[0], b[1]]) == 0 {
+            return None;
+        }
+        let len = i32::from_be_bytes([b[2], b[3], b[4], b[5]]);
+        let text = std::str::from_utf8(b.get(6..6 + usize::try_from(len).ok()?)?).ok()?;
+        text.parse().ok()
+    }
+
+    /// The value of a server setting, as SHOW prints it.
+    pub fn show(&mut self, name: &str) -> TxResult<String> {
+        frontend::query(&format!("SHOW {name}"), &mut self.wbuf).map_err(lost)?;
+        self.flush().map_err(lost)?;
+        let (mut value, mut err) = (String::new(), None);
+        loop {
+            let (tag, body) = self.read_message().map_err(lost)?;
+            match tag {
+                b'D' => {
+                    let b = &self.rbuf[body];
+                    value = String::from_utf8_lossy(b.get(6..).unwrap_or_default()).into_owned();
+                }
+                b'E' => err = err.or(Some(self.error(body).message)),
+                b'Z' => break,
+                _ => {}
+            }
+        }
+        err.map_or(Ok(value), |e| Err(TxError::Fail(format!("postgres: {e}"))))
+    }
+
+    fn simple(&mut self, sql: &str) -> TxResult<(u64, Option<i64>)> {
+        frontend::query(sql, &mut self.wbuf).map_err(lost)?;
+        self.flush().map_err(lost)?;
+        self.finish()
+    }
+
+    fn run(&mut self, s: Stmt, params: &[Param]) -> TxResult<(u64, Option<i64>)> {
+        let mut name = [0u8; 12];
+        let name = stmt_name(s, &mut name);
+        frontend::bind(
+            "",
+            name,
+            std::iter::empty(),
+            params.iter(),
+            |p, buf| {
+                use std::fmt::Write as _;
+                match p {
+                    Param::Int(i) => write!(buf, "{i}")?,
+                    Param::Text(t) => buf.extend_from_slice(t.as_bytes()),
+                }
+                Ok(IsNull::No)
+            },
+            std::iter::empty(),
+            &mut self.wbuf,
+        )
+        .map_err(|_| TxError::Fail("postgres: cannot encode parameters".into()))?;
+        frontend::execute("", 0, &mut self.wbuf).map_err(lost)?;
+        frontend::sync(&mut self.wbuf);
+        self.flush().map_err(lost)?;
+        self.finish()
+    }
+}
+
+enum StartupError {
+    Io(std::io::Error),
+    Server(String),
+}
+
+impl From<std::io::Error> for StartupError {
+    fn from(e: std::io::Error) -> Self {
+        StartupError::Io(e)
+    }
+}
+
+fn lost(e: std::io::Error) -> TxError {
+    TxError::Fail(format!("postgres: connection lost: {e}"))
+}
+
+/// "UPDATE 1", "INSERT 0 1", "SELECT 1": the last number.
+fn rows_changed(tag: &[u8]) -> u64 {
+    let tag = tag.strip_suffix(&[0]).unwrap_or(tag);
+    let digits = tag.rsplit(|b| *b == b' ').next().unwrap_or_default();
+    digits.iter().try_fold(0u64, |n, d| d.is_ascii_digit().then(|| n * 10 + u64::from(d - b'0'))).unwrap_or(0)
+}
+
+/// "s<N>" in a stack buffer: statement names without allocation.
+fn stmt_name(s: Stmt, buf: &mut [u8; 12]) -> &str {
+    let mut n = s.0;
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    i -= 1;
+    buf[i] = b's';
+    std::str::from_utf8(&buf[i..]).unwrap_or("s0")
+}
+
+/// `?` placeholders as `$1`, `$2`, … (outside quoted strings).
+fn numbered(sql: &str) -> String {
+    let (mut out, mut n, mut quoted) = (String::with_capacity(sql.len() + 8), 0, false);
+    for ch in sql.chars() {
+        match ch {
+            '\'' => {
+                quoted = !quoted;
+                out.push(ch);
+            }
+            '?' if !quoted => {
+                n += 1;
+                out.push_str(&format!("${n}"));
+            }
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+/// COPY text format: tabs, newlines and backslashes escaped, NULL as \N.
+fn copy_field(d: &Datum, out: &mut Vec<u8>) {
+    match d {
+        Datum::Null => out.extend_from_slice(b"\\N"),
+        Datum::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
+        Datum::Text(t) => {
+            for b in t.bytes() {
+                match b {
+                    b'\\' => out.extend_from_slice(b"\\\\"),
+                    b'\t' => out.extend_from_slice(b"\\t"),
+                    b'\n' => out.extend_from_slice(b"\\n"),
+                    b'\r' => out.extend_from_slice(b"\\r"),
+                    _ => out.push(b),
+                }
+            }
+        }
+    }
+}
+
+impl SqlClient for PgClient {
+    fn create_table(&mut self, name: &str, columns: &str) -> TxResult<()> {
+        let kind = if self.unlogged { "UNLOGGED TABLE" } else { "TABLE" };
+        self.batch(&format!("CREATE {kind} {name} ({columns})"))
+    }
+    fn batch(&mut self, sql: &str) -> TxResult<()> {
+        self.simple(sql).map(drop)
+    }
+    fn prepare(&mut self, sql: &str) -> TxResult<Stmt> {
+        let s = Stmt(self.statements);
+        let mut name = [0u8; 12];
+        let name = stmt_name(s, &mut name).to_string();
+        frontend::parse(&name, &numbered(sql), std::iter::empty(), &mut self.wbuf).map_err(lost)?;
+        frontend::sync(&mut self.wbuf);
+        self.flush().map_err(lost)?;
+        self.finish()?;
+        self.statements += 1;
+        Ok(s)
+    }
+    fn execute(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64> {
+        self.run(stmt, params).map(|r| r.0)
+    }
+    fn query_i64(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<Option<i64>> {
+        self.run(stmt, params).map(|r| r.1)
+    }
+    fn begin(&mut self, _write: bool) -> TxResult<()> {
+        self.simple("BEGIN").map(drop)
+    }
+    fn commit(&mut self) -> TxResult<()> {
+        self.simple("COMMIT").map(drop)
+    }
+    fn rollback(&mut self) {
+        if self.status != b'I' {
+            let _ = self.simple("ROLLBACK");
+        }
+    }
+    fn load(&mut self, table: &str, columns: &[&str], rows: &mut dyn Iterator<Item = Vec<Datum>>) -> TxResult<u64> {
+        frontend::query(&format!("COPY {table} ({}) FROM STDIN", columns.join(", ")), &mut self.wbuf).map_err(lost)?;
+        self.flush().map_err(lost)?;
+        loop {
+            let (tag, body) = self.read_message().map_err(lost)?;
+            match tag {
+                b'G' => break,
+                b'E' => {
+                    let e = self.error(body);
+                    self.finish().ok();
+                    return Err(TxError::Fail(format!("postgres: {}", e.message)));
+                }
+                _ => {}
+            }
+        }
+        let (mut n, mut chunk) = (0u64, Vec::with_capacity(1 << 17));
+        let send = |c: &mut PgClient, chunk: &mut Vec<u8>| -> TxResult<()> {
+            frontend::CopyData::new(&chunk[..]).map_err(lost)?.write(&mut c.wbuf);
+            chunk.clear();
+            c.flush().map_err(lost)
+        };
+        for row in rows {
+            for (i, d) in row.iter().enumerate() {
+                if i > 0 {
+                    chunk.push(b'\t');
+                }
+                copy_field(d, &mut chunk);
+            }
+            chunk.push(b'\n');
+            n += 1;
+            if chunk.len() >= 1 << 16 {
+                send(self, &mut chunk)?;
+            }
+        }
+        if !chunk.is_empty() {
+            send(self, &mut chunk)?;
+        }
+        // Rows stop coming early on Ctrl-C: abandon the COPY rather than commit part of it.
+        if crate::signals::pending().is_some() {
+            frontend::copy_fail("interrupted", &mut self.wbuf).map_err(lost)?;
+        } else {
+            frontend::copy_done(&mut self.wbuf);
+        }
+        self.flush().map_err(lost)?;
+        self.finish()?;
+        Ok(n)
+    }
+}
+
+impl Drop for PgClient {
+    fn drop(&mut self) {
+        frontend::terminate(&mut self.wbuf);
+        let _ = self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_tags_and_names() {
+        assert_eq!(
+            numbered("UPDATE t SET a = a + ? WHERE id = ? AND s = '?'"),
+            "UPDATE t SET a = a + $1 WHERE id = $2 AND s = '?'"
+        );
+        assert_eq!(rows_changed(b"INSERT 0 1\0"), 1);
+        assert_eq!(rows_changed(b"UPDATE 12\0"), 12);
+        assert_eq!(rows_changed(b"BEGIN\0"), 0);
+        let mut b = [0u8; 12];
+        assert_eq!(stmt_name(Stmt(0), &mut b), "s0");
+        assert_eq!(stmt_name(Stmt(123), &mut b), "s123");
+    }
+}

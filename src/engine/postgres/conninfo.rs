@@ -1,0 +1,137 @@
+//! `postgres://user:password@host:port/db?host=/socket/dir`: parsed, and redacted for
+//! anything that is printed or stored.
+
+use crate::error::Result;
+
+/// Where and as whom to connect.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConnInfo {
+    /// A host name or address, or a unix socket directory (starts with '/').
+    pub host: String,
+    /// TCP port, or the socket file's number.
+    pub port: u16,
+    /// Role name.
+    pub user: String,
+    /// Password, if any (never printed).
+    pub password: Option<String>,
+    /// Database name.
+    pub database: String,
+}
+
+impl ConnInfo {
+    /// Parse a `postgres://` or `postgresql://` URL.
+    pub fn parse(url: &str) -> Result<ConnInfo> {
+        let bad = |why: &str| {
+            bad_input!("--url {}: {why}; write postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE", redact(url))
+        };
+        let rest = url
+            .strip_prefix("postgres://")
+            .or_else(|| url.strip_prefix("postgresql://"))
+            .ok_or_else(|| bad("not a postgres:// URL"))?;
+        let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
+        let (userinfo, hostport) = match authority.rsplit_once('@') {
+            Some((u, h)) => (Some(u), h),
+            None => (None, authority),
+        };
+        let (user, password) = match userinfo.map(|u| u.split_once(':').unwrap_or((u, ""))) {
+            Some((u, p)) => (decode(u), (!p.is_empty()).then(|| decode(p))),
+            None => (std::env::var("USER").unwrap_or_else(|_| "postgres".into()), None),
+        };
+        let (mut host, port) = match hostport.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), p.parse::<u16>().map_err(|_| bad("the port is not a number"))?),
+            None => (hostport.to_string(), 5432),
+        };
+        for kv in query.split('&').filter(|s| !s.is_empty()) {
+            match kv.split_once('=') {
+                Some(("host", h)) => host = decode(h),
+                Some(("sslmode", "disable" | "prefer" | "allow")) => {}
+                _ => {
+                    return Err(bad(&format!(
+                        "unsupported parameter '{kv}' (dbrace speaks plain TCP and unix sockets)"
+                    )));
+                }
+            }
+        }
+        if host.is_empty() {
+            host = "/var/run/postgresql".into();
+        }
+        let database = if database.is_empty() { user.clone() } else { decode(database) };
+        Ok(ConnInfo { host, port, user, password, database })
+    }
+
+    /// The same connection to another database.
+    pub fn with_database(&self, database: &str) -> ConnInfo {
+        ConnInfo { database: database.to_string(), ..self.clone() }
+    }
+
+    /// A URL safe to print and store: the password replaced by `***`.
+    pub fn redacted(&self) -> String {
+        let pw = if self.password.is_some() { ":***" } else { "" };
+        if self.host.starts_with('/') {
+            format!("postgres://{}{pw}@/{}?host={}&port={}", self.user, self.database, self.host, self.port)
+        } else {
+            format!("postgres://{}{pw}@{}:{}/{}", self.user, self.host, self.port, self.database)
+        }
+    }
+}
+
+/// Replace a URL's password with `***` without parsing the rest.
+pub fn redact(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else { return url.to_string() };
+    let rest = &url[scheme_end..];
+    let auth_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..auth_end].rsplit_once('@') {
+        Some((userinfo, _)) if userinfo.contains(':') => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{}{user}:***@{}", &url[..scheme_end], &rest[userinfo.len() + 1..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// Percent-decoding for URL parts.
+fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_tcp_and_socket_urls() {
+        let c = ConnInfo::parse("postgres://bob:s%40cret@127.0.0.1:6543/shop").unwrap();
+        assert_eq!((c.host.as_str(), c.port, c.user.as_str(), c.database.as_str()), ("127.0.0.1", 6543, "bob", "shop"));
+        assert_eq!(c.password.as_deref(), Some("s@cret"));
+        assert_eq!(c.redacted(), "postgres://bob:***@127.0.0.1:6543/shop");
+        let c = ConnInfo::parse("postgresql://postgres@/test?host=/var/run/postgresql").unwrap();
+        assert_eq!((c.host.as_str(), c.port, c.password.clone()), ("/var/run/postgresql", 5432, None));
+        assert!(ConnInfo::parse("mysql://x").is_err());
+        assert!(ConnInfo::parse("postgres://a@h:xx/d").is_err());
+        assert!(ConnInfo::parse("postgres://a@h/d?sslmode=require").is_err());
+    }
+
+    #[test]
+    fn redaction_hides_the_password_only() {
+        assert_eq!(redact("postgres://bob:pw@h:1/d"), "postgres://bob:***@h:1/d");
+        assert_eq!(redact("postgres://bob@h/d"), "postgres://bob@h/d");
+        let e = ConnInfo::parse("postgres://bob:hunter2@h:zz/d").unwrap_err().to_string();
+        assert!(!e.contains("hunter2"), "{e}");
+    }
+}
