@@ -28,18 +28,24 @@ pub enum Command {
 /// Where instances keep their data.
 #[derive(Args, Debug, Clone)]
 pub struct LocationArgs {
-    /// Directory for `disk` profiles (must not be tmpfs) [default: ~/.cache/dbrace/data]
+    /// Directory for `disk` profiles (must not be tmpfs) [default: ~/.cache/dbrace/data; as root /var/tmp/dbrace/data]
     #[arg(long, value_name = "DIR")]
     pub disk_dir: Option<PathBuf>,
     /// Directory for `ram` profiles (must be tmpfs) [default: /dev/shm/dbrace]
     #[arg(long, value_name = "DIR")]
     pub ram_dir: Option<PathBuf>,
+    /// As root, run servers that refuse root (PostgreSQL) as this user [default: postgres]
+    #[arg(long, value_name = "USER")]
+    pub run_as: Option<String>,
+    /// Directory of the PostgreSQL server binaries (postgres, initdb) [default: found]
+    #[arg(long, value_name = "DIR")]
+    pub pg_bin: Option<PathBuf>,
 }
 
 /// `dbrace run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Engines, comma-separated: sqlite, memory [default: sqlite,memory]
+    /// Engines, comma-separated: sqlite, memory, postgres [default: sqlite,memory]
     #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST")]
     pub engine: Vec<String>,
     /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged [default: disk,ram,async,nosync,unlogged]

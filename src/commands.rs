@@ -22,8 +22,15 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
     }
 }
 
+/// Record the machine options every command shares.
+fn machine(a: &crate::cli::LocationArgs) {
+    crate::instance::user::choose(a.run_as.clone());
+    crate::engine::postgres::managed::choose_bin_dir(a.pg_bin.clone());
+}
+
 fn run(a: RunArgs) -> Result<i32> {
     signals::install();
+    machine(&a.locations);
     let plan = plan::build(&Request {
         engines: a.engine.clone(),
         profiles: a.profile.clone(),
@@ -154,6 +161,7 @@ fn report_cmd(a: ReportArgs) -> Result<i32> {
 
 fn engines(a: EnginesArgs) -> Result<i32> {
     signals::install();
+    machine(&a.locations);
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     signals::check()?;
     let engines: Vec<EngineInfo> = engine::all()

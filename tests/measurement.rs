@@ -106,8 +106,10 @@ fn engines_lists_engines_and_probed_locations() {
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let names: Vec<_> = v["engines"].as_array().unwrap().iter().map(|e| e["engine"].as_str().unwrap()).collect();
     assert_eq!(names, ["sqlite", "memory", "postgres"]);
-    // Until throwaway servers exist, postgres runs only against --url.
-    assert_eq!(v["engines"][2]["usable"], false);
+    // scripts/test installs PostgreSQL, so its binaries are found; as root it says who runs it.
+    let pg = &v["engines"][2];
+    assert_eq!(pg["usable"], true, "{pg}");
+    assert!(pg["version"].as_str().unwrap().contains("/bin"), "{pg}");
     assert!(v["engines"][0]["version"].as_str().unwrap().starts_with("3."));
     assert_eq!(v["locations"][1]["fs_type"], "tmpfs");
     for l in v["locations"].as_array().unwrap() {

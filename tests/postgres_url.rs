@@ -71,7 +71,7 @@ fn url_mistakes_are_one_line_and_exit_2() {
         (&["-e", "postgres", "--url", "postgres://postgres@127.0.0.1:1/test"], "cannot connect"),
         (&["-e", "postgres", "--url", "postgres://postgres@127.0.0.1:5432/no_such_db_dbrace"], "no_such_db_dbrace"),
         (&["-e", "postgres", "--url", URL, "-p", "ram"], "against --url only disk, async and unlogged"),
-        (&["-e", "postgres"], "--url postgres://"),
+        (&["-e", "postgres", "--pg-bin", "/nonexistent"], "no postgres and initdb there"),
         (&["-e", "sqlite", "--url", URL], "add --engine postgres"),
     ];
     for (args, needle) in cases {

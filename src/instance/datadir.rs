@@ -39,11 +39,17 @@ impl DataDir {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Hand the directory to the user a server runs as.
+    pub fn give_to(&self, user: &crate::instance::user::RunAs) -> Result<()> {
+        std::os::unix::fs::chown(&self.path, Some(user.uid), Some(user.gid))
+            .map_err(|e| failed!("cannot give {} to user {}: {e}", self.path.display(), user.name))
+    }
 }
 
 impl Drop for DataDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        remove_persistently(&self.path);
     }
 }
 
@@ -57,11 +63,44 @@ fn owner_line(pid: u32) -> String {
     format!("{pid} {}", start_time(pid).unwrap_or(0))
 }
 
-/// Process start time in clock ticks since boot (field 22 of /proc/PID/stat).
+/// Start time in clock ticks since boot (field 22 of /proc/PID/stat) of a live process;
+/// None for one that is gone or a zombie (dead, not yet waited for by its new parent).
 fn start_time(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may contain spaces; fields resume after its closing parenthesis.
-    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+    if matches!(fields.next(), Some("Z" | "X")) {
+        return None;
+    }
+    fields.nth(18)?.parse().ok()
+}
+
+/// Kill a server a dead run left in `dir` (normally the parent-death signal already did)
+/// and its children, which share its process group. Pids get reused, so only a group led
+/// by a process that is, or was, that server: its command line names this directory, or it
+/// is a `postgres`/`mariadbd`/`redis-server` zombie that nobody has waited for yet.
+fn kill_server(dir: &Path) {
+    let Ok(pid) = std::fs::read_to_string(dir.join(crate::instance::server::PID_FILE)) else { return };
+    let Ok(pid) = pid.trim().parse::<i32>() else { return };
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let ours = String::from_utf8_lossy(&cmdline).contains(dir.to_string_lossy().as_ref())
+        || (cmdline.is_empty() && ["(postgres)", "(mariadbd)", "(redis-server)"].iter().any(|c| stat.contains(c)));
+    if ours {
+        // SAFETY: signalling the process group of our own leftover server.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+    }
+}
+
+/// Remove a directory whose dying processes may still be writing into it.
+fn remove_persistently(dir: &Path) -> bool {
+    for _ in 0..50 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
 }
 
 fn owner_alive(line: &str) -> bool {
@@ -82,7 +121,11 @@ pub fn reap(location: &Path) -> usize {
         let path = entry.path();
         if name.starts_with(PREFIX) {
             let Ok(line) = std::fs::read_to_string(path.join(MARKER)) else { continue };
-            if !owner_alive(&line) && std::fs::remove_dir_all(&path).is_ok() {
+            if owner_alive(&line) {
+                continue;
+            }
+            kill_server(&path);
+            if remove_persistently(&path) {
                 removed += 1;
             }
         } else if let Some(rest) = name.strip_prefix(SCRATCH_PREFIX) {

@@ -77,8 +77,14 @@ pub fn cache_dir() -> Result<PathBuf> {
     }
 }
 
+/// Where dbrace keeps what servers must reach: root's home is 0700, so as root this is
+/// /var/tmp/dbrace (on disk on Debian and most systems), elsewhere the user's cache dir.
+pub fn shared_dir() -> Result<PathBuf> {
+    if crate::instance::user::is_root() { Ok(PathBuf::from("/var/tmp/dbrace")) } else { cache_dir() }
+}
+
 fn default_disk_dir() -> Result<PathBuf> {
-    Ok(cache_dir()?.join("data"))
+    Ok(shared_dir()?.join("data"))
 }
 
 fn flag(kind: LocationKind) -> &'static str {

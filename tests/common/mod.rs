@@ -17,9 +17,17 @@ pub struct Sandbox {
 impl Sandbox {
     pub fn new() -> Sandbox {
         let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        // As root, servers run as `postgres`, which must reach the data: the checkout may
+        // sit under root's 0700 home, /var/tmp (on disk) does not.
+        let disk_base = if unsafe { libc::geteuid() } == 0 { Path::new("/var/tmp") } else { target };
+        let open = |d: TempDir| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+            d
+        };
         Sandbox {
-            disk: tempfile::Builder::new().prefix("disk-").tempdir_in(target).unwrap(),
-            ram: tempfile::Builder::new().prefix("dbrace-test-ram-").tempdir_in("/dev/shm").unwrap(),
+            disk: open(tempfile::Builder::new().prefix("dbrace-test-disk-").tempdir_in(disk_base).unwrap()),
+            ram: open(tempfile::Builder::new().prefix("dbrace-test-ram-").tempdir_in("/dev/shm").unwrap()),
             cache: tempfile::Builder::new().prefix("cache-").tempdir_in(target).unwrap(),
         }
     }

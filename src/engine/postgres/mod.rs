@@ -1,25 +1,55 @@
-//! PostgreSQL. For now against an existing server (`--url postgres://…`): each cell and
-//! repeat gets a fresh database there, dropped afterwards; profiles that need a restart
-//! or another data directory are refused. Throwaway managed servers come next.
+//! PostgreSQL: throwaway servers dbrace starts from the machine's binaries (managed), or
+//! an existing server (`--url`), where each cell and repeat gets a fresh database and
+//! profiles that need a restart or another data directory are refused.
 
 pub mod client;
 pub mod conninfo;
+pub mod managed;
 
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
 use crate::error::{Error, Result};
 use crate::instance::DataDir;
+use crate::instance::server::Server;
+use crate::instance::user::{self, RunAs};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::{ConnectError, PgClient};
 use conninfo::ConnInfo;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, Once};
 
 /// The PostgreSQL engine.
 pub struct Postgres;
 
 /// Settings always read back and recorded.
-const RECORDED: &[&str] =
-    &["server_version", "synchronous_commit", "fsync", "full_page_writes", "shared_buffers", "wal_level"];
+const RECORDED: &[&str] = &[
+    "server_version",
+    "synchronous_commit",
+    "fsync",
+    "full_page_writes",
+    "shared_buffers",
+    "wal_level",
+    "data_directory",
+];
+
+/// Server settings for a profile's durability.
+fn durability_settings(d: Durability) -> Vec<(String, String)> {
+    let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+    match d {
+        Durability::Durable => vec![kv("fsync", "on"), kv("synchronous_commit", "on"), kv("full_page_writes", "on")],
+        Durability::Async => vec![kv("fsync", "on"), kv("synchronous_commit", "off"), kv("full_page_writes", "on")],
+        Durability::Off => vec![kv("fsync", "off"), kv("synchronous_commit", "off"), kv("full_page_writes", "off")],
+    }
+}
+
+/// `--set` values replace the profile's own.
+fn merged(mut base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String, String)> {
+    for (k, v) in over {
+        base.retain(|(x, _)| x != k);
+        base.push((k.clone(), v.clone()));
+    }
+    base
+}
 
 impl Engine for Postgres {
     fn name(&self) -> &'static str {
@@ -29,10 +59,15 @@ impl Engine for Postgres {
         Interface::Sql
     }
     fn version(&self) -> Result<String> {
-        Err(bad_input!("throwaway PostgreSQL servers are not built yet; run against a server with --url postgres://…"))
+        let b = managed::binaries()?;
+        let who = match user::for_server("PostgreSQL")? {
+            Some(u) => format!(", runs as {}", u.name),
+            None => String::new(),
+        };
+        Ok(format!("{} ({}{who})", b.version, b.dir.display()))
     }
     fn setting_keys(&self) -> &'static [&'static str] {
-        &["any setting SET accepts (per session against --url)"]
+        &["any server setting (postgres -c KEY=VALUE; SET per session against --url)"]
     }
     fn knows_setting(&self, key: &str) -> bool {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
@@ -41,49 +76,95 @@ impl Engine for Postgres {
         &["postgres", "postgresql"]
     }
     fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
-        let Target::Url(url) = target else {
-            return Err(bad_input!(
-                "throwaway PostgreSQL servers are not built yet; run against an existing server with --url postgres://USER@HOST/DB"
-            ));
-        };
-        ConnInfo::parse(url)?;
-        if profile.location != LocationKind::Disk || profile.durability == Durability::Off {
-            return Err(bad_input!(
-                "profile '{}' needs a server dbrace starts itself (data on tmpfs or fsync off need a restart); against --url only disk, async and unlogged apply",
-                profile.name
-            ));
+        match target {
+            Target::Managed => {
+                managed::binaries()?;
+                user::for_server("PostgreSQL").map(drop)
+            }
+            Target::Url(url) => {
+                ConnInfo::parse(url)?;
+                if profile.location != LocationKind::Disk || profile.durability == Durability::Off {
+                    return Err(bad_input!(
+                        "profile '{}' needs a server dbrace starts itself (data on tmpfs or fsync off need a restart); against --url only disk, async and unlogged apply",
+                        profile.name
+                    ));
+                }
+                Ok(())
+            }
         }
-        Ok(())
     }
-    fn needs_data_dir(&self, _profile: &Profile, _target: &Target) -> bool {
-        false
+    fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
+        *target == Target::Managed
     }
-    fn launch(&self, profile: &Profile, target: &Target, _dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        let Target::Url(url) = target else { return Err(failed!("postgres needs --url for now")) };
-        let admin = ConnInfo::parse(url)?;
-        let mut c = connect(&admin, false)?;
-        let db = format!("dbrace_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        c.batch(&format!("CREATE DATABASE {db}")).map_err(|e| {
-            bad_input!("cannot create a database on {}: {e}; the role needs CREATEDB", admin.redacted())
-        })?;
-        let mut session: Vec<(String, String)> = Vec::new();
-        if profile.durability == Durability::Async {
-            session.push(("synchronous_commit".into(), "off".into()));
+    fn launch(&self, profile: &Profile, target: &Target, dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
+        match (target, dir) {
+            (Target::Url(url), _) => on_url(profile, url),
+            (Target::Managed, Some(dir)) => on_managed(profile, dir),
+            (Target::Managed, None) => Err(failed!("a managed postgres needs a data directory")),
         }
-        session.extend(profile.settings.iter().cloned());
-        let mut inst = PgInstance {
-            admin,
-            db,
-            session,
-            unlogged: profile.unlogged,
-            version: c.server_version.clone(),
-            settings: BTreeMap::new(),
-        };
-        // From here the database is dropped with `inst`, whatever fails next.
-        inst.settings = inst.read_back(&profile.name)?;
-        Ok(Box::new(inst))
     }
+}
+
+/// Say once per run who the servers run as, since it is not who the user is.
+fn announce(u: &RunAs) {
+    static SAID: Once = Once::new();
+    SAID.call_once(|| eprintln!("dbrace: PostgreSQL refuses root; its servers run as user '{}'", u.name));
+}
+
+fn on_managed(profile: &Profile, dir: &DataDir) -> Result<Box<dyn Instance>> {
+    let b = managed::binaries()?;
+    let run_as = user::for_server("PostgreSQL")?;
+    if let Some(u) = &run_as {
+        announce(u);
+    }
+    // One initdb per process at most, even with clients racing to launch.
+    static TEMPLATE: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
+    let template = {
+        let mut t = TEMPLATE.lock().unwrap_or_else(|p| p.into_inner());
+        match &*t {
+            Some(p) => p.clone(),
+            None => t.insert(managed::template(&b, run_as.as_ref())?).clone(),
+        }
+    };
+    let expected = merged(durability_settings(profile.durability), &profile.settings);
+    let (server, info) = managed::start(&b, &template, dir, run_as.as_ref(), &expected)?;
+    let mut inst = PgInstance {
+        info,
+        session: Vec::new(),
+        expected,
+        unlogged: profile.unlogged,
+        version: b.version.clone(),
+        settings: BTreeMap::new(),
+        owned: Owned::Server(Mutex::new(server)),
+    };
+    inst.settings = inst.read_back(&profile.name)?;
+    Ok(Box::new(inst))
+}
+
+fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let admin = ConnInfo::parse(url)?;
+    let mut c = connect(&admin, false)?;
+    let db = format!("dbrace_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    c.batch(&format!("CREATE DATABASE {db}"))
+        .map_err(|e| bad_input!("cannot create a database on {}: {e}; the role needs CREATEDB", admin.redacted()))?;
+    let mut session: Vec<(String, String)> = Vec::new();
+    if profile.durability == Durability::Async {
+        session.push(("synchronous_commit".into(), "off".into()));
+    }
+    session = merged(session, &profile.settings);
+    let mut inst = PgInstance {
+        info: admin.with_database(&db),
+        expected: session.clone(),
+        session,
+        unlogged: profile.unlogged,
+        version: c.server_version.clone(),
+        settings: BTreeMap::new(),
+        owned: Owned::Database { admin, name: db },
+    };
+    // From here the database is dropped with `inst`, whatever fails next.
+    inst.settings = inst.read_back(&profile.name)?;
+    Ok(Box::new(inst))
 }
 
 /// Connect; a server that is not there or says no is the user's URL to fix (exit 2).
@@ -94,19 +175,36 @@ fn connect(info: &ConnInfo, unlogged: bool) -> Result<PgClient> {
     })
 }
 
-/// A fresh database on an existing server, dropped when the instance goes.
+/// What an instance must clean up.
+enum Owned {
+    /// A throwaway server (stopped on drop).
+    Server(Mutex<Server>),
+    /// A database created on someone else's server (dropped on drop).
+    Database { admin: ConnInfo, name: String },
+}
+
+/// A fresh PostgreSQL database to measure.
 struct PgInstance {
-    admin: ConnInfo,
-    db: String,
+    info: ConnInfo,
+    /// SET on every connection (url targets).
     session: Vec<(String, String)>,
+    /// What SHOW must say.
+    expected: Vec<(String, String)>,
     unlogged: bool,
     version: String,
     settings: BTreeMap<String, String>,
+    owned: Owned,
 }
 
 impl PgInstance {
     fn client(&self) -> Result<PgClient> {
-        let mut c = connect(&self.admin.with_database(&self.db), self.unlogged)?;
+        let mut c = match &self.owned {
+            Owned::Database { .. } => connect(&self.info, self.unlogged)?,
+            Owned::Server(server) => PgClient::connect(&self.info, self.unlogged).map_err(|e| {
+                let tail = server.lock().map(|s| s.log_tail()).unwrap_or_default();
+                failed!("cannot connect to the throwaway server: {e}; {tail}")
+            })?,
+        };
         for (k, v) in &self.session {
             c.batch(&format!("SET {k} = '{}'", v.replace('\'', "''")))
                 .map_err(|e| bad_input!("postgres refused SET {k} = {v}: {e}; check the value given with --set"))?;
@@ -118,13 +216,17 @@ impl PgInstance {
     fn read_back(&self, profile: &str) -> Result<BTreeMap<String, String>> {
         let mut c = self.client()?;
         let mut out = BTreeMap::new();
-        for key in RECORDED.iter().copied().chain(self.session.iter().map(|(k, _)| k.as_str())) {
-            let v = c.show(key).map_err(|e| failed!("postgres: SHOW {key}: {e}"))?;
-            out.insert(key.to_string(), v);
+        for key in RECORDED.iter().copied().chain(self.expected.iter().map(|(k, _)| k.as_str())) {
+            match c.show(key) {
+                Ok(v) => out.insert(key.to_string(), v),
+                // data_directory is for superusers and the like: not having it is no failure.
+                Err(_) if !self.expected.iter().any(|(k, _)| k == key) => None,
+                Err(e) => return Err(failed!("postgres: SHOW {key}: {e}")),
+            };
         }
-        for (k, v) in &self.session {
+        for (k, v) in &self.expected {
             let have = out[k].to_ascii_lowercase();
-            if have != v.to_ascii_lowercase() && !(k == "synchronous_commit" && have == "off" && v == "off") {
+            if !same_setting(&have, &v.to_ascii_lowercase()) {
                 return Err(Error::Run(format!(
                     "profile '{profile}' did not take effect on postgres: {k} is {have}, expected {v}"
                 )));
@@ -132,6 +234,16 @@ impl PgInstance {
         }
         Ok(out)
     }
+}
+
+/// on/true/1 and off/false/0 are the same to PostgreSQL; sizes are compared as written.
+fn same_setting(have: &str, want: &str) -> bool {
+    let norm = |s: &str| match s {
+        "on" | "true" | "yes" | "1" => "on".to_string(),
+        "off" | "false" | "no" | "0" => "off".to_string(),
+        s => s.replace(' ', "").to_string(),
+    };
+    norm(have) == norm(want) || have.replace(' ', "").eq_ignore_ascii_case(&want.replace(' ', ""))
 }
 
 impl Instance for PgInstance {
@@ -148,8 +260,10 @@ impl Instance for PgInstance {
 
 impl Drop for PgInstance {
     fn drop(&mut self) {
-        if let Ok(mut c) = PgClient::connect(&self.admin, false) {
-            let _ = c.batch(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.db));
+        if let Owned::Database { admin, name } = &self.owned
+            && let Ok(mut c) = PgClient::connect(admin, false)
+        {
+            let _ = c.batch(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
         }
     }
 }

@@ -1,0 +1,175 @@
+//! Throwaway PostgreSQL servers from the machine's own binaries: initdb once into a cached
+//! template, a copy of it per instance in the profile's location, `postgres` started
+//! directly (not `pg_ctl -w`, which polls every 100 ms) on a unix socket in the instance's
+//! 0700 directory and no TCP port, ready as soon as a connection succeeds.
+
+use super::client::PgClient;
+use super::conninfo::ConnInfo;
+use crate::error::Result;
+use crate::instance::DataDir;
+use crate::instance::server::Server;
+use crate::instance::user::RunAs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The superuser initdb creates in the template.
+pub const SUPERUSER: &str = "dbrace";
+/// Bump when the initdb options change, so old templates are not reused.
+const TEMPLATE_VERSION: u32 = 1;
+
+/// The server binaries in use.
+#[derive(Clone, Debug)]
+pub struct Binaries {
+    /// The directory holding postgres and initdb.
+    pub dir: PathBuf,
+    /// `postgres --version`'s number, e.g. 15.20.
+    pub version: String,
+}
+
+static BIN_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+
+/// Record `--pg-bin` for this process.
+pub fn choose_bin_dir(dir: Option<PathBuf>) {
+    let _ = BIN_DIR.set(dir);
+}
+
+/// Find the binaries: `--pg-bin`, `pg_config --bindir`, /usr/lib/postgresql/*/bin (newest),
+/// then PATH.
+pub fn binaries() -> Result<Binaries> {
+    let has = |d: &Path| d.join("postgres").is_file() && d.join("initdb").is_file();
+    if let Some(Some(d)) = BIN_DIR.get() {
+        if !has(d) {
+            return Err(bad_input!("--pg-bin {}: no postgres and initdb there", d.display()));
+        }
+        return describe(d);
+    }
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(o) = Command::new("pg_config").arg("--bindir").output() {
+        candidates.push(PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    }
+    let mut debian: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|r| r.flatten().map(|e| e.path().join("bin")).collect())
+        .unwrap_or_default();
+    debian.sort_by_key(|p| {
+        let v = p.parent().and_then(|v| v.file_name()).and_then(|v| v.to_str()).unwrap_or("0").to_string();
+        std::cmp::Reverse(v.parse::<f64>().unwrap_or(0.0) as u64)
+    });
+    candidates.extend(debian);
+    candidates.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    match candidates.iter().find(|d| has(d)) {
+        Some(d) => describe(d),
+        None => Err(bad_input!(
+            "PostgreSQL server binaries (postgres, initdb) not found; install them (apt-get install postgresql) or pass --pg-bin DIR"
+        )),
+    }
+}
+
+fn describe(dir: &Path) -> Result<Binaries> {
+    let out = Command::new(dir.join("postgres"))
+        .arg("--version")
+        .output()
+        .map_err(|e| bad_input!("cannot run {}/postgres: {e}", dir.display()))?;
+    // "postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)"
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text.split_whitespace().nth(2).unwrap_or("unknown").to_string();
+    Ok(Binaries { dir: dir.to_path_buf(), version })
+}
+
+/// The cached template data directory for these binaries, made by initdb once.
+pub fn template(b: &Binaries, user: Option<&RunAs>) -> Result<PathBuf> {
+    let dir = crate::instance::location::shared_dir()?.join("templates");
+    std::fs::create_dir_all(&dir).map_err(|e| failed!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join(format!("pg-{}-v{TEMPLATE_VERSION}", b.version));
+    if path.join("PG_VERSION").is_file() {
+        return Ok(path);
+    }
+    let tmp = dir.join(format!("pg-{}-v{TEMPLATE_VERSION}.tmp-{}", b.version, std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir(&tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
+    let mut cmd = Command::new(b.dir.join("initdb"));
+    cmd.arg("-D").arg(&tmp).args(["-U", SUPERUSER, "-E", "UTF8", "--locale=C", "-A", "trust", "-N"]);
+    if let Some(u) = user {
+        std::os::unix::fs::chown(&tmp, Some(u.uid), Some(u.gid)).map_err(|e| failed!("cannot chown template: {e}"))?;
+        use std::os::unix::process::CommandExt;
+        cmd.uid(u.uid).gid(u.gid);
+    }
+    let out = cmd.output().map_err(|e| failed!("cannot run initdb: {e}"))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_dir_all(&tmp);
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(failed!("initdb failed: {}", err.lines().last().unwrap_or("").trim()));
+    }
+    // Another dbrace may have won the race: theirs is as good as ours.
+    if std::fs::rename(&tmp, &path).is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    Ok(path)
+}
+
+/// Refuse a data directory the server's user cannot reach (a parent that is not its
+/// own and is closed to others, like root's 0700 home).
+fn reachable(dir: &Path, u: &RunAs) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    for a in dir.ancestors().skip(1) {
+        let Ok(m) = std::fs::metadata(a) else { continue };
+        let open = m.mode() & 0o001 != 0 || (m.uid() == u.uid && m.mode() & 0o100 != 0);
+        if !open {
+            return Err(bad_input!(
+                "user {} cannot reach {}: {} is closed to it (mode {:o}); choose --disk-dir / --ram-dir elsewhere, e.g. under /var/tmp",
+                u.name,
+                dir.display(),
+                a.display(),
+                m.mode() & 0o777
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Start a server on a copy of the template in `dir`, with `settings` as -c options.
+pub fn start(
+    b: &Binaries,
+    template: &Path,
+    dir: &DataDir,
+    user: Option<&RunAs>,
+    settings: &[(String, String)],
+) -> Result<(Server, ConnInfo)> {
+    if let Some(u) = user {
+        reachable(dir.path(), u)?;
+        dir.give_to(u)?;
+    }
+    let pgdata = dir.path().join("pgdata");
+    // cp -a keeps the template's owner and 0700 modes, which postgres insists on.
+    let cp = Command::new("cp").arg("-a").arg(template).arg(&pgdata).output();
+    match cp {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => return Err(failed!("cannot copy the template: {}", String::from_utf8_lossy(&o.stderr).trim())),
+        Err(e) => return Err(failed!("cannot run cp: {e}")),
+    }
+    let sock = dir.path().join("sock");
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().mode(0o700).create(&sock).map_err(|e| failed!("cannot create socket dir: {e}"))?;
+    }
+    if let Some(u) = user {
+        std::os::unix::fs::chown(&sock, Some(u.uid), Some(u.gid))
+            .map_err(|e| failed!("cannot chown socket dir: {e}"))?;
+    }
+    let mut cmd = Command::new(b.dir.join("postgres"));
+    cmd.arg("-D").arg(&pgdata).arg("-k").arg(&sock).args(["-p", "5432", "-c", "listen_addresses="]);
+    for (k, v) in settings {
+        cmd.arg("-c").arg(format!("{k}={v}"));
+    }
+    let mut server = Server::start(cmd, dir.path(), user, libc::SIGQUIT, libc::SIGINT)?;
+    let info = ConnInfo {
+        host: sock.to_string_lossy().into_owned(),
+        port: 5432,
+        user: SUPERUSER.into(),
+        password: None,
+        database: "postgres".into(),
+    };
+    server.wait_ready(Duration::from_secs(60), || PgClient::connect(&info, false).ok())?;
+    Ok((server, info))
+}

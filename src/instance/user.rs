@@ -1,0 +1,61 @@
+//! The unprivileged user a server runs as when dbrace runs as root (PostgreSQL and
+//! MariaDB refuse root). Never created silently: `postgres` if it exists, or `--run-as`.
+
+use crate::error::Result;
+use std::ffi::CString;
+use std::sync::OnceLock;
+
+/// A user to run servers as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunAs {
+    /// Login name.
+    pub name: String,
+    /// User id.
+    pub uid: u32,
+    /// Primary group id.
+    pub gid: u32,
+}
+
+static CHOSEN: OnceLock<Option<String>> = OnceLock::new();
+
+/// Record `--run-as` for this process (call once, before servers start).
+pub fn choose(name: Option<String>) {
+    let _ = CHOSEN.set(name);
+}
+
+/// Whether this process runs as root.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Look a user up in the password database.
+pub fn lookup(name: &str) -> Option<RunAs> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: getpwnam returns a pointer into static storage or null; we copy out at once.
+    let pw = unsafe { libc::getpwnam(c.as_ptr()) };
+    if pw.is_null() {
+        return None;
+    }
+    let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
+    Some(RunAs { name: name.to_string(), uid, gid })
+}
+
+/// Who a server that refuses root runs as: nobody else when we are not root; else
+/// `--run-as USER`, or `postgres` when that user exists.
+pub fn for_server(server: &str) -> Result<Option<RunAs>> {
+    if !is_root() {
+        return Ok(None);
+    }
+    let chosen = CHOSEN.get().cloned().flatten();
+    match chosen {
+        Some(name) => lookup(&name)
+            .map(Some)
+            .ok_or_else(|| bad_input!("--run-as {name}: no such user; create it (useradd --system {name}) or name another")),
+        None => lookup("postgres").map(Some).ok_or_else(|| {
+            bad_input!(
+                "{server} refuses to run as root and there is no 'postgres' user; create an unprivileged user and pass --run-as USER"
+            )
+        }),
+    }
+}

@@ -1,0 +1,148 @@
+//! Throwaway PostgreSQL servers: every profile, settings read back, data where the profile
+//! says, nothing left behind after a normal end, Ctrl-C or SIGKILL. scripts/test installs
+//! the server binaries when they are missing.
+
+mod common;
+
+use common::{Sandbox, read_json};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// postgres server processes (by executable name, not by arguments: dbrace's own command
+/// line names postgres too) whose command line mentions `dir`.
+fn servers_under(dir: &std::path::Path) -> Vec<String> {
+    let out = Command::new("ps").args(["-eo", "comm=,args="]).output().unwrap();
+    let needle = dir.to_string_lossy().to_string();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.split_whitespace().next() == Some("postgres") && l.contains(&needle))
+        .map(str::to_string)
+        .collect()
+}
+
+fn require_binaries() {
+    let found = std::fs::read_dir("/usr/lib/postgresql").map(|mut d| d.next().is_some()).unwrap_or(false);
+    assert!(
+        found,
+        "PostgreSQL server binaries missing: run scripts/test, which installs them (apt-get install postgresql)"
+    );
+}
+
+#[test]
+fn every_profile_runs_verifies_and_reads_back() {
+    require_binaries();
+    let sb = Sandbox::new();
+    let out = sb.out("pg.json");
+    sb.cmd(&[
+        "run",
+        "-q",
+        "-e",
+        "postgres",
+        "-p",
+        "disk,ram,async,nosync,ram-nosync,unlogged",
+        "-w",
+        "tpcb,insert-commit",
+    ])
+    .args(["-c", "2", "-t", "50", "--warmup", "0s", "-r", "1", "--out", out.to_str().unwrap()])
+    .assert()
+    .success();
+    let r = read_json(&out);
+    let cells = r["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 12);
+    for c in cells {
+        let rep = &c["repeats"][0];
+        assert_eq!(rep["status"], "ok", "{}: {rep}", c["id"]);
+        assert!(rep["verify"]["ok"].as_bool().unwrap(), "{}: {}", c["id"], rep["verify"]);
+        assert_eq!(rep["transactions"], 100);
+    }
+    let s = |p: &str| {
+        cells.iter().find(|c| c["id"] == format!("postgres/{p}/tpcb/c2")).unwrap()["repeats"][0]["settings"].clone()
+    };
+    let (disk, ram) = (sb.disk.path().to_string_lossy().to_string(), sb.ram.path().to_string_lossy().to_string());
+    assert!(s("disk")["data_directory"].as_str().unwrap().starts_with(&disk), "{}", s("disk"));
+    assert!(s("ram")["data_directory"].as_str().unwrap().starts_with(&ram), "{}", s("ram"));
+    assert_eq!((s("disk")["fsync"].as_str(), s("disk")["synchronous_commit"].as_str()), (Some("on"), Some("on")));
+    assert_eq!(s("async")["synchronous_commit"], "off");
+    assert_eq!(s("async")["fsync"], "on");
+    for p in ["nosync", "ram-nosync"] {
+        assert_eq!((s(p)["fsync"].as_str(), s(p)["full_page_writes"].as_str()), (Some("off"), Some("off")), "{p}");
+    }
+    assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
+    assert!(servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty());
+}
+
+#[test]
+fn a_set_value_reaches_the_server_and_a_bad_one_is_bad_input() {
+    require_binaries();
+    let sb = Sandbox::new();
+    let out = sb.out("pg.json");
+    sb.cmd(&["run", "-q", "-e", "postgres", "-p", "ram", "-w", "insert-commit", "--set", "shared_buffers=64MB"])
+        .args(["-T", "0.2s", "-r", "1", "--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    assert_eq!(read_json(&out)["cells"][0]["repeats"][0]["settings"]["shared_buffers"], "64MB");
+    let o = sb.cmd(&["run", "-q", "-e", "postgres", "-p", "ram", "--set", "shared_buffers=lots"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("shared_buffers") && err.contains("--set"), "{err}");
+    assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
+}
+
+#[test]
+fn a_missing_run_as_user_is_bad_input() {
+    require_binaries();
+    if unsafe { libc::geteuid() } != 0 {
+        return; // --run-as matters only to root; as anyone else servers run as that user
+    }
+    let sb = Sandbox::new();
+    let o = sb.cmd(&["run", "-q", "-e", "postgres", "--run-as", "no_such_user_dbrace"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--run-as no_such_user_dbrace: no such user"), "{err}");
+}
+
+#[test]
+fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
+    require_binaries();
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGKILL] {
+        let sb = Sandbox::new();
+        let out = sb.out("pg.json");
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
+            .env("XDG_CACHE_HOME", sb.cache.path())
+            .args(["run", "-q", "-e", "postgres", "-p", "disk,ram", "-w", "tpcb", "-T", "0.5s", "-r", "20"])
+            .arg("--out")
+            .arg(&out)
+            .arg("--disk-dir")
+            .arg(sb.disk.path())
+            .arg("--ram-dir")
+            .arg(sb.ram.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty() {
+            assert!(start.elapsed() < Duration::from_secs(30), "no server started");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let status = child.wait().unwrap();
+        if signal != libc::SIGKILL {
+            assert_eq!(status.code(), Some(128 + signal));
+        }
+        // The parent-death signal takes the server down even after SIGKILL.
+        let start = Instant::now();
+        while !(servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty()) {
+            assert!(start.elapsed() < Duration::from_secs(10), "server left running after signal {signal}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if signal == libc::SIGKILL {
+            // What SIGKILL left, the next run removes.
+            let next = sb.cmd(&["run", "-e", "memory", "-T", "0.05s", "--warmup", "0s", "-r", "1"]).assert().success();
+            let said = String::from_utf8_lossy(&next.get_output().stderr).to_string();
+            assert!(sb.leftovers().is_empty(), "not reaped {:?}: {said}", sb.leftovers());
+        }
+        assert!(sb.leftovers().is_empty(), "signal {signal} left {:?}", sb.leftovers());
+    }
+}
