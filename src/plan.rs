@@ -124,11 +124,7 @@ pub fn build(req: &Request) -> Result<Plan> {
                         .collect();
                     let target = targets(e.name());
                     if let Err(err) = e.check(&profile, &target) {
-                        // Profiles the user named must all run; defaults adapt to the target.
-                        if !req.profiles.is_empty() {
-                            return Err(err);
-                        }
-                        skipped.push(format!("{} × {}: not applicable to its target", e.name(), profile.name));
+                        skipped.push(format!("{} × {}: {err}", e.name(), profile.name));
                         refused.entry(e.name()).or_insert(err);
                         continue;
                     }
@@ -141,12 +137,18 @@ pub fn build(req: &Request) -> Result<Plan> {
         }
     }
     skipped.dedup();
+    // Every engine must run something, and every profile the user named must run on some
+    // engine; beyond that, engine × profile pairs that do not fit are skipped with a note.
     for e in &engines {
         if !cells.iter().any(|c| c.engine.name() == e.name())
             && let Some(err) = refused.remove(e.name())
         {
             return Err(err);
         }
+    }
+    if let Some(p) = req.profiles.iter().find(|p| !cells.iter().any(|c| &c.profile.name == *p)) {
+        let why = skipped.iter().find(|s| s.contains(&format!(" × {p}: "))).cloned().unwrap_or_default();
+        return Err(bad_input!("profile '{p}' runs on no engine of this run ({why})"));
     }
     // The first profile asked for, unless no cell runs it (memory runs only `unlogged`).
     let baseline = req.baseline.clone().unwrap_or_else(|| {

@@ -45,18 +45,30 @@ pub struct Profile {
     pub durability: Durability,
     /// Tables are volatile (PG UNLOGGED, MySQL MEMORY, SQLite in-memory, Redis without persistence).
     pub unlogged: bool,
+    /// Where the write-ahead log lives, when not with the data (PostgreSQL's pg_wal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wal: Option<LocationKind>,
     /// Raw engine settings given with `--set`, applied after the profile's own mapping.
     pub settings: Vec<(String, String)>,
 }
 
-/// The built-in profiles: name, location, durability, unlogged, and a line of help.
-const BUILTINS: &[(&str, LocationKind, Durability, bool, &str)] = &[
-    ("disk", LocationKind::Disk, Durability::Durable, false, "data on disk, every commit synced"),
-    ("ram", LocationKind::Ram, Durability::Durable, false, "data on tmpfs, every commit synced"),
-    ("async", LocationKind::Disk, Durability::Async, false, "data on disk, commits acknowledged before sync"),
-    ("nosync", LocationKind::Disk, Durability::Off, false, "data on disk, no sync at all"),
-    ("ram-nosync", LocationKind::Ram, Durability::Off, false, "data on tmpfs, no sync at all"),
-    ("unlogged", LocationKind::Disk, Durability::Durable, true, "volatile tables (UNLOGGED, MEMORY, in-memory)"),
+/// The built-in profiles: name, location, durability, unlogged, WAL location, and help.
+type Builtin = (&'static str, LocationKind, Durability, bool, Option<LocationKind>, &'static str);
+const BUILTINS: &[Builtin] = &[
+    ("disk", LocationKind::Disk, Durability::Durable, false, None, "data on disk, every commit synced"),
+    ("ram", LocationKind::Ram, Durability::Durable, false, None, "data on tmpfs, every commit synced"),
+    ("async", LocationKind::Disk, Durability::Async, false, None, "data on disk, commits acknowledged before sync"),
+    ("nosync", LocationKind::Disk, Durability::Off, false, None, "data on disk, no sync at all"),
+    ("ram-nosync", LocationKind::Ram, Durability::Off, false, None, "data on tmpfs, no sync at all"),
+    ("unlogged", LocationKind::Disk, Durability::Durable, true, None, "volatile tables (UNLOGGED, MEMORY, in-memory)"),
+    (
+        "wal-ram",
+        LocationKind::Disk,
+        Durability::Durable,
+        false,
+        Some(LocationKind::Ram),
+        "data on disk, WAL on tmpfs (PostgreSQL)",
+    ),
 ];
 
 /// Names of the built-in profiles, for messages and help.
@@ -66,17 +78,18 @@ pub fn builtin_names() -> Vec<&'static str> {
 
 /// Help lines for the built-in profiles.
 pub fn builtin_help() -> Vec<(&'static str, &'static str)> {
-    BUILTINS.iter().map(|b| (b.0, b.4)).collect()
+    BUILTINS.iter().map(|b| (b.0, b.5)).collect()
 }
 
 impl Profile {
     /// Look up a built-in profile by name.
     pub fn builtin(name: &str) -> Option<Profile> {
-        BUILTINS.iter().find(|b| b.0 == name).map(|&(name, location, durability, unlogged, _)| Profile {
+        BUILTINS.iter().find(|b| b.0 == name).map(|&(name, location, durability, unlogged, wal, _)| Profile {
             name: name.to_string(),
             location,
             durability,
             unlogged,
+            wal,
             settings: Vec::new(),
         })
     }

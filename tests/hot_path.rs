@@ -3,7 +3,7 @@
 //! own memory is SQLite's measured work and does not pass through Rust's allocator.)
 
 use dbrace::engine::{Engine, Target, sqlite::Sqlite};
-use dbrace::instance::DataDir;
+use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
 use dbrace::runner::worker::{self, Control, MEASURE};
 use dbrace::workload::{Workload, WorkloadOptions, insert_commit::InsertCommit, tpcb};
@@ -33,7 +33,8 @@ static A: Counting = Counting;
 /// Rust allocations made by `n` measured transactions, setup excluded.
 fn allocations(w: &dyn Workload, n: u64) -> u64 {
     let dir = DataDir::create(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
-    let inst = Sqlite.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, Some(&dir)).unwrap();
+    let storage = Storage { data: Some(dir), wal: None };
+    let inst = Sqlite.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
     let opts = WorkloadOptions { scale: 1 };
     let mut setup = inst.connect().unwrap();
     w.prepare(&mut setup, &opts).unwrap();

@@ -39,7 +39,7 @@ fn every_profile_runs_verifies_and_reads_back() {
         "-e",
         "postgres",
         "-p",
-        "disk,ram,async,nosync,ram-nosync,unlogged",
+        "disk,ram,async,nosync,ram-nosync,unlogged,wal-ram",
         "-w",
         "tpcb,insert-commit",
     ])
@@ -48,7 +48,7 @@ fn every_profile_runs_verifies_and_reads_back() {
     .success();
     let r = read_json(&out);
     let cells = r["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 12);
+    assert_eq!(cells.len(), 14);
     for c in cells {
         let rep = &c["repeats"][0];
         assert_eq!(rep["status"], "ok", "{}: {rep}", c["id"]);
@@ -61,6 +61,12 @@ fn every_profile_runs_verifies_and_reads_back() {
     let (disk, ram) = (sb.disk.path().to_string_lossy().to_string(), sb.ram.path().to_string_lossy().to_string());
     assert!(s("disk")["data_directory"].as_str().unwrap().starts_with(&disk), "{}", s("disk"));
     assert!(s("ram")["data_directory"].as_str().unwrap().starts_with(&ram), "{}", s("ram"));
+    // wal-ram: data on disk, the WAL really on tmpfs.
+    assert!(s("wal-ram")["data_directory"].as_str().unwrap().starts_with(&disk), "{}", s("wal-ram"));
+    let wal = s("wal-ram")["pg_wal"].as_str().unwrap().to_string();
+    assert!(wal.starts_with(&ram) && wal.ends_with("(tmpfs)"), "{wal}");
+    let disk_fs = r["locations"][0]["fs_type"].as_str().unwrap();
+    assert!(s("disk")["pg_wal"].as_str().unwrap().ends_with(&format!("({disk_fs})")), "{}", s("disk"));
     assert_eq!((s("disk")["fsync"].as_str(), s("disk")["synchronous_commit"].as_str()), (Some("on"), Some("on")));
     assert_eq!(s("async")["synchronous_commit"], "off");
     assert_eq!(s("async")["fsync"], "on");

@@ -3,7 +3,7 @@
 
 use super::{Connection, Engine, Instance, Interface, KvClient, Target, TxResult};
 use crate::error::Result;
-use crate::instance::DataDir;
+use crate::instance::Storage;
 use crate::profile::{Durability, LocationKind, Profile};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -31,6 +31,7 @@ impl Engine for Memory {
             location: LocationKind::Ram,
             durability: Durability::Off,
             unlogged: true,
+            wal: None,
             settings: Vec::new(),
         })
     }
@@ -40,7 +41,7 @@ impl Engine for Memory {
     fn needs_data_dir(&self, _profile: &Profile, _target: &Target) -> bool {
         false
     }
-    fn launch(&self, _profile: &Profile, _target: &Target, _dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
+    fn launch(&self, _profile: &Profile, _target: &Target, _storage: &Storage) -> Result<Box<dyn Instance>> {
         let shards = (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect();
         Ok(Box::new(MemoryInstance { store: Arc::new(shards) }))
     }

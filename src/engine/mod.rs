@@ -6,7 +6,7 @@ pub mod postgres;
 pub mod sqlite;
 
 use crate::error::Result;
-use crate::instance::DataDir;
+use crate::instance::Storage;
 use crate::profile::Profile;
 use std::collections::BTreeMap;
 
@@ -56,8 +56,8 @@ pub trait Engine: Sync {
     }
     /// Whether this engine keeps files in a data directory (memory and in-memory modes do not).
     fn needs_data_dir(&self, profile: &Profile, target: &Target) -> bool;
-    /// Start or open a fresh instance for `profile` on `target`, its files in `dir`.
-    fn launch(&self, profile: &Profile, target: &Target, dir: Option<&DataDir>) -> Result<Box<dyn Instance>>;
+    /// Start or open a fresh instance for `profile` on `target`, its files in `storage`.
+    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>>;
 }
 
 /// A running instance of an engine, fresh for one cell and repeat.

@@ -3,7 +3,7 @@
 
 use super::{Connection, Datum, Engine, Instance, Interface, Param, SqlClient, Stmt, Target, TxError, TxResult};
 use crate::error::Result;
-use crate::instance::DataDir;
+use crate::instance::Storage;
 use crate::profile::{Durability, Profile};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{ErrorCode, OpenFlags, OptionalExtension, Statement, ToSql};
@@ -60,7 +60,17 @@ impl Engine for Sqlite {
         }
         Some(p)
     }
-    fn launch(&self, profile: &Profile, _target: &Target, dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
+    fn check(&self, profile: &Profile, _target: &Target) -> Result<()> {
+        match profile.wal {
+            Some(w) if w != profile.location => Err(bad_input!(
+                "profile '{}' puts the WAL apart from the data; SQLite keeps its WAL beside the database",
+                profile.name
+            )),
+            _ => Ok(()),
+        }
+    }
+    fn launch(&self, profile: &Profile, _target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
+        let dir = storage.data.as_ref();
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let target = match (profile.unlogged, dir) {
             // memdb is shared by every connection in this process that names it.
@@ -333,13 +343,14 @@ impl SqlClient for SqliteClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::instance::DataDir;
     use crate::profile::Profile;
 
     fn settings_for(profile: &str) -> BTreeMap<String, String> {
         let p = Profile::builtin(profile).unwrap();
         let base = tempfile::tempdir().unwrap();
-        let dir = if p.unlogged { None } else { Some(DataDir::create(base.path()).unwrap()) };
-        Sqlite.launch(&p, &Target::Managed, dir.as_ref()).unwrap().settings()
+        let data = if p.unlogged { None } else { Some(DataDir::create(base.path()).unwrap()) };
+        Sqlite.launch(&p, &Target::Managed, &Storage { data, wal: None }).unwrap().settings()
     }
 
     #[test]
@@ -365,8 +376,8 @@ mod tests {
             ]
         );
         let dir = tempfile::tempdir().unwrap();
-        let dd = DataDir::create(dir.path()).unwrap();
-        let s = Sqlite.launch(&p, &Target::Managed, Some(&dd)).unwrap().settings();
+        let data = Some(DataDir::create(dir.path()).unwrap());
+        let s = Sqlite.launch(&p, &Target::Managed, &Storage { data, wal: None }).unwrap().settings();
         assert_eq!((s["page_size"].as_str(), s["synchronous"].as_str()), ("8192", "0"));
     }
 

@@ -139,6 +139,11 @@ fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
     Ok(Location { kind, path: path.to_path_buf(), fs_type, free_bytes, fsync: None })
 }
 
+/// The filesystem type a path is on (ext4, tmpfs, …).
+pub fn fs_type(path: &Path) -> String {
+    statfs(path).map_or_else(|e| format!("unknown ({e})"), |(magic, _)| fs_name(magic))
+}
+
 fn statfs(path: &Path) -> std::io::Result<(i64, u64)> {
     let c = CString::new(path.as_os_str().as_bytes())?;
     // SAFETY: statfs writes into a zeroed struct we own; the path is NUL-terminated.

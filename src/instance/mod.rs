@@ -7,4 +7,13 @@ pub mod server;
 pub mod user;
 
 pub use datadir::DataDir;
+
+/// The directories an instance keeps its files in, removed when dropped.
+#[derive(Debug, Default)]
+pub struct Storage {
+    /// The data directory, in the profile's location.
+    pub data: Option<DataDir>,
+    /// A separate directory for the write-ahead log, in the profile's WAL location.
+    pub wal: Option<DataDir>,
+}
 pub use location::{Location, Locations};

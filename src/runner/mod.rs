@@ -10,7 +10,7 @@ pub mod rng;
 pub mod worker;
 
 use crate::error::{Error, Result};
-use crate::instance::{DataDir, Locations};
+use crate::instance::{DataDir, Locations, Storage};
 use crate::plan::Cell;
 use crate::results::{Latency, RepeatResult, RepeatStatus, encode_histogram, now_rfc3339};
 use crate::signals;
@@ -47,8 +47,8 @@ pub fn preflight(plan: &crate::plan::Plan, locations: &Locations) -> Result<()> 
             continue;
         }
         seen.push(key);
-        let dir = data_dir(c, locations)?;
-        c.engine.launch(&c.profile, &c.target, dir.as_ref()).map(drop).map_err(|e| match e {
+        let storage = storage(c, locations)?;
+        c.engine.launch(&c.profile, &c.target, &storage).map(drop).map_err(|e| match e {
             Error::Run(m) if !c.profile.settings.is_empty() => {
                 Error::Input(format!("{m}; check the values given with --set"))
             }
@@ -81,12 +81,18 @@ pub fn run_repeat(
     }
 }
 
-/// A fresh data directory in the cell's location, if its engine keeps files.
-fn data_dir(cell: &Cell, locations: &Locations) -> Result<Option<DataDir>> {
-    match cell.engine.needs_data_dir(&cell.profile, &cell.target) {
-        true => DataDir::create(&locations.get(cell.profile.location).path).map(Some),
-        false => Ok(None),
+/// Fresh directories in the cell's locations, if its engine keeps files.
+fn storage(cell: &Cell, locations: &Locations) -> Result<Storage> {
+    if !cell.engine.needs_data_dir(&cell.profile, &cell.target) {
+        return Ok(Storage::default());
     }
+    let p = &cell.profile;
+    let data = Some(DataDir::create(&locations.get(p.location).path)?);
+    let wal = match p.wal.filter(|w| *w != p.location) {
+        Some(w) => Some(DataDir::create(&locations.get(w).path)?),
+        None => None,
+    };
+    Ok(Storage { data, wal })
 }
 
 fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progress: Progress) -> Result<RepeatResult> {
@@ -94,8 +100,8 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     let bar = progress.bar(&label, s.transactions.map_or(1000, |t| t * u64::from(cell.clients)));
     bar.set_message("loading");
     // Declared first so it is dropped last: connections and the instance go before the files.
-    let dir = data_dir(cell, locations)?;
-    let instance = cell.engine.launch(&cell.profile, &cell.target, dir.as_ref())?;
+    let storage = storage(cell, locations)?;
+    let instance = cell.engine.launch(&cell.profile, &cell.target, &storage)?;
     let load_start = Instant::now();
     // Loading has its own connection, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).

@@ -133,12 +133,15 @@ pub fn start(
     b: &Binaries,
     template: &Path,
     dir: &DataDir,
+    wal: Option<&DataDir>,
     user: Option<&RunAs>,
     settings: &[(String, String)],
 ) -> Result<(Server, ConnInfo)> {
-    if let Some(u) = user {
-        reachable(dir.path(), u)?;
-        dir.give_to(u)?;
+    for d in std::iter::once(dir).chain(wal) {
+        if let Some(u) = user {
+            reachable(d.path(), u)?;
+            d.give_to(u)?;
+        }
     }
     let pgdata = dir.path().join("pgdata");
     // cp -a keeps the template's owner and 0700 modes, which postgres insists on.
@@ -147,6 +150,21 @@ pub fn start(
         Ok(o) if o.status.success() => {}
         Ok(o) => return Err(failed!("cannot copy the template: {}", String::from_utf8_lossy(&o.stderr).trim())),
         Err(e) => return Err(failed!("cannot run cp: {e}")),
+    }
+    if let Some(w) = wal {
+        // pg_wal elsewhere, as initdb -X does: the directory moved, a symlink in its place.
+        let moved = w.path().join("pg_wal");
+        let ok =
+            Command::new("cp").arg("-a").arg(pgdata.join("pg_wal")).arg(&moved).status().is_ok_and(|s| s.success());
+        if !ok {
+            return Err(failed!("cannot move pg_wal to {}", w.path().display()));
+        }
+        std::fs::remove_dir_all(pgdata.join("pg_wal"))
+            .and_then(|_| std::os::unix::fs::symlink(&moved, pgdata.join("pg_wal")))
+            .map_err(|e| failed!("cannot link pg_wal to {}: {e}", moved.display()))?;
+        if let Some(u) = user {
+            let _ = std::os::unix::fs::lchown(pgdata.join("pg_wal"), Some(u.uid), Some(u.gid));
+        }
     }
     let sock = dir.path().join("sock");
     {

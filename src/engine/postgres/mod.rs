@@ -8,9 +8,9 @@ pub mod managed;
 
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
 use crate::error::{Error, Result};
-use crate::instance::DataDir;
 use crate::instance::server::Server;
 use crate::instance::user::{self, RunAs};
+use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::{ConnectError, PgClient};
 use conninfo::ConnInfo;
@@ -83,9 +83,12 @@ impl Engine for Postgres {
             }
             Target::Url(url) => {
                 ConnInfo::parse(url)?;
-                if profile.location != LocationKind::Disk || profile.durability == Durability::Off {
+                if profile.location != LocationKind::Disk
+                    || profile.durability == Durability::Off
+                    || profile.wal.is_some()
+                {
                     return Err(bad_input!(
-                        "profile '{}' needs a server dbrace starts itself (data on tmpfs or fsync off need a restart); against --url only disk, async and unlogged apply",
+                        "profile '{}' needs a server dbrace starts itself (data or WAL on tmpfs, or fsync off, need a restart); against --url only disk, async and unlogged apply",
                         profile.name
                     ));
                 }
@@ -96,10 +99,10 @@ impl Engine for Postgres {
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
     }
-    fn launch(&self, profile: &Profile, target: &Target, dir: Option<&DataDir>) -> Result<Box<dyn Instance>> {
-        match (target, dir) {
+    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
+        match (target, &storage.data) {
             (Target::Url(url), _) => on_url(profile, url),
-            (Target::Managed, Some(dir)) => on_managed(profile, dir),
+            (Target::Managed, Some(dir)) => on_managed(profile, dir, storage.wal.as_ref()),
             (Target::Managed, None) => Err(failed!("a managed postgres needs a data directory")),
         }
     }
@@ -111,7 +114,7 @@ fn announce(u: &RunAs) {
     SAID.call_once(|| eprintln!("dbrace: PostgreSQL refuses root; its servers run as user '{}'", u.name));
 }
 
-fn on_managed(profile: &Profile, dir: &DataDir) -> Result<Box<dyn Instance>> {
+fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
     let b = managed::binaries()?;
     let run_as = user::for_server("PostgreSQL")?;
     if let Some(u) = &run_as {
@@ -127,7 +130,7 @@ fn on_managed(profile: &Profile, dir: &DataDir) -> Result<Box<dyn Instance>> {
         }
     };
     let expected = merged(durability_settings(profile.durability), &profile.settings);
-    let (server, info) = managed::start(&b, &template, dir, run_as.as_ref(), &expected)?;
+    let (server, info) = managed::start(&b, &template, dir, wal, run_as.as_ref(), &expected)?;
     let mut inst = PgInstance {
         info,
         session: Vec::new(),
@@ -138,6 +141,12 @@ fn on_managed(profile: &Profile, dir: &DataDir) -> Result<Box<dyn Instance>> {
         owned: Owned::Server(Mutex::new(server)),
     };
     inst.settings = inst.read_back(&profile.name)?;
+    // Where the WAL really is: no setting says so, the filesystem does.
+    let pg_wal = dir.path().join("pgdata").join("pg_wal");
+    if let Ok(real) = std::fs::canonicalize(&pg_wal) {
+        let fs = crate::instance::location::fs_type(&real);
+        inst.settings.insert("pg_wal".into(), format!("{} ({fs})", real.display()));
+    }
     Ok(Box::new(inst))
 }
 
