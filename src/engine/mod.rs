@@ -125,8 +125,13 @@ pub type TxResult<T> = std::result::Result<T, TxError>;
 
 /// A SQL connection: what SQL workloads drive. Statements use `?` placeholders.
 pub trait SqlClient: Send {
-    /// Create a table; volatile (UNLOGGED, MEMORY, …) when the profile says so.
-    fn create_table(&mut self, name: &str, columns: &str) -> TxResult<()>;
+    /// Create a table, volatile (UNLOGGED, MEMORY, …) when the profile says so, with a
+    /// primary key on `key`: declared at once, or after the load where that is faster.
+    fn create_table(&mut self, name: &str, columns: &str, key: Option<&str>) -> TxResult<()>;
+    /// Finish a bulk load: deferred primary keys, statistics (pgbench's vacuum step).
+    fn finish_load(&mut self) -> TxResult<()> {
+        Ok(())
+    }
     /// Run one or more statements without parameters or results.
     fn batch(&mut self, sql: &str) -> TxResult<()>;
     /// Prepare a statement once; use its handle in the hot path.

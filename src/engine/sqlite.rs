@@ -280,8 +280,10 @@ impl SqliteClient {
 }
 
 impl SqlClient for SqliteClient {
-    fn create_table(&mut self, name: &str, columns: &str) -> TxResult<()> {
-        self.batch(&format!("CREATE TABLE {name} ({columns})"))
+    /// An INTEGER primary key becomes SQLite's rowid: declared at once, never rebuilt.
+    fn create_table(&mut self, name: &str, columns: &str, key: Option<&str>) -> TxResult<()> {
+        let key = key.map_or(String::new(), |k| format!(", PRIMARY KEY ({k})"));
+        self.batch(&format!("CREATE TABLE {name} ({columns}{key})"))
     }
     fn batch(&mut self, sql: &str) -> TxResult<()> {
         self.conn.execute_batch(sql).map_err(tx_err)

@@ -25,7 +25,8 @@ impl Workload for InsertCommit {
     }
     fn prepare(&self, conn: &mut Connection, _opts: &WorkloadOptions) -> Result<()> {
         if let Connection::Sql(c) = conn {
-            step("create table", c.create_table(TABLE, "client integer, seq integer, payload varchar(100)"))?;
+            step("create table", c.create_table(TABLE, "client integer, seq integer, payload varchar(100)", None))?;
+            step("finish the load", c.finish_load())?;
         }
         Ok(())
     }

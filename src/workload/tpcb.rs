@@ -62,17 +62,19 @@ impl Workload for Pgbench {
     fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
         let c = sql(conn);
         let (branches, tellers, accounts) = sizes(opts);
+        // pgbench's schema, primary keys as it adds them.
         let tables = [
-            ("pgbench_branches", "bid integer primary key, bbalance integer, filler char(88)"),
-            ("pgbench_tellers", "tid integer primary key, bid integer, tbalance integer, filler char(84)"),
-            ("pgbench_accounts", "aid integer primary key, bid integer, abalance integer, filler char(84)"),
             (
                 "pgbench_history",
                 "tid integer, bid integer, aid integer, delta integer, mtime timestamp, filler char(22)",
+                None,
             ),
+            ("pgbench_tellers", "tid integer not null, bid integer, tbalance integer, filler char(84)", Some("tid")),
+            ("pgbench_accounts", "aid integer not null, bid integer, abalance integer, filler char(84)", Some("aid")),
+            ("pgbench_branches", "bid integer not null, bbalance integer, filler char(88)", Some("bid")),
         ];
-        for (t, cols) in tables {
-            step(&format!("create {t}"), c.create_table(t, cols))?;
+        for (t, cols, key) in tables {
+            step(&format!("create {t}"), c.create_table(t, cols, key))?;
         }
         // As pgbench: branch and teller fillers are NULL; account fillers are blank, spelled
         // out for engines that do not pad char(n).
@@ -90,7 +92,7 @@ impl Workload for Pgbench {
             ]
         }));
         step("load pgbench_accounts", c.load("pgbench_accounts", &["aid", "bid", "abalance", "filler"], &mut rows))?;
-        Ok(())
+        step("finish the load", c.finish_load())
     }
     fn client(&self, mut conn: Connection, _id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>> {
         let c = sql(&mut conn);

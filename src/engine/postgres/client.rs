@@ -59,6 +59,8 @@ pub struct PgClient {
     status: u8,
     statements: usize,
     unlogged: bool,
+    /// Tables created for a load, with their deferred primary keys.
+    loaded: Vec<(String, Option<String>)>,
     /// The server's version, from its ParameterStatus at startup.
     pub server_version: String,
 }
@@ -94,6 +96,7 @@ impl PgClient {
             status: b'I',
             statements: 0,
             unlogged,
+            loaded: Vec::new(),
             server_version: String::new(),
         };
         c.startup(info).map_err(|e| match e {
@@ -385,9 +388,27 @@ fn copy_field(d: &Datum, out: &mut Vec<u8>) {
 }
 
 impl SqlClient for PgClient {
-    fn create_table(&mut self, name: &str, columns: &str) -> TxResult<()> {
+    /// As pgbench: the table first, its primary key after the load.
+    fn create_table(&mut self, name: &str, columns: &str, key: Option<&str>) -> TxResult<()> {
         let kind = if self.unlogged { "UNLOGGED TABLE" } else { "TABLE" };
-        self.batch(&format!("CREATE {kind} {name} ({columns})"))
+        self.batch(&format!("CREATE {kind} {name} ({columns})"))?;
+        self.loaded.push((name.to_string(), key.map(str::to_string)));
+        Ok(())
+    }
+    /// pgbench's order: VACUUM (ANALYZE) the loaded tables, then add the primary keys.
+    fn finish_load(&mut self) -> TxResult<()> {
+        let tables: Vec<_> = std::mem::take(&mut self.loaded);
+        if tables.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = tables.iter().map(|(t, _)| t.as_str()).collect();
+        self.batch(&format!("VACUUM ANALYZE {}", names.join(", ")))?;
+        for (t, key) in &tables {
+            if let Some(k) = key {
+                self.batch(&format!("ALTER TABLE {t} ADD PRIMARY KEY ({k})"))?;
+            }
+        }
+        Ok(())
     }
     fn batch(&mut self, sql: &str) -> TxResult<()> {
         self.simple(sql).map(drop)
