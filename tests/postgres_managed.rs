@@ -152,3 +152,46 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
         assert!(sb.leftovers().is_empty(), "signal {signal} left {:?}", sb.leftovers());
     }
 }
+
+#[test]
+fn a_server_killed_mid_run_fails_its_cell_and_the_run_goes_on() {
+    require_binaries();
+    let sb = Sandbox::new();
+    let out = sb.out("pg.json");
+    let child = Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
+        .env("XDG_CACHE_HOME", sb.cache.path())
+        .args(["run", "-q", "-e", "postgres", "-p", "disk,ram", "-w", "insert-commit", "-T", "2s", "-r", "1"])
+        .arg("--out")
+        .arg(&out)
+        .arg("--disk-dir")
+        .arg(sb.disk.path())
+        .arg("--ram-dir")
+        .arg(sb.ram.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the measured disk server (the preflight ones come and go within a second).
+    std::thread::sleep(Duration::from_millis(1500));
+    let start = Instant::now();
+    let pid = loop {
+        let ps = Command::new("ps").args(["-eo", "pid=,comm=,args="]).output().unwrap();
+        let text = String::from_utf8_lossy(&ps.stdout).to_string();
+        let disk = sb.disk.path().to_string_lossy().to_string();
+        if let Some(l) = text.lines().find(|l| l.split_whitespace().nth(1) == Some("postgres") && l.contains(&disk)) {
+            break l.split_whitespace().next().unwrap().parse::<i32>().unwrap();
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "no disk server");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    let status = child.wait_with_output().unwrap().status;
+    assert_eq!(status.code(), Some(1), "a failed cell makes the run fail");
+    let r = read_json(&out);
+    assert_eq!(r["status"], "complete");
+    let cells = r["cells"].as_array().unwrap();
+    assert_eq!(cells[0]["repeats"][0]["status"], "failed", "{}", cells[0]);
+    assert!(!cells[0]["repeats"][0]["error"].as_str().unwrap().is_empty());
+    assert_eq!(cells[1]["repeats"][0]["status"], "ok", "{}", cells[1]);
+    assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
+}
