@@ -18,9 +18,12 @@ impl Baseline {
         }
     }
 
-    /// Whether a cell of `engine` with `profile` is a baseline cell.
+    /// Whether a cell of `engine` with `profile` is a baseline cell; `disk` also names the
+    /// sweep variants `disk+KEY=VALUE` (the first of them is the baseline of the others).
     pub fn matches(&self, engine: &str, profile: &str) -> bool {
-        self.profile == profile && self.engine.as_deref().is_none_or(|e| e == engine)
+        let same = profile == self.profile
+            || (!self.profile.contains('+') && profile.strip_prefix(&self.profile).is_some_and(|r| r.starts_with('+')));
+        same && self.engine.as_deref().is_none_or(|e| e == engine)
     }
 
     /// Refuse a baseline no cell has, listing the ones that exist.
@@ -56,6 +59,9 @@ mod tests {
         assert!(b.validate(cells.iter().copied()).is_ok());
         let b = Baseline::parse("memory:unlogged");
         assert!(b.matches("memory", "unlogged") && !b.matches("sqlite", "unlogged"));
+        // A profile names its sweep variants too.
+        assert!(Baseline::parse("ram").matches("postgres", "ram+shared_buffers=1GB"));
+        assert!(!Baseline::parse("ram").matches("postgres", "ram-nosync"));
         let e = Baseline::parse("sqlite:nosync").validate(cells.iter().copied()).unwrap_err().to_string();
         assert!(e.contains("memory:unlogged, sqlite:disk, sqlite:ram"), "{e}");
     }

@@ -78,6 +78,10 @@ pub struct RunArgs {
     /// postgres://USER:PASSWORD@HOST:PORT/DB (the password never appears in output)
     #[arg(long, value_name = "URL")]
     pub url: Vec<String>,
+    /// One cell per value of a setting, the engine restarted for each: KEY=a,b,c
+    /// (e.g. shared_buffers=128MB,1GB); ratios are against the first value
+    #[arg(long, value_name = "KEY=a,b,c")]
+    pub sweep: Option<String>,
     /// Raw engine setting, repeatable: KEY=VALUE, or ENGINE.KEY=VALUE for one engine
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,

@@ -39,6 +39,7 @@ fn run(a: RunArgs) -> Result<i32> {
         sets: a.set.clone(),
         baseline: a.baseline.clone(),
         urls: a.url.clone(),
+        sweep: a.sweep.clone(),
     })?;
     let out = match &a.out {
         Some(p) => p.clone(),

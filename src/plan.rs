@@ -43,6 +43,8 @@ pub struct Request {
     pub baseline: Option<String>,
     /// URLs of existing servers; each goes to the engine of its scheme.
     pub urls: Vec<String>,
+    /// `KEY=a,b,c`: one cell per value, the engine restarted with each.
+    pub sweep: Option<String>,
 }
 
 /// The validated matrix.
@@ -90,6 +92,10 @@ pub fn build(req: &Request) -> Result<Plan> {
         return Err(bad_input!("no client count given; use --clients N"));
     }
     let sets = parse_sets(&req.sets, &engines)?;
+    let sweep = match &req.sweep {
+        Some(s) => parse_sweep(s, &engines)?,
+        None => Vec::new(),
+    };
     let targets = targets(&req.urls, &engines)?;
 
     for w in &workloads {
@@ -113,15 +119,25 @@ pub fn build(req: &Request) -> Result<Plan> {
                     skipped.push(format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
                     continue;
                 }
-                for p in &profiles {
+                // One variant per sweep value this engine takes (just one without a sweep).
+                let mut variants: Vec<Option<&(String, String, String)>> =
+                    sweep.iter().filter(|(en, _, _)| en == e.name()).map(Some).collect();
+                if variants.is_empty() {
+                    variants.push(None);
+                }
+                for (p, variant) in profiles.iter().flat_map(|p| variants.iter().map(move |v| (p, v))) {
                     let Some(mut profile) = e.resolve_profile(p) else {
                         continue;
                     };
                     profile.settings = sets
                         .iter()
+                        .chain(*variant)
                         .filter(|(en, _, _)| en == e.name())
                         .map(|(_, k, v)| (k.clone(), v.clone()))
                         .collect();
+                    if let Some((_, k, v)) = variant {
+                        profile.name = format!("{}+{k}={v}", profile.name);
+                    }
                     let target = targets(e.name());
                     if let Err(err) = e.check(&profile, &target) {
                         skipped.push(format!("{} × {}: {err}", e.name(), profile.name));
@@ -146,7 +162,7 @@ pub fn build(req: &Request) -> Result<Plan> {
             return Err(err);
         }
     }
-    if let Some(p) = req.profiles.iter().find(|p| !cells.iter().any(|c| &c.profile.name == *p)) {
+    if let Some(p) = req.profiles.iter().find(|p| !cells.iter().any(|c| c.profile.name.split('+').next() == Some(p))) {
         let why = skipped.iter().find(|s| s.contains(&format!(" × {p}: "))).cloned().unwrap_or_default();
         return Err(bad_input!("profile '{p}' runs on no engine of this run ({why})"));
     }
@@ -185,6 +201,19 @@ fn targets(urls: &[String], engines: &[&'static dyn Engine]) -> Result<impl Fn(&
     Ok(move |name: &str| {
         bound.iter().find(|(n, _)| *n == name).map_or(Target::Managed, |(_, u)| Target::Url(u.clone()))
     })
+}
+
+/// Parse `--sweep KEY=a,b,c` into one setting per value and engine that knows the key.
+fn parse_sweep(s: &str, engines: &[&'static dyn Engine]) -> Result<Vec<(String, String, String)>> {
+    let Some((k, values)) = s.split_once('=') else {
+        return Err(bad_input!("--sweep '{s}' is not KEY=a,b,c; write e.g. --sweep shared_buffers=128MB,1GB"));
+    };
+    let values: Vec<&str> = values.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+    if values.len() < 2 {
+        return Err(bad_input!("--sweep {s}: give at least two values, comma-separated"));
+    }
+    let sets: Vec<String> = values.iter().map(|v| format!("{k}={v}")).collect();
+    parse_sets(&sets, engines)
 }
 
 /// Parse `--set` values into (engine, key, value), each key known to its engine.
@@ -259,6 +288,29 @@ mod tests {
         let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
         assert_eq!(ids, vec!["memory/unlogged/insert-commit/c1"]);
         assert_eq!(p.baseline, "unlogged");
+    }
+
+    #[test]
+    fn a_sweep_makes_one_cell_per_value_on_the_engines_that_know_the_key() {
+        let r = Request {
+            profiles: vec!["disk".into()],
+            workloads: vec!["insert-commit".into()],
+            sweep: Some("cache_size=-1000,-2000".into()),
+            ..req()
+        };
+        let p = build(&r).unwrap();
+        let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
+        assert_eq!(
+            ids,
+            [
+                "sqlite/disk+cache_size=-1000/insert-commit/c1",
+                "sqlite/disk+cache_size=-2000/insert-commit/c1",
+                "memory/unlogged/insert-commit/c1"
+            ]
+        );
+        assert_eq!(p.cells[1].profile.settings, vec![("cache_size".to_string(), "-2000".to_string())]);
+        assert!(build(&Request { sweep: Some("cache_size=1".into()), ..req() }).is_err());
+        assert!(build(&Request { sweep: Some("nope=1,2".into()), ..req() }).is_err());
     }
 
     #[test]
