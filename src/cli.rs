@@ -82,6 +82,9 @@ pub struct RunArgs {
     /// (e.g. shared_buffers=128MB,1GB); ratios are against the first value
     #[arg(long, value_name = "KEY=a,b,c")]
     pub sweep: Option<String>,
+    /// How PostgreSQL statements travel, as pgbench's -M
+    #[arg(long, value_enum, default_value = "prepared")]
+    pub protocol: crate::engine::postgres::client::Protocol,
     /// Raw engine setting, repeatable: KEY=VALUE, or ENGINE.KEY=VALUE for one engine
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,

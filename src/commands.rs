@@ -31,6 +31,7 @@ fn machine(a: &crate::cli::LocationArgs) {
 fn run(a: RunArgs) -> Result<i32> {
     signals::install();
     machine(&a.locations);
+    crate::engine::postgres::client::choose_protocol(a.protocol);
     let plan = plan::build(&Request {
         engines: a.engine.clone(),
         profiles: a.profile.clone(),

@@ -195,3 +195,19 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_run_goes_on() {
     assert_eq!(cells[1]["repeats"][0]["status"], "ok", "{}", cells[1]);
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
 }
+
+#[test]
+fn every_protocol_runs_and_is_recorded() {
+    require_binaries();
+    let sb = Sandbox::new();
+    for protocol in ["simple", "extended", "prepared"] {
+        let out = sb.out(&format!("{protocol}.json"));
+        sb.cmd(&["run", "-q", "-e", "postgres", "-p", "ram", "-w", "tpcb", "--protocol", protocol, "-t", "50"])
+            .args(["--warmup", "0s", "-r", "1", "--out", out.to_str().unwrap()])
+            .assert()
+            .success();
+        let rep = read_json(&out)["cells"][0]["repeats"][0].clone();
+        assert_eq!(rep["settings"]["protocol"], protocol);
+        assert!(rep["verify"]["ok"].as_bool().unwrap(), "{protocol}: {}", rep["verify"]);
+    }
+}

@@ -31,6 +31,31 @@ impl Stream {
 trait ReadWrite: Read + Write {}
 impl<T: Read + Write> ReadWrite for T {}
 
+/// How statements travel, as pgbench's `-M`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Protocol {
+    /// One Query message with the values spelled into the SQL text.
+    Simple,
+    /// Parse, Bind, Execute of an unnamed statement every time.
+    Extended,
+    /// Parse once, then Bind and Execute of the named statement.
+    #[default]
+    Prepared,
+}
+
+static PROTOCOL: std::sync::OnceLock<Protocol> = std::sync::OnceLock::new();
+
+/// Record `--protocol` for this process.
+pub fn choose_protocol(p: Protocol) {
+    let _ = PROTOCOL.set(p);
+}
+
+/// The protocol in use.
+pub fn protocol() -> Protocol {
+    PROTOCOL.get().copied().unwrap_or_default()
+}
+
 /// Why a connection could not be made: the caller decides whose fault that is.
 #[derive(Debug)]
 pub enum ConnectError {
@@ -57,7 +82,11 @@ pub struct PgClient {
     rend: usize,
     /// Transaction status from the last ReadyForQuery: b'I', b'T' or b'E'.
     status: u8,
-    statements: usize,
+    /// Each prepared statement's SQL: with `?` (simple) and with `$n` (extended).
+    statements: Vec<(String, String)>,
+    protocol: Protocol,
+    /// The simple protocol's query text, rebuilt in place for every statement.
+    query: String,
     unlogged: bool,
     /// Tables created for a load, with their deferred primary keys.
     loaded: Vec<(String, Option<String>)>,
@@ -94,7 +123,9 @@ impl PgClient {
             rpos: 0,
             rend: 0,
             status: b'I',
-            statements: 0,
+            statements: Vec::new(),
+            protocol: protocol(),
+            query: String::with_capacity(256),
             unlogged,
             loaded: Vec::new(),
             server_version: String::new(),
@@ -277,6 +308,35 @@ impl PgClient {
         err.map_or(Ok(value), |e| Err(TxError::Fail(format!("postgres: {e}"))))
     }
 
+    /// The values spelled into the SQL text, as pgbench -M simple does.
+    fn run_simple(&mut self, s: Stmt, params: &[Param]) -> TxResult<(u64, Option<i64>)> {
+        use std::fmt::Write as _;
+        let mut q = std::mem::take(&mut self.query);
+        q.clear();
+        let mut values = params.iter().peekable();
+        for ch in self.statements[s.0].0.chars() {
+            match (ch, values.next_if(|_| ch == '?')) {
+                (_, Some(Param::Int(i))) => {
+                    let _ = write!(q, "{i}");
+                }
+                (_, Some(Param::Text(t))) => {
+                    q.push('\'');
+                    for c in t.chars() {
+                        q.push(c);
+                        if c == '\'' {
+                            q.push(c);
+                        }
+                    }
+                    q.push('\'');
+                }
+                (c, None) => q.push(c),
+            }
+        }
+        let r = self.simple(&q);
+        self.query = q;
+        r
+    }
+
     fn simple(&mut self, sql: &str) -> TxResult<(u64, Option<i64>)> {
         frontend::query(sql, &mut self.wbuf).map_err(lost)?;
         self.flush().map_err(lost)?;
@@ -285,7 +345,14 @@ impl PgClient {
 
     fn run(&mut self, s: Stmt, params: &[Param]) -> TxResult<(u64, Option<i64>)> {
         let mut name = [0u8; 12];
-        let name = stmt_name(s, &mut name);
+        let name = match self.protocol {
+            Protocol::Simple => return self.run_simple(s, params),
+            Protocol::Extended => {
+                frontend::parse("", &self.statements[s.0].1, std::iter::empty(), &mut self.wbuf).map_err(lost)?;
+                ""
+            }
+            Protocol::Prepared => stmt_name(s, &mut name),
+        };
         frontend::bind(
             "",
             name,
@@ -414,14 +481,16 @@ impl SqlClient for PgClient {
         self.simple(sql).map(drop)
     }
     fn prepare(&mut self, sql: &str) -> TxResult<Stmt> {
-        let s = Stmt(self.statements);
-        let mut name = [0u8; 12];
-        let name = stmt_name(s, &mut name).to_string();
-        frontend::parse(&name, &numbered(sql), std::iter::empty(), &mut self.wbuf).map_err(lost)?;
-        frontend::sync(&mut self.wbuf);
-        self.flush().map_err(lost)?;
-        self.finish()?;
-        self.statements += 1;
+        let s = Stmt(self.statements.len());
+        if self.protocol == Protocol::Prepared {
+            let mut name = [0u8; 12];
+            let name = stmt_name(s, &mut name).to_string();
+            frontend::parse(&name, &numbered(sql), std::iter::empty(), &mut self.wbuf).map_err(lost)?;
+            frontend::sync(&mut self.wbuf);
+            self.flush().map_err(lost)?;
+            self.finish()?;
+        }
+        self.statements.push((sql.to_string(), numbered(sql)));
         Ok(s)
     }
     fn execute(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64> {

@@ -225,6 +225,7 @@ impl PgInstance {
     fn read_back(&self, profile: &str) -> Result<BTreeMap<String, String>> {
         let mut c = self.client()?;
         let mut out = BTreeMap::new();
+        out.insert("protocol".to_string(), format!("{:?}", client::protocol()).to_lowercase());
         for key in RECORDED.iter().copied().chain(self.expected.iter().map(|(k, _)| k.as_str())) {
             match c.show(key) {
                 Ok(v) => out.insert(key.to_string(), v),
