@@ -32,6 +32,7 @@ fn run(a: RunArgs) -> Result<i32> {
     signals::install();
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
+    crate::engine::postgres::managed::choose_transport(a.transport);
     let plan = plan::build(&Request {
         engines: a.engine.clone(),
         profiles: a.profile.clone(),

@@ -211,3 +211,23 @@ fn every_protocol_runs_and_is_recorded() {
         assert!(rep["verify"]["ok"].as_bool().unwrap(), "{protocol}: {}", rep["verify"]);
     }
 }
+
+#[test]
+fn tcp_transport_uses_a_free_port_and_a_password_nobody_sees() {
+    require_binaries();
+    let sb = Sandbox::new();
+    let out = sb.out("tcp.json");
+    let run = sb
+        .cmd(&["run", "-e", "postgres", "-p", "ram", "-w", "insert-commit", "--transport", "tcp", "-t", "50"])
+        .args(["--warmup", "0s", "-r", "1", "--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let via = r["cells"][0]["repeats"][0]["settings"]["transport"].as_str().unwrap().to_string();
+    assert!(via.starts_with("tcp 127.0.0.1:") && !via.ends_with(":5432"), "{via}");
+    // The random password is nowhere in what dbrace printed or stored.
+    let o = run.get_output();
+    let all = format!("{text}{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(!all.to_lowercase().contains("password '"), "{all}");
+}

@@ -5,6 +5,7 @@
 
 use super::client::PgClient;
 use super::conninfo::ConnInfo;
+use crate::engine::SqlClient;
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::server::Server;
@@ -17,7 +18,24 @@ use std::time::Duration;
 /// The superuser initdb creates in the template.
 pub const SUPERUSER: &str = "dbrace";
 /// Bump when the initdb options change, so old templates are not reused.
-const TEMPLATE_VERSION: u32 = 1;
+const TEMPLATE_VERSION: u32 = 2;
+
+/// How clients reach a throwaway server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Transport {
+    /// The unix socket in the instance's 0700 directory.
+    #[default]
+    Socket,
+    /// TCP on 127.0.0.1, a free port, SCRAM with a random password.
+    Tcp,
+}
+
+static TRANSPORT: OnceLock<Transport> = OnceLock::new();
+
+/// Record `--transport` for this process.
+pub fn choose_transport(t: Transport) {
+    let _ = TRANSPORT.set(t);
+}
 
 /// The server binaries in use.
 #[derive(Clone, Debug)]
@@ -89,7 +107,9 @@ pub fn template(b: &Binaries, user: Option<&RunAs>) -> Result<PathBuf> {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir(&tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
     let mut cmd = Command::new(b.dir.join("initdb"));
-    cmd.arg("-D").arg(&tmp).args(["-U", SUPERUSER, "-E", "UTF8", "--locale=C", "-A", "trust", "-N"]);
+    // Trust on the socket (in a 0700 directory), SCRAM over TCP.
+    cmd.arg("-D").arg(&tmp).args(["-U", SUPERUSER, "-E", "UTF8", "--locale=C", "-N"]);
+    cmd.args(["--auth-local=trust", "--auth-host=scram-sha-256"]);
     if let Some(u) = user {
         std::os::unix::fs::chown(&tmp, Some(u.uid), Some(u.gid)).map_err(|e| failed!("cannot chown template: {e}"))?;
         use std::os::unix::process::CommandExt;
@@ -175,19 +195,59 @@ pub fn start(
         std::os::unix::fs::chown(&sock, Some(u.uid), Some(u.gid))
             .map_err(|e| failed!("cannot chown socket dir: {e}"))?;
     }
-    let mut cmd = Command::new(b.dir.join("postgres"));
-    cmd.arg("-D").arg(&pgdata).arg("-k").arg(&sock).args(["-p", "5432", "-c", "listen_addresses="]);
-    for (k, v) in settings {
-        cmd.arg("-c").arg(format!("{k}={v}"));
+    let tcp = TRANSPORT.get().copied().unwrap_or_default() == Transport::Tcp;
+    // A free port can be taken between our look and the server's bind: then take another.
+    let mut attempt = 0;
+    let (server, port) = loop {
+        attempt += 1;
+        let port = if tcp { free_port()? } else { 5432 };
+        let mut cmd = Command::new(b.dir.join("postgres"));
+        cmd.arg("-D").arg(&pgdata).arg("-k").arg(&sock).arg("-p").arg(port.to_string());
+        cmd.arg("-c").arg(if tcp { "listen_addresses=127.0.0.1" } else { "listen_addresses=" });
+        for (k, v) in settings {
+            cmd.arg("-c").arg(format!("{k}={v}"));
+        }
+        let mut server = Server::start(cmd, dir.path(), user, libc::SIGQUIT, libc::SIGINT)?;
+        let socket = socket_info(&sock, port);
+        match server.wait_ready(Duration::from_secs(60), || PgClient::connect(&socket, false).ok()) {
+            Ok(_) => break (server, port),
+            Err(e) if attempt < 3 && tcp && server.log_tail().contains("already in use") => drop(e),
+            Err(e) => return Err(e),
+        }
+    };
+    let mut info = socket_info(&sock, port);
+    if tcp {
+        let password = random_password()?;
+        let mut c = PgClient::connect(&info, false).map_err(|e| failed!("throwaway server: {e}"))?;
+        c.batch(&format!("ALTER ROLE {SUPERUSER} PASSWORD '{password}'"))
+            .map_err(|e| failed!("cannot set the throwaway server's password: {e}"))?;
+        info = ConnInfo { host: "127.0.0.1".into(), password: Some(password), ..info };
     }
-    let mut server = Server::start(cmd, dir.path(), user, libc::SIGQUIT, libc::SIGINT)?;
-    let info = ConnInfo {
+    Ok((server, info))
+}
+
+fn socket_info(sock: &Path, port: u16) -> ConnInfo {
+    ConnInfo {
         host: sock.to_string_lossy().into_owned(),
-        port: 5432,
+        port,
         user: SUPERUSER.into(),
         password: None,
         database: "postgres".into(),
-    };
-    server.wait_ready(Duration::from_secs(60), || PgClient::connect(&info, false).ok())?;
-    Ok((server, info))
+    }
+}
+
+/// A port nobody listens on now (the kernel's choice), never the system server's 5432.
+fn free_port() -> Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| failed!("no free TCP port on 127.0.0.1: {e}"))?;
+    l.local_addr().map(|a| a.port()).map_err(|e| failed!("no free TCP port: {e}"))
+}
+
+/// 24 random letters and digits from the kernel, for a throwaway server's SCRAM password.
+fn random_password() -> Result<String> {
+    const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut bytes = [0u8; 24];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+        .map_err(|e| failed!("cannot read /dev/urandom: {e}"))?;
+    Ok(bytes.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect())
 }

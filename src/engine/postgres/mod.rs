@@ -226,6 +226,12 @@ impl PgInstance {
         let mut c = self.client()?;
         let mut out = BTreeMap::new();
         out.insert("protocol".to_string(), format!("{:?}", client::protocol()).to_lowercase());
+        let via = if self.info.host.starts_with('/') {
+            "socket".to_string()
+        } else {
+            format!("tcp {}:{}", self.info.host, self.info.port)
+        };
+        out.insert("transport".to_string(), via);
         for key in RECORDED.iter().copied().chain(self.expected.iter().map(|(k, _)| k.as_str())) {
             match c.show(key) {
                 Ok(v) => out.insert(key.to_string(), v),
