@@ -1,8 +1,9 @@
-//! The transaction loop allocates nothing on the Rust side: the worker loop and the SQLite
-//! client, driven as the runner drives them, under a counting global allocator. (SQLite's
-//! own memory is SQLite's measured work and does not pass through Rust's allocator.)
+//! The transaction loop allocates nothing on the Rust side: the worker loop with the SQLite
+//! and PostgreSQL clients, driven as the runner drives them, under a counting global
+//! allocator. (SQLite's own memory is SQLite's measured work and does not pass through
+//! Rust's allocator.)
 
-use dbrace::engine::{Engine, Target, sqlite::Sqlite};
+use dbrace::engine::{Engine, Target, postgres::Postgres, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
 use dbrace::runner::worker::{self, Control, MEASURE};
@@ -30,11 +31,14 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-/// Rust allocations made by `n` measured transactions, setup excluded.
-fn allocations(w: &dyn Workload, n: u64) -> u64 {
-    let dir = DataDir::create(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
-    let storage = Storage { data: Some(dir), wal: None };
-    let inst = Sqlite.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
+/// Rust allocations made by `n` measured transactions on `engine`, setup excluded.
+fn allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
+    // As root, PostgreSQL runs as `postgres`, which must reach the directory.
+    let base = if unsafe { libc::geteuid() } == 0 { "/var/tmp" } else { env!("CARGO_TARGET_TMPDIR") };
+    let base = tempfile::Builder::new().prefix("dbrace-hot-").tempdir_in(base).unwrap();
+    std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
+    let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
     let opts = WorkloadOptions { scale: 1 };
     let mut setup = inst.connect().unwrap();
     w.prepare(&mut setup, &opts).unwrap();
@@ -51,10 +55,13 @@ fn allocations(w: &dyn Workload, n: u64) -> u64 {
 
 #[test]
 fn no_allocation_per_transaction() {
-    for w in [&InsertCommit as &dyn Workload, &tpcb::TPCB, &tpcb::SELECT_ONLY, &tpcb::SIMPLE_UPDATE] {
-        // Setup inside worker::run (the histogram) is the same for both counts.
-        let few = allocations(w, 100);
-        let many = allocations(w, 2100);
-        assert_eq!(many, few, "{}: {} allocations for 2000 more transactions", w.name(), many - few);
+    for engine in [&Sqlite as &dyn Engine, &Postgres] {
+        for w in [&InsertCommit as &dyn Workload, &tpcb::TPCB, &tpcb::SELECT_ONLY, &tpcb::SIMPLE_UPDATE] {
+            // Setup inside worker::run (the histogram) is the same for both counts.
+            let few = allocations(engine, w, 100);
+            let many = allocations(engine, w, 2100);
+            let name = format!("{} {}", engine.name(), w.name());
+            assert_eq!(many, few, "{name}: {} allocations for 2000 more transactions", many - few);
+        }
     }
 }
