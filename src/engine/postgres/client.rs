@@ -11,7 +11,7 @@ use postgres_protocol::IsNull;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
 use postgres_protocol::message::frontend;
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
 
 enum Stream {
@@ -111,8 +111,21 @@ impl PgClient {
                     .map_err(|e| ConnectError::Unreachable(format!("cannot connect to {where_} ({path}): {e}")))?,
             )
         } else {
-            let s = TcpStream::connect((info.host.as_str(), info.port))
-                .map_err(|e| ConnectError::Unreachable(format!("cannot connect to {where_}: {e}")))?;
+            // A host that drops packets must not hang the run: give up after 5 s.
+            let unreachable = |e: std::io::Error| ConnectError::Unreachable(format!("cannot connect to {where_}: {e}"));
+            let addrs: Vec<_> = (info.host.as_str(), info.port).to_socket_addrs().map_err(unreachable)?.collect();
+            let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
+            let mut stream = None;
+            for a in addrs {
+                match TcpStream::connect_timeout(&a, std::time::Duration::from_secs(5)) {
+                    Ok(s) => {
+                        stream = Some(s);
+                        break;
+                    }
+                    Err(e) => last = e,
+                }
+            }
+            let s = stream.ok_or_else(|| unreachable(last))?;
             let _ = s.set_nodelay(true);
             Stream::Tcp(s)
         };
