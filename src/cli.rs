@@ -23,6 +23,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Show the engines usable here, the disk and ram locations and their fsync latency.
     Engines(EnginesArgs),
+    /// Remove what killed runs left behind: servers, data directories, scratch files.
+    Clean(CleanArgs),
 }
 
 /// Where instances keep their data.
@@ -124,6 +126,14 @@ pub struct ReportArgs {
     /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the run's baseline]
     #[arg(long, value_name = "PROFILE")]
     pub baseline: Option<String>,
+}
+
+/// `dbrace clean`.
+#[derive(Args, Debug)]
+pub struct CleanArgs {
+    /// Where data lives.
+    #[command(flatten)]
+    pub locations: LocationArgs,
 }
 
 /// `dbrace engines`.

@@ -1,6 +1,6 @@
 //! The subcommands' bodies: glue between the CLI and the library.
 
-use crate::cli::{Command, EnginesArgs, ReportArgs, RunArgs};
+use crate::cli::{CleanArgs, Command, EnginesArgs, ReportArgs, RunArgs};
 use crate::error::Result;
 use crate::host::Host;
 use crate::instance::{Locations, datadir, location};
@@ -19,6 +19,7 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
         Command::Run(a) => run(*a),
         Command::Report(a) => report_cmd(a),
         Command::Engines(a) => engines(a),
+        Command::Clean(a) => clean(a),
     }
 }
 
@@ -145,6 +146,16 @@ fn check_space(plan: &plan::Plan, locations: &Locations, opts: &WorkloadOptions)
         }
     }
     Ok(())
+}
+
+fn clean(a: CleanArgs) -> Result<i32> {
+    machine(&a.locations);
+    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), false)?;
+    for l in [&locations.disk, &locations.ram] {
+        let n = datadir::reap(&l.path);
+        println!("{}: removed {n} leftover{} of killed runs", l.path.display(), if n == 1 { "" } else { "s" });
+    }
+    Ok(0)
 }
 
 fn default_results_path() -> Result<PathBuf> {

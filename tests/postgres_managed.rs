@@ -145,8 +145,9 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
         }
         if signal == libc::SIGKILL {
             // What SIGKILL left, the next run removes.
-            let next = sb.cmd(&["run", "-e", "memory", "-T", "0.05s", "--warmup", "0s", "-r", "1"]).assert().success();
-            let said = String::from_utf8_lossy(&next.get_output().stderr).to_string();
+            let next = sb.cmd(&["clean"]).assert().success();
+            let said = String::from_utf8_lossy(&next.get_output().stdout).to_string();
+            assert!(said.contains("removed 1 leftover"), "{said}");
             assert!(sb.leftovers().is_empty(), "not reaped {:?}: {said}", sb.leftovers());
         }
         assert!(sb.leftovers().is_empty(), "signal {signal} left {:?}", sb.leftovers());

@@ -37,7 +37,7 @@ impl Sandbox {
         let mut c = Command::cargo_bin("dbrace").unwrap();
         c.env("XDG_CACHE_HOME", self.cache.path()).env_remove("HOME");
         c.args(args);
-        if matches!(args.first(), Some(&"run") | Some(&"engines")) {
+        if matches!(args.first(), Some(&"run") | Some(&"engines") | Some(&"clean")) {
             c.arg("--disk-dir").arg(self.disk.path()).arg("--ram-dir").arg(self.ram.path());
         }
         c
