@@ -204,6 +204,9 @@ pub fn start(
         let mut cmd = Command::new(b.dir.join("postgres"));
         cmd.arg("-D").arg(&pgdata).arg("-k").arg(&sock).arg("-p").arg(port.to_string());
         cmd.arg("-c").arg(if tcp { "listen_addresses=127.0.0.1" } else { "listen_addresses=" });
+        // Dynamic shared memory as files in the data directory: a killed server's segments
+        // then go with the directory instead of piling up in /dev/shm.
+        cmd.args(["-c", "dynamic_shared_memory_type=mmap"]);
         for (k, v) in settings {
             cmd.arg("-c").arg(format!("{k}={v}"));
         }
