@@ -38,13 +38,14 @@ impl ConnInfo {
             Some((u, p)) => (decode(u), (!p.is_empty()).then(|| decode(p))),
             None => (std::env::var("USER").unwrap_or_else(|_| "postgres".into()), None),
         };
-        let (mut host, port) = match hostport.rsplit_once(':') {
+        let (mut host, mut port) = match hostport.rsplit_once(':') {
             Some((h, p)) => (h.to_string(), p.parse::<u16>().map_err(|_| bad("the port is not a number"))?),
             None => (hostport.to_string(), 5432),
         };
         for kv in query.split('&').filter(|s| !s.is_empty()) {
             match kv.split_once('=') {
                 Some(("host", h)) => host = decode(h),
+                Some(("port", p)) => port = p.parse::<u16>().map_err(|_| bad("the port is not a number"))?,
                 Some(("sslmode", "disable" | "prefer" | "allow")) => {}
                 _ => {
                     return Err(bad(&format!(
@@ -122,6 +123,8 @@ mod tests {
         assert_eq!(c.redacted(), "postgres://bob:***@127.0.0.1:6543/shop");
         let c = ConnInfo::parse("postgresql://postgres@/test?host=/var/run/postgresql").unwrap();
         assert_eq!((c.host.as_str(), c.port, c.password.clone()), ("/var/run/postgresql", 5432, None));
+        let c = ConnInfo::parse("postgres://u@/db?host=/tmp/s&port=6000").unwrap();
+        assert_eq!((c.host.as_str(), c.port), ("/tmp/s", 6000));
         assert!(ConnInfo::parse("mysql://x").is_err());
         assert!(ConnInfo::parse("postgres://a@h:xx/d").is_err());
         assert!(ConnInfo::parse("postgres://a@h/d?sslmode=require").is_err());
