@@ -3,26 +3,11 @@
 mod common;
 
 use common::{Sandbox, read_json};
-use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// A long matrix, unless `args` says otherwise.
 const LONG: &[&str] =
     &["-e", "sqlite", "-p", "disk,ram", "-w", "insert-commit,tpcb", "-T", "0.5s", "--warmup", "0s", "-r", "50"];
-
-fn spawn(sb: &Sandbox, out: &std::path::Path, args: &[&str]) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
-        .env("XDG_CACHE_HOME", sb.cache.path())
-        .args(["run", "-q", "--out", out.to_str().unwrap()])
-        .args(args)
-        .arg("--disk-dir")
-        .arg(sb.disk.path())
-        .arg("--ram-dir")
-        .arg(sb.ram.path())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap()
-}
 
 /// Wait until `cond` holds, at most 30 s.
 fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
@@ -46,7 +31,7 @@ fn finished_repeats(out: &std::path::Path) -> usize {
 fn interrupted_by(signal: i32, code: i32) {
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    let mut child = spawn(&sb, &out, LONG);
+    let mut child = sb.spawn_run(&out, LONG);
     wait_for("two finished repeats", || finished_repeats(&out) >= 2);
     // Signal while a cell is in flight, so teardown is exercised.
     wait_for("a data directory", || !sb.leftovers().is_empty());
@@ -81,7 +66,7 @@ fn sigterm_keeps_finished_cells_and_removes_data() {
 fn data_left_by_sigkill_is_reaped_by_the_next_run() {
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    let mut child = spawn(&sb, &out, LONG);
+    let mut child = sb.spawn_run(&out, LONG);
     wait_for("a data directory", || !sb.leftovers().is_empty());
     child.kill().unwrap();
     child.wait().unwrap();
@@ -98,7 +83,7 @@ fn data_left_by_sigkill_is_reaped_by_the_next_run() {
 fn ctrl_c_during_a_large_load_stops_promptly() {
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    let mut child = spawn(&sb, &out, &["-e", "sqlite", "-p", "ram", "-w", "tpcb", "--scale", "40"]);
+    let mut child = sb.spawn_run(&out, &["-e", "sqlite", "-p", "ram", "-w", "tpcb", "--scale", "40"]);
     wait_for("the load to start", || !sb.leftovers().is_empty());
     std::thread::sleep(Duration::from_millis(300));
     let sent = Instant::now();

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{Sandbox, read_json};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// postgres server processes (by executable name, not by arguments: dbrace's own command
@@ -113,19 +113,8 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGKILL] {
         let sb = Sandbox::new();
         let out = sb.out("pg.json");
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
-            .env("XDG_CACHE_HOME", sb.cache.path())
-            .args(["run", "-q", "-e", "postgres", "-p", "disk,ram", "-w", "tpcb", "-T", "0.5s", "-r", "20"])
-            .arg("--out")
-            .arg(&out)
-            .arg("--disk-dir")
-            .arg(sb.disk.path())
-            .arg("--ram-dir")
-            .arg(sb.ram.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child =
+            sb.spawn_run(&out, &["-e", "postgres", "-p", "disk,ram", "-w", "tpcb", "-T", "0.5s", "-r", "20"]);
         let start = Instant::now();
         while servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty() {
             assert!(start.elapsed() < Duration::from_secs(30), "no server started");
@@ -159,19 +148,7 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_run_goes_on() {
     require_binaries();
     let sb = Sandbox::new();
     let out = sb.out("pg.json");
-    let child = Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
-        .env("XDG_CACHE_HOME", sb.cache.path())
-        .args(["run", "-q", "-e", "postgres", "-p", "disk,ram", "-w", "insert-commit", "-T", "2s", "-r", "1"])
-        .arg("--out")
-        .arg(&out)
-        .arg("--disk-dir")
-        .arg(sb.disk.path())
-        .arg("--ram-dir")
-        .arg(sb.ram.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = sb.spawn_run(&out, &["-e", "postgres", "-p", "disk,ram", "-w", "insert-commit", "-T", "2s", "-r", "1"]);
     // Wait for the measured disk server (the preflight ones come and go within a second).
     std::thread::sleep(Duration::from_millis(1500));
     let start = Instant::now();

@@ -43,6 +43,22 @@ impl Sandbox {
         c
     }
 
+    /// `dbrace run ARGS --out OUT` in the background, quiet, in this sandbox's locations.
+    pub fn spawn_run(&self, out: &Path, args: &[&str]) -> std::process::Child {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("dbrace"))
+            .env("XDG_CACHE_HOME", self.cache.path())
+            .args(["run", "-q", "--out", out.to_str().unwrap()])
+            .args(args)
+            .arg("--disk-dir")
+            .arg(self.disk.path())
+            .arg("--ram-dir")
+            .arg(self.ram.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    }
+
     /// A path for a results file inside the sandbox.
     pub fn out(&self, name: &str) -> PathBuf {
         self.cache.path().join(name)
