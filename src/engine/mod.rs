@@ -96,6 +96,9 @@ pub enum Datum {
     Int(i64),
     /// A text value.
     Text(String),
+    /// `n` blanks for a char(n) column: engines that pad char(n) themselves get an empty
+    /// string (as pgbench sends), the others the blanks.
+    Blank(usize),
 }
 
 /// A prepared statement's handle on its connection.

@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Blanks for char(n) fillers, borrowed rather than allocated per row.
+const BLANKS: &str = "                                                                                                                                ";
+
 /// The SQLite engine.
 pub struct Sqlite;
 
@@ -234,6 +237,7 @@ impl ToSql for Datum {
             Datum::Null => ValueRef::Null,
             Datum::Int(i) => ValueRef::Integer(*i),
             Datum::Text(s) => ValueRef::Text(s.as_bytes()),
+            Datum::Blank(n) => ValueRef::Text(&BLANKS.as_bytes()[..(*n).min(BLANKS.len())]),
         }))
     }
 }

@@ -76,20 +76,14 @@ impl Workload for Pgbench {
         for (t, cols, key) in tables {
             step(&format!("create {t}"), c.create_table(t, cols, key))?;
         }
-        // As pgbench: branch and teller fillers are NULL; account fillers are blank, spelled
-        // out for engines that do not pad char(n).
+        // As pgbench: branch and teller fillers are NULL, account fillers blank.
         let mut rows = (1..=branches).map(|b| vec![Datum::Int(b), Datum::Int(0), Datum::Null]);
         step("load pgbench_branches", c.load("pgbench_branches", &["bid", "bbalance", "filler"], &mut rows))?;
         let mut rows = (1..=tellers)
             .map(|t| vec![Datum::Int(t), Datum::Int((t - 1) / TELLERS_PER_SCALE + 1), Datum::Int(0), Datum::Null]);
         step("load pgbench_tellers", c.load("pgbench_tellers", &["tid", "bid", "tbalance", "filler"], &mut rows))?;
         let mut rows = until_signal((1..=accounts).map(|a| {
-            vec![
-                Datum::Int(a),
-                Datum::Int((a - 1) / ACCOUNTS_PER_SCALE + 1),
-                Datum::Int(0),
-                Datum::Text(" ".repeat(84)),
-            ]
+            vec![Datum::Int(a), Datum::Int((a - 1) / ACCOUNTS_PER_SCALE + 1), Datum::Int(0), Datum::Blank(84)]
         }));
         step("load pgbench_accounts", c.load("pgbench_accounts", &["aid", "bid", "abalance", "filler"], &mut rows))?;
         step("finish the load", c.finish_load())
