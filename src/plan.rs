@@ -116,7 +116,7 @@ pub fn build(req: &Request) -> Result<Plan> {
         for &clients in &req.clients {
             for e in &engines {
                 if !w.supports(e.interface()) {
-                    skipped.push(format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
+                    note(&mut skipped, format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
                     continue;
                 }
                 // One variant per sweep value this engine takes (just one without a sweep).
@@ -140,7 +140,7 @@ pub fn build(req: &Request) -> Result<Plan> {
                     }
                     let target = targets(e.name());
                     if let Err(err) = e.check(&profile, &target) {
-                        skipped.push(format!("{} × {}: {err}", e.name(), profile.name));
+                        note(&mut skipped, format!("{} × {}: {err}", e.name(), profile.name));
                         refused.entry(e.name()).or_insert(err);
                         continue;
                     }
@@ -152,7 +152,6 @@ pub fn build(req: &Request) -> Result<Plan> {
             }
         }
     }
-    skipped.dedup();
     // Every engine must run something, and every profile the user named must run on some
     // engine; beyond that, engine × profile pairs that do not fit are skipped with a note.
     for e in &engines {
@@ -179,6 +178,13 @@ pub fn build(req: &Request) -> Result<Plan> {
 
 fn names<T>(xs: &[T], f: impl Fn(&T) -> &str) -> String {
     xs.iter().map(f).collect::<Vec<_>>().join(", ")
+}
+
+/// Add a skip note once (the loops over workloads and clients meet each pair many times).
+fn note(skipped: &mut Vec<String>, line: String) {
+    if !skipped.contains(&line) {
+        skipped.push(line);
+    }
 }
 
 /// Bind each `--url` to the engine of its scheme; engines without one are managed.

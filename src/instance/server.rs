@@ -71,11 +71,6 @@ impl Server {
         }
     }
 
-    /// Whether the server process is still running.
-    pub fn alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
-    }
-
     /// The last lines of the server's log, on one line.
     pub fn log_tail(&self) -> String {
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();

@@ -138,7 +138,7 @@ fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result
         unlogged: profile.unlogged,
         version: b.version.clone(),
         settings: BTreeMap::new(),
-        owned: Owned::Server(Mutex::new(server)),
+        owned: Owned::Server(server),
     };
     inst.settings = inst.read_back(&profile.name)?;
     // Where the WAL really is: no setting says so, the filesystem does.
@@ -187,7 +187,7 @@ fn connect(info: &ConnInfo, unlogged: bool) -> Result<PgClient> {
 /// What an instance must clean up.
 enum Owned {
     /// A throwaway server (stopped on drop).
-    Server(Mutex<Server>),
+    Server(Server),
     /// A database created on someone else's server (dropped on drop).
     Database { admin: ConnInfo, name: String },
 }
@@ -210,7 +210,7 @@ impl PgInstance {
         let mut c = match &self.owned {
             Owned::Database { .. } => connect(&self.info, self.unlogged)?,
             Owned::Server(server) => PgClient::connect(&self.info, self.unlogged).map_err(|e| {
-                let tail = server.lock().map(|s| s.log_tail()).unwrap_or_default();
+                let tail = server.log_tail();
                 failed!("cannot connect to the throwaway server: {e}; {tail}")
             })?,
         };
@@ -252,14 +252,15 @@ impl PgInstance {
     }
 }
 
-/// on/true/1 and off/false/0 are the same to PostgreSQL; sizes are compared as written.
+/// on/true/1 and off/false/0 are the same to PostgreSQL; sizes are compared as written,
+/// without spaces (both sides come lowercased).
 fn same_setting(have: &str, want: &str) -> bool {
     let norm = |s: &str| match s {
         "on" | "true" | "yes" | "1" => "on".to_string(),
         "off" | "false" | "no" | "0" => "off".to_string(),
-        s => s.replace(' ', "").to_string(),
+        s => s.replace(' ', ""),
     };
-    norm(have) == norm(want) || have.replace(' ', "").eq_ignore_ascii_case(&want.replace(' ', ""))
+    norm(have) == norm(want)
 }
 
 impl Instance for PgInstance {
