@@ -57,8 +57,9 @@ pub struct Plan {
     pub baseline: String,
 }
 
-/// Engines, profiles and workloads of `dbrace run` with no arguments.
-pub const DEFAULT_ENGINES: &[&str] = &["sqlite", "memory"];
+/// Engines, profiles and workloads of `dbrace run` with no arguments; a default engine
+/// that cannot run here (no server binaries) is left out with a note.
+pub const DEFAULT_ENGINES: &[&str] = &["sqlite", "postgres", "memory"];
 /// Profiles of the default matrix.
 pub const DEFAULT_PROFILES: &[&str] = &["disk", "ram", "async", "nosync", "unlogged"];
 /// Workloads of the default matrix.
@@ -70,8 +71,18 @@ fn or_default(given: &[String], default: &[&str]) -> Vec<String> {
 
 /// Validate a request and build its cells.
 pub fn build(req: &Request) -> Result<Plan> {
-    let engines =
+    let mut skipped = Vec::new();
+    let mut engines =
         or_default(&req.engines, DEFAULT_ENGINES).iter().map(|n| engine::by_name(n)).collect::<Result<Vec<_>>>()?;
+    if req.engines.is_empty() {
+        engines.retain(|e| match e.version() {
+            Ok(_) => true,
+            Err(why) => {
+                skipped.push(format!("{}: left out of the default run: {why}", e.name()));
+                false
+            }
+        });
+    }
     let profiles = or_default(&req.profiles, DEFAULT_PROFILES)
         .iter()
         .map(|n| {
@@ -110,7 +121,6 @@ pub fn build(req: &Request) -> Result<Plan> {
         }
     }
     let mut cells: Vec<Cell> = Vec::new();
-    let mut skipped = Vec::new();
     let mut refused = std::collections::HashMap::new();
     for w in &workloads {
         for &clients in &req.clients {
@@ -262,12 +272,21 @@ mod tests {
     }
 
     #[test]
-    fn default_matrix_is_sqlite_five_profiles_two_workloads_plus_memory_insert() {
+    fn default_matrix_is_five_profiles_two_workloads_plus_memory_insert_and_postgres_when_present() {
         let p = build(&req()).unwrap();
         let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
-        assert_eq!(ids.len(), 11, "{ids:?}");
+        let sqlite = ids.iter().filter(|i| i.starts_with("sqlite/")).count();
+        assert_eq!(sqlite, 10, "{ids:?}");
         assert!(ids.contains(&"memory/unlogged/insert-commit/c1".to_string()));
         assert!(!ids.iter().any(|i| i.starts_with("memory/") && i.contains("tpcb")));
+        let postgres = ids.iter().filter(|i| i.starts_with("postgres/")).count();
+        match crate::engine::by_name("postgres").unwrap().version() {
+            Ok(_) => assert_eq!(postgres, 10, "{ids:?}"),
+            Err(_) => {
+                assert_eq!(postgres, 0);
+                assert!(p.skipped.iter().any(|s| s.starts_with("postgres: left out")), "{:?}", p.skipped);
+            }
+        }
         assert_eq!(p.baseline, "disk");
     }
 
@@ -302,6 +321,7 @@ mod tests {
             profiles: vec!["disk".into()],
             workloads: vec!["insert-commit".into()],
             sweep: Some("cache_size=-1000,-2000".into()),
+            engines: vec!["sqlite".into(), "memory".into()],
             ..req()
         };
         let p = build(&r).unwrap();

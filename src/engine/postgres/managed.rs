@@ -84,6 +84,20 @@ pub fn binaries() -> Result<Binaries> {
     }
 }
 
+/// Every server setting's name, from `postgres --describe-config` (none without binaries),
+/// so that an unqualified `--set` goes only to the engines that have the setting.
+pub fn setting_names() -> Option<&'static [String]> {
+    static NAMES: OnceLock<Option<Vec<String>>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            let out = Command::new(binaries().ok()?.dir.join("postgres")).arg("--describe-config").output().ok()?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let names: Vec<String> = text.lines().filter_map(|l| l.split('\t').next()).map(str::to_string).collect();
+            (out.status.success() && !names.is_empty()).then_some(names)
+        })
+        .as_deref()
+}
+
 fn describe(dir: &Path) -> Result<Binaries> {
     let out = Command::new(dir.join("postgres"))
         .arg("--version")

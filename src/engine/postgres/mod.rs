@@ -67,10 +67,16 @@ impl Engine for Postgres {
         Ok(format!("{} ({}{who})", b.version, b.dir.display()))
     }
     fn setting_keys(&self) -> &'static [&'static str] {
-        &["any server setting (postgres -c KEY=VALUE; SET per session against --url)"]
+        &["any server setting (postgres --describe-config lists them; SET per session against --url)"]
     }
     fn knows_setting(&self, key: &str) -> bool {
-        !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
+        let shaped =
+            !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
+        // An extension's own settings (dotted) are the server's to judge.
+        match managed::setting_names() {
+            Some(names) if !key.contains('.') => names.iter().any(|n| n == key),
+            _ => shaped,
+        }
     }
     fn url_schemes(&self) -> &'static [&'static str] {
         &["postgres", "postgresql"]
