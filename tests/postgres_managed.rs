@@ -94,6 +94,50 @@ fn a_set_value_reaches_the_server_and_a_bad_one_is_bad_input() {
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
 }
 
+/// As a user other than root (`postgres`, when the suite runs as root) servers run as that
+/// user, from a template in its own cache, and dbrace announces nothing.
+#[test]
+fn a_non_root_user_runs_its_servers_itself() {
+    require_binaries();
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::process::CommandExt;
+    let sb = Sandbox::new();
+    let home = tempfile::Builder::new().prefix("dbrace-test-home-").tempdir_in("/var/tmp").unwrap();
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("dbrace"));
+    let mut uid = unsafe { libc::geteuid() };
+    if uid == 0 {
+        let name = std::ffi::CString::new("postgres").unwrap();
+        let pw = unsafe { libc::getpwnam(name.as_ptr()) };
+        assert!(!pw.is_null(), "no 'postgres' user: install postgresql (scripts/test does)");
+        let (u, g) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
+        for d in [home.path(), sb.disk.path(), sb.ram.path()] {
+            std::os::unix::fs::chown(d, Some(u), Some(g)).unwrap();
+        }
+        cmd.uid(u).gid(g).env("USER", "postgres");
+        uid = u;
+    }
+    let out = home.path().join("pg.json");
+    cmd.env("XDG_CACHE_HOME", home.path()).env("HOME", home.path());
+    cmd.args(["run", "-q", "-e", "postgres", "-p", "disk,ram", "-w", "tpcb", "-c", "2", "-t", "50", "--warmup", "0s"]);
+    cmd.args(["-r", "1", "--out", out.to_str().unwrap(), "--disk-dir"]).arg(sb.disk.path()).arg("--ram-dir");
+    cmd.arg(sb.ram.path());
+    let o = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("refuses root"), "{err}");
+    let r = read_json(&out);
+    for c in r["cells"].as_array().unwrap() {
+        let rep = &c["repeats"][0];
+        assert_eq!(rep["status"], "ok", "{}: {rep}", c["id"]);
+        assert!(rep["verify"]["ok"].as_bool().unwrap(), "{}: {}", c["id"], rep["verify"]);
+    }
+    let templates: Vec<_> = std::fs::read_dir(home.path().join("dbrace/templates")).unwrap().flatten().collect();
+    assert_eq!(templates.len(), 1, "{templates:?}");
+    assert_eq!(templates[0].metadata().unwrap().uid(), uid, "the template belongs to the user who ran dbrace");
+    assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
+    assert!(servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty());
+}
+
 #[test]
 fn a_missing_run_as_user_is_bad_input() {
     require_binaries();
