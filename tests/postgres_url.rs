@@ -1,7 +1,7 @@
 //! PostgreSQL against an existing server (`--url`): a password-protected server the test
-//! starts itself, and the machine's own server on
-//! 127.0.0.1:5432, which scripts/test installs and starts when it is missing (and gives
-//! the `postgres` role the test password when the server asks for one).
+//! starts itself, and the machine's own server on 127.0.0.1:5432, which scripts/test
+//! installs and starts when it is missing (and gives the `postgres` role the test
+//! password when the server asks for one).
 
 mod common;
 

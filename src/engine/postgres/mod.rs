@@ -70,8 +70,8 @@ impl Engine for Postgres {
         &["any server setting (postgres --describe-config lists them; SET per session against --url)"]
     }
     fn knows_setting(&self, key: &str) -> bool {
-        let shaped =
-            !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
+        let shaped = !key.is_empty()
+            && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
         // An extension's own settings (dotted) are the server's to judge.
         match managed::setting_names() {
             Some(names) if !key.contains('.') => names.iter().any(|n| n == key),
