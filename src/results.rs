@@ -126,6 +126,10 @@ pub struct RepeatResult {
     pub engine_version: String,
     /// Settings in effect, read back from the engine.
     pub settings: BTreeMap<String, String>,
+    /// Seconds from launching the instance to its settings read back (a throwaway
+    /// server: copied from its template, started, connected).
+    #[serde(default)]
+    pub start_s: f64,
     /// Seconds spent creating and loading the data set.
     pub load_s: f64,
     /// Transactions committed while measured.
@@ -163,6 +167,7 @@ impl RepeatResult {
             started_at,
             engine_version,
             settings: BTreeMap::new(),
+            start_s: 0.0,
             load_s: 0.0,
             transactions: 0,
             warmup_transactions: 0,

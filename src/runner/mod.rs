@@ -101,7 +101,9 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     bar.set_message("loading");
     // Declared first so it is dropped last: connections and the instance go before the files.
     let storage = storage(cell, locations)?;
+    let start = Instant::now();
     let instance = cell.engine.launch(&cell.profile, &cell.target, &storage)?;
+    let start_s = start.elapsed().as_secs_f64();
     let load_start = Instant::now();
     // Loading has its own connection, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).
@@ -143,7 +145,7 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
         .into_iter()
         .collect::<std::result::Result<Vec<WorkerReport>, _>>()
         .map_err(|_| failed!("a client thread panicked"))?;
-    summarize(cell, repeat, &*instance, reports, m, load_s, s)
+    summarize(cell, repeat, &*instance, reports, m, (start_s, load_s), s)
 }
 
 fn summarize(
@@ -152,7 +154,7 @@ fn summarize(
     instance: &dyn crate::engine::Instance,
     reports: Vec<WorkerReport>,
     m: Measurement,
-    load_s: f64,
+    (start_s, load_s): (f64, f64),
     s: &Settings,
 ) -> Result<RepeatResult> {
     let (opts, duration_mode) = (&s.workload, s.duration.is_some());
@@ -204,6 +206,7 @@ fn summarize(
         started_at: String::new(),
         engine_version: instance.version(),
         settings: instance.settings(),
+        start_s,
         load_s,
         transactions: measured,
         warmup_transactions: committed - measured,
