@@ -193,8 +193,13 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_run_goes_on() {
     let sb = Sandbox::new();
     let out = sb.out("pg.json");
     let child = sb.spawn_run(&out, &["-e", "postgres", "-p", "disk,ram", "-w", "insert-commit", "-T", "2s", "-r", "1"]);
-    // Wait for the measured disk server (the preflight ones come and go within a second).
-    std::thread::sleep(Duration::from_millis(1500));
+    // The results file appears once the preflight servers are gone: the next disk server
+    // is the measured one.
+    let start = Instant::now();
+    while !out.exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "no results file: the run did not get past preflight");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let start = Instant::now();
     let pid = loop {
         let ps = Command::new("ps").args(["-eo", "pid=,comm=,args="]).output().unwrap();
