@@ -53,7 +53,8 @@ pub struct RunArgs {
     /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged [default: disk,ram,async,nosync,unlogged]
     #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
-    /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update [default: insert-commit,tpcb]
+    /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
+    /// oltp-ro, oltp-wo [default: insert-commit,tpcb]
     #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
     pub workload: Vec<String>,
     /// Concurrent clients, a connection each; a list makes one cell per value
@@ -76,6 +77,12 @@ pub struct RunArgs {
     /// pgbench scale: 100,000 accounts per unit
     #[arg(long, short = 's', value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_scale)]
     pub scale: u32,
+    /// sysbench's --tables: tables sbtest1..N of the oltp workloads
+    #[arg(long, value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_tables)]
+    pub tables: u32,
+    /// sysbench's --table-size: rows per table of the oltp workloads
+    #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_table_size)]
+    pub table_size: u64,
     /// An existing server to run against instead of a throwaway one, e.g.
     /// postgres://USER:PASSWORD@HOST:PORT/DB (the password never appears in output)
     #[arg(long, value_name = "URL")]
@@ -198,6 +205,15 @@ fn parse_repeat(s: &str) -> Result<u32, String> {
 
 fn parse_scale(s: &str) -> Result<u32, String> {
     bounded(s, "scale", 100_000).map(|v| v as u32)
+}
+
+fn parse_tables(s: &str) -> Result<u32, String> {
+    bounded(s, "tables", 10_000).map(|v| v as u32)
+}
+
+/// Ids are SQL integers (32-bit) and a range reads up to id + 99.
+fn parse_table_size(s: &str) -> Result<u64, String> {
+    bounded(s, "table-size", 2_000_000_000)
 }
 
 #[cfg(test)]

@@ -61,7 +61,8 @@ fn run(a: RunArgs) -> Result<i32> {
             ));
         }
     }
-    check_space(&plan, &locations, &WorkloadOptions { scale: a.scale })?;
+    let workload = WorkloadOptions { scale: a.scale, tables: a.tables, table_size: a.table_size };
+    check_space(&plan, &locations, &workload)?;
     runner::preflight(&plan, &locations)?;
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
@@ -74,7 +75,7 @@ fn run(a: RunArgs) -> Result<i32> {
         transactions: a.transactions,
         warmup: a.warmup,
         repeat: a.repeat,
-        workload: WorkloadOptions { scale: a.scale },
+        workload,
         seed,
     };
     let mut results = Results {
@@ -93,6 +94,8 @@ fn run(a: RunArgs) -> Result<i32> {
             warmup_s: settings.warmup.as_secs_f64(),
             repeat: settings.repeat,
             scale: a.scale,
+            tables: a.tables,
+            table_size: a.table_size,
             seed,
             baseline: plan.baseline.clone(),
         },
@@ -134,9 +137,9 @@ fn check_space(plan: &plan::Plan, locations: &Locations, opts: &WorkloadOptions)
         let loc = locations.get(c.profile.location);
         if c.engine.needs_data_dir(&c.profile, &c.target) && need > loc.free_bytes {
             return Err(bad_input!(
-                "{} at scale {} needs about {} in {} ({}), which has {} free; lower --scale or choose another {} location",
+                "{} with {} needs about {} in {} ({}), which has {} free; give a smaller data set or choose another {} location",
                 c.workload.name(),
-                opts.scale,
+                c.workload.size_options(opts),
                 gib(need),
                 loc.path.display(),
                 loc.fs_type,

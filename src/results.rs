@@ -87,10 +87,24 @@ pub struct RunOptions {
     pub repeat: u32,
     /// pgbench scale.
     pub scale: u32,
+    /// Tables of the oltp workloads (sysbench's --tables).
+    #[serde(default = "one")]
+    pub tables: u32,
+    /// Rows per oltp table (sysbench's --table-size).
+    #[serde(default = "sysbench_table_size")]
+    pub table_size: u64,
     /// Seed of the clients' random generators.
     pub seed: u64,
     /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
     pub baseline: String,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn sysbench_table_size() -> u64 {
+    10_000
 }
 
 /// One cell: engine × profile × workload × clients, and its repeats.

@@ -1,13 +1,13 @@
 //! The transaction loop allocates nothing on the Rust side: the worker loop with the SQLite
 //! and PostgreSQL clients, driven as the runner drives them, under a counting global
-//! allocator. (SQLite's own memory is SQLite's measured work and does not pass through
+//! allocator, for every SQL workload (the oltp ones read 100-row ranges to the end). (SQLite's own memory is SQLite's measured work and does not pass through
 //! Rust's allocator.)
 
 use dbrace::engine::{Engine, Target, postgres::Postgres, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
 use dbrace::runner::worker::{self, Control, MEASURE};
-use dbrace::workload::{Workload, WorkloadOptions, insert_commit::InsertCommit, tpcb};
+use dbrace::workload::{Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -39,7 +39,8 @@ fn allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
     std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
     let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
-    let opts = WorkloadOptions { scale: 1 };
+    // Two small oltp tables: a range still reads 100 rows.
+    let opts = WorkloadOptions { tables: 2, table_size: 1000, ..WorkloadOptions::default() };
     let mut setup = inst.connect().unwrap();
     w.prepare(&mut setup, &opts).unwrap();
     let tx = w.client(inst.connect().unwrap(), 0, 1, &opts).unwrap();
@@ -56,7 +57,15 @@ fn allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
 #[test]
 fn no_allocation_per_transaction() {
     for engine in [&Sqlite as &dyn Engine, &Postgres] {
-        for w in [&InsertCommit as &dyn Workload, &tpcb::TPCB, &tpcb::SELECT_ONLY, &tpcb::SIMPLE_UPDATE] {
+        for w in [
+            &InsertCommit as &dyn Workload,
+            &tpcb::TPCB,
+            &tpcb::SELECT_ONLY,
+            &tpcb::SIMPLE_UPDATE,
+            &oltp::OLTP_RW,
+            &oltp::OLTP_RO,
+            &oltp::OLTP_WO,
+        ] {
             // Setup inside worker::run (the histogram) is the same for both counts.
             let few = allocations(engine, w, 100);
             let many = allocations(engine, w, 2100);

@@ -32,6 +32,11 @@ impl Rng {
         result
     }
 
+    /// A uniform double in [0, 1): the top 53 bits, as sysbench's `sb_rand_uniform_double`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
     /// A uniform integer in `lo..=hi` (unbiased: Lemire's method with rejection).
     pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
         let span = (hi - lo) as u64 + 1;

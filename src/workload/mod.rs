@@ -3,6 +3,7 @@
 //! engine's binary; SQL workloads speak through `SqlClient` only.
 
 pub mod insert_commit;
+pub mod oltp;
 pub mod tpcb;
 
 use crate::engine::{Connection, Interface, KvClient, SqlClient, TxResult};
@@ -11,9 +12,21 @@ use serde::{Deserialize, Serialize};
 
 /// Options every workload may read.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
 pub struct WorkloadOptions {
     /// Data set size in pgbench scale units (100,000 accounts each).
     pub scale: u32,
+    /// Tables of the oltp workloads, sbtest1..N (sysbench's --tables).
+    pub tables: u32,
+    /// Rows per table of the oltp workloads (sysbench's --table-size).
+    pub table_size: u64,
+}
+
+impl Default for WorkloadOptions {
+    /// pgbench's and sysbench's own defaults.
+    fn default() -> Self {
+        WorkloadOptions { scale: 1, tables: 1, table_size: 10_000 }
+    }
 }
 
 /// What clients do.
@@ -27,6 +40,10 @@ pub trait Workload: Sync {
     /// Bytes the data set may take on disk, with headroom for a log (0: small or unknown).
     fn estimated_bytes(&self, _opts: &WorkloadOptions) -> u64 {
         0
+    }
+    /// The options that size the data set, as given (for a message that it is too big).
+    fn size_options(&self, opts: &WorkloadOptions) -> String {
+        format!("--scale {}", opts.scale)
     }
     /// Create and bulk-load the data set.
     fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()>;
@@ -56,7 +73,15 @@ pub struct Verdict {
 
 /// Every workload dbrace knows.
 pub fn all() -> &'static [&'static dyn Workload] {
-    &[&insert_commit::InsertCommit, &tpcb::TPCB, &tpcb::SELECT_ONLY, &tpcb::SIMPLE_UPDATE]
+    &[
+        &insert_commit::InsertCommit,
+        &tpcb::TPCB,
+        &tpcb::SELECT_ONLY,
+        &tpcb::SIMPLE_UPDATE,
+        &oltp::OLTP_RW,
+        &oltp::OLTP_RO,
+        &oltp::OLTP_WO,
+    ]
 }
 
 /// Look a workload up by name.
