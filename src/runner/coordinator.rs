@@ -44,7 +44,7 @@ impl<'a> Coordinator<'a> {
     pub fn new(ctl: &'a Control, s: &Settings, bar: &'a ProgressBar) -> Coordinator<'a> {
         bar.set_message("warm-up");
         let now = Instant::now();
-        Coordinator {
+        let mut c = Coordinator {
             ctl,
             bar,
             duration: s.duration,
@@ -54,7 +54,20 @@ impl<'a> Coordinator<'a> {
             stop: None,
             window: (now, 0),
             interrupted: None,
+        };
+        // No warm-up: measure from the first transaction of any client, not from the
+        // first tick (other clients' threads may start before client 0 does).
+        if s.warmup.is_zero() {
+            c.begin(now);
         }
+        c
+    }
+
+    fn begin(&mut self, now: Instant) {
+        let _ = self.ctl.measure_start.set(now);
+        self.ctl.phase.store(MEASURE, Ordering::Release);
+        self.start = Some(now);
+        self.window = (now, 0);
     }
 
     /// Advance the phases and sample the counters.
@@ -70,10 +83,7 @@ impl<'a> Coordinator<'a> {
         }
         let Some(start) = self.start else {
             if now >= self.warm_end || all_finished {
-                let _ = self.ctl.measure_start.set(now);
-                self.ctl.phase.store(MEASURE, Ordering::Release);
-                self.start = Some(now);
-                self.window = (now, 0);
+                self.begin(now);
             }
             return;
         };

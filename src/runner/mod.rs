@@ -120,12 +120,13 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     let first = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
     let (reports, m) = std::thread::scope(|scope| {
         let ctl = &ctl;
+        // Client 0 runs here and coordinates between its transactions (see coordinator.rs);
+        // the phases start before any client does.
+        let mut coord = Coordinator::new(ctl, s, &bar);
         let handles: Vec<_> = clients
             .enumerate()
             .map(|(i, tx)| scope.spawn(move || worker::run(tx, ctl, i + 1, s.transactions, None)))
             .collect();
-        // Client 0 runs here and coordinates between its transactions (see coordinator.rs).
-        let mut coord = Coordinator::new(ctl, s, &bar);
         let r0 = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             worker::run(first, ctl, 0, s.transactions, Some(&mut coord))
         }));
