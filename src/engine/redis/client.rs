@@ -145,10 +145,17 @@ impl RedisClient {
         let set = conn.set_read_timeout(timeout).and_then(|()| conn.set_write_timeout(timeout));
         set.map_err(|e| ConnectError::Unreachable(format!("{where_}: {e}")))?;
         let mut c = RedisClient { conn, prefix: prefix.to_vec(), buf: Vec::with_capacity(256) };
-        // A server still loading its data answers LOADING; it is not ready yet.
-        match c.command(&[b"PING"]) {
+        c.buf.clear();
+        c.buf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
+        match c.conn.req_packed_command(&c.buf) {
+            // A server still loading its data is not ready yet.
+            Ok(Value::ServerError(e)) if e.code() == "LOADING" => {
+                Err(ConnectError::Unreachable(format!("{where_} is loading its data: {e}")))
+            }
+            // NOAUTH and the like: no password given where one is needed.
+            Ok(Value::ServerError(e)) => Err(ConnectError::Refused(format!("{where_} refused the connection: {e}"))),
             Ok(_) => Ok(c),
-            Err(e) => Err(ConnectError::Unreachable(format!("{where_}: {e}"))),
+            Err(e) => Err(ConnectError::Unreachable(format!("cannot talk to {where_}: {e}"))),
         }
     }
 
