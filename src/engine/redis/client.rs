@@ -59,12 +59,18 @@ impl Endpoint {
 
     /// A URL safe to print and store: the password replaced by `***`.
     pub fn redacted(&self) -> String {
-        let pw = if self.password.is_some() { ":***" } else { "" };
         let user = self.username.as_deref().unwrap_or("");
-        let auth = if user.is_empty() && pw.is_empty() { String::new() } else { format!("{user}{pw}@") };
         match &self.addr {
-            Addr::Tcp(h, p) => format!("redis://{auth}{h}:{p}/{}", self.db),
-            Addr::Unix(p) => format!("redis+unix://{auth}{}?db={}", p.display(), self.db),
+            Addr::Tcp(h, p) => {
+                let pw = if self.password.is_some() { ":***" } else { "" };
+                let auth = if user.is_empty() && pw.is_empty() { String::new() } else { format!("{user}{pw}@") };
+                format!("redis://{auth}{h}:{p}/{}", self.db)
+            }
+            Addr::Unix(p) => {
+                let user = if user.is_empty() { String::new() } else { format!("&user={user}") };
+                let pw = if self.password.is_some() { "&pass=***" } else { "" };
+                format!("redis+unix://{}?db={}{user}{pw}", p.display(), self.db)
+            }
         }
     }
 
@@ -301,8 +307,11 @@ mod tests {
         let e = Endpoint::parse("redis://:pw@localhost").unwrap();
         assert_eq!((e.addr.clone(), e.username.clone(), e.db), (Addr::Tcp("localhost".into(), 6379), None, 0));
         assert_eq!(e.redacted(), "redis://:***@localhost:6379/0");
-        let e = Endpoint::parse("redis+unix:///run/redis/redis.sock?db=2").unwrap();
+        let e = Endpoint::parse("redis+unix:///run/redis/redis.sock?db=2&pass=pw").unwrap();
         assert_eq!((e.addr.clone(), e.db), (Addr::Unix("/run/redis/redis.sock".into()), 2));
+        assert_eq!(e.redacted(), "redis+unix:///run/redis/redis.sock?db=2&pass=***");
+        let err = Endpoint::parse("redis+unix:///s?db=x&pass=hunter2").unwrap_err().to_string();
+        assert!(!err.contains("hunter2"), "{err}");
         for bad in ["rediss://h:1", "postgres://h", "redis://h:xx", "redis://h:1/notadb"] {
             assert!(Endpoint::parse(bad).is_err(), "{bad}");
         }
