@@ -35,14 +35,14 @@ pub struct Endpoint {
 impl Endpoint {
     /// Parse `redis://[USER[:PASSWORD]@]HOST[:PORT][/DB]` or `redis+unix:///PATH[?db=N&pass=P]`.
     pub fn parse(url: &str) -> Result<Endpoint> {
-        let redacted = super::super::postgres::conninfo::redact(url);
+        let redacted = crate::engine::postgres::conninfo::redact(url);
         let bad = |why: &str| {
             bad_input!("--url {redacted}: {why}; write redis://[USER:PASSWORD@]HOST[:PORT][/DB] or redis+unix:///PATH")
         };
         if !(url.starts_with("redis://") || url.starts_with("redis+unix://")) {
             return Err(bad("not a redis:// URL (dbrace speaks plain TCP and unix sockets, no TLS)"));
         }
-        let info = url.into_connection_info().map_err(|e| bad(&scrub(&e.to_string(), url)))?;
+        let info = url.into_connection_info().map_err(|e| bad(&e.to_string()))?;
         let addr = match info.addr() {
             ConnectionAddr::Tcp(h, p) => Addr::Tcp(h.clone(), *p),
             ConnectionAddr::Unix(p) => Addr::Unix(p.clone()),
@@ -151,7 +151,6 @@ impl RedisClient {
         let set = conn.set_read_timeout(timeout).and_then(|()| conn.set_write_timeout(timeout));
         set.map_err(|e| ConnectError::Unreachable(format!("{where_}: {e}")))?;
         let mut c = RedisClient { conn, prefix: prefix.to_vec(), buf: Vec::with_capacity(256) };
-        c.buf.clear();
         c.buf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
         match c.conn.req_packed_command(&c.buf) {
             // A server still loading its data is not ready yet.
