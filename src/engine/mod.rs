@@ -3,6 +3,7 @@
 
 pub mod memory;
 pub mod postgres;
+pub mod redis;
 pub mod sqlite;
 
 use crate::error::Result;
@@ -174,7 +175,7 @@ pub trait KvClient: Send {
 
 /// Every engine dbrace knows, in the order `dbrace engines` lists them.
 pub fn all() -> &'static [&'static dyn Engine] {
-    &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres]
+    &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres, &redis::Redis]
 }
 
 /// Look an engine up by name.

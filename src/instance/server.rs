@@ -96,3 +96,21 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// A port nobody listens on now (the kernel's choice from the ephemeral range, so never a
+/// system server's 5432, 3306 or 6379).
+pub fn free_port() -> Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| failed!("no free TCP port on 127.0.0.1: {e}"))?;
+    l.local_addr().map(|a| a.port()).map_err(|e| failed!("no free TCP port: {e}"))
+}
+
+/// `len` random letters and digits from the kernel: a throwaway server's password, or a
+/// name nobody else picks.
+pub fn random_token(len: usize) -> Result<String> {
+    const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut bytes = vec![0u8; len];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+        .map_err(|e| failed!("cannot read /dev/urandom: {e}"))?;
+    Ok(bytes.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect())
+}

@@ -8,7 +8,7 @@ use super::conninfo::ConnInfo;
 use crate::engine::SqlClient;
 use crate::error::Result;
 use crate::instance::DataDir;
-use crate::instance::server::Server;
+use crate::instance::server::{self, Server};
 use crate::instance::user::RunAs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,6 +35,11 @@ static TRANSPORT: OnceLock<Transport> = OnceLock::new();
 /// Record `--transport` for this process.
 pub fn choose_transport(t: Transport) {
     let _ = TRANSPORT.set(t);
+}
+
+/// The `--transport` of this process (throwaway Redis servers follow it too).
+pub fn transport() -> Transport {
+    TRANSPORT.get().copied().unwrap_or_default()
 }
 
 /// The server binaries in use.
@@ -142,26 +147,6 @@ pub fn template(b: &Binaries, user: Option<&RunAs>) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Refuse a data directory the server's user cannot reach (a parent that is not its
-/// own and is closed to others, like root's 0700 home).
-fn reachable(dir: &Path, u: &RunAs) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    for a in dir.ancestors().skip(1) {
-        let Ok(m) = std::fs::metadata(a) else { continue };
-        let open = m.mode() & 0o001 != 0 || (m.uid() == u.uid && m.mode() & 0o100 != 0);
-        if !open {
-            return Err(bad_input!(
-                "user {} cannot reach {}: {} is closed to it (mode {:o}); choose --disk-dir / --ram-dir elsewhere, e.g. under /var/tmp",
-                u.name,
-                dir.display(),
-                a.display(),
-                m.mode() & 0o777
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Start a server on a copy of the template in `dir`, with `settings` as -c options.
 pub fn start(
     b: &Binaries,
@@ -173,7 +158,7 @@ pub fn start(
 ) -> Result<(Server, ConnInfo)> {
     for d in std::iter::once(dir).chain(wal) {
         if let Some(u) = user {
-            reachable(d.path(), u)?;
+            crate::instance::user::reachable(d.path(), u)?;
             d.give_to(u)?;
         }
     }
@@ -210,12 +195,12 @@ pub fn start(
         std::os::unix::fs::chown(&sock, Some(u.uid), Some(u.gid))
             .map_err(|e| failed!("cannot chown socket dir: {e}"))?;
     }
-    let tcp = TRANSPORT.get().copied().unwrap_or_default() == Transport::Tcp;
+    let tcp = transport() == Transport::Tcp;
     // A free port can be taken between our look and the server's bind: then take another.
     let mut attempt = 0;
     let (server, port) = loop {
         attempt += 1;
-        let port = if tcp { free_port()? } else { 5432 };
+        let port = if tcp { server::free_port()? } else { 5432 };
         let mut cmd = Command::new(b.dir.join("postgres"));
         cmd.arg("-D").arg(&pgdata).arg("-k").arg(&sock).arg("-p").arg(port.to_string());
         cmd.arg("-c").arg(if tcp { "listen_addresses=127.0.0.1" } else { "listen_addresses=" });
@@ -235,7 +220,7 @@ pub fn start(
     };
     let mut info = socket_info(&sock, port);
     if tcp {
-        let password = random_password()?;
+        let password = server::random_token(24)?;
         let mut c = PgClient::connect(&info, false).map_err(|e| failed!("throwaway server: {e}"))?;
         c.batch(&format!("ALTER ROLE {SUPERUSER} PASSWORD '{password}'"))
             .map_err(|e| failed!("cannot set the throwaway server's password: {e}"))?;
@@ -252,20 +237,4 @@ fn socket_info(sock: &Path, port: u16) -> ConnInfo {
         password: None,
         database: "postgres".into(),
     }
-}
-
-/// A port nobody listens on now (the kernel's choice), never the system server's 5432.
-fn free_port() -> Result<u16> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| failed!("no free TCP port on 127.0.0.1: {e}"))?;
-    l.local_addr().map(|a| a.port()).map_err(|e| failed!("no free TCP port: {e}"))
-}
-
-/// 24 random letters and digits from the kernel, for a throwaway server's SCRAM password.
-fn random_password() -> Result<String> {
-    const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-    let mut bytes = [0u8; 24];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
-        .map_err(|e| failed!("cannot read /dev/urandom: {e}"))?;
-    Ok(bytes.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect())
 }

@@ -1,0 +1,159 @@
+//! Throwaway `redis-server`s from the machine's own binary: a config file of ours in the
+//! instance's 0700 directory (never /etc/redis), its `dir` there too, and a unix socket
+//! beside it or a free 127.0.0.1 port with a random password. Ready on the first PING.
+
+use super::client::{Addr, Endpoint, RedisClient};
+use crate::engine::postgres::managed::{Transport, transport};
+use crate::error::Result;
+use crate::instance::DataDir;
+use crate::instance::server::{self, Server};
+use crate::instance::user::RunAs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The server binary in use.
+#[derive(Clone, Debug)]
+pub struct Binary {
+    /// Path of redis-server.
+    pub path: PathBuf,
+    /// Its version, e.g. 7.0.15.
+    pub version: String,
+}
+
+/// Find redis-server on PATH or in the usual places, once per process.
+pub fn binary() -> Result<Binary> {
+    static FOUND: OnceLock<std::result::Result<Binary, String>> = OnceLock::new();
+    FOUND.get_or_init(find).clone().map_err(|m| bad_input!("{m}"))
+}
+
+fn find() -> std::result::Result<Binary, String> {
+    let path_dirs = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect::<Vec<_>>();
+    let usual = ["/usr/bin", "/usr/local/bin", "/usr/sbin", "/opt/homebrew/bin"].map(PathBuf::from);
+    let Some(path) = path_dirs.iter().chain(&usual).map(|d| d.join("redis-server")).find(|p| p.is_file()) else {
+        return Err("redis-server not found; install it (apt-get install redis-server) or put it on PATH".into());
+    };
+    let out =
+        Command::new(&path).arg("--version").output().map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+    // "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=…"
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text.split_whitespace().find_map(|w| w.strip_prefix("v=")).unwrap_or("unknown").to_string();
+    Ok(Binary { path, version })
+}
+
+/// A config value as redis's config parser reads it: quoted, `"` and `\` escaped.
+fn quoted(v: &str) -> String {
+    format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The config file: where the server listens and keeps its files, then `settings`.
+fn config(dir: &Path, listen: &Listen, settings: &[(String, String)]) -> String {
+    let mut c = String::from("# dbrace's throwaway redis-server; removed with its directory\n");
+    let mut line = |k: &str, v: &str| c.push_str(&format!("{k} {}\n", quoted(v)));
+    line("daemonize", "no");
+    // Keep the command line (it names this file, hence the directory) for the reaper.
+    line("set-proc-title", "no");
+    line("logfile", "");
+    line("dir", &dir.to_string_lossy());
+    line("bind", "127.0.0.1");
+    line("protected-mode", "yes");
+    match listen {
+        Listen::Socket(path) => {
+            line("port", "0");
+            line("unixsocket", &path.to_string_lossy());
+            line("unixsocketperm", "700");
+        }
+        Listen::Tcp(port, password) => {
+            line("port", &port.to_string());
+            line("requirepass", password);
+        }
+    }
+    for (k, v) in settings {
+        line(k, v);
+    }
+    c
+}
+
+enum Listen {
+    Socket(PathBuf),
+    Tcp(u16, String),
+}
+
+/// Start a server in `dir` with `settings` (the profile's and `--set`'s) in its config file.
+pub fn start(
+    b: &Binary,
+    dir: &DataDir,
+    user: Option<&RunAs>,
+    settings: &[(String, String)],
+) -> Result<(Server, Endpoint)> {
+    if let Some(u) = user {
+        crate::instance::user::reachable(dir.path(), u)?;
+        dir.give_to(u)?;
+    }
+    let conf = dir.path().join("redis.conf");
+    let tcp = transport() == Transport::Tcp;
+    // A free port can be taken between our look and the server's bind: then take another.
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let (listen, endpoint) = if tcp {
+            let (port, password) = (server::free_port()?, server::random_token(24)?);
+            let ep = Endpoint {
+                addr: Addr::Tcp("127.0.0.1".into(), port),
+                username: None,
+                password: Some(password.clone()),
+                db: 0,
+            };
+            (Listen::Tcp(port, password), ep)
+        } else {
+            let sock = dir.path().join("redis.sock");
+            (Listen::Socket(sock.clone()), Endpoint { addr: Addr::Unix(sock), username: None, password: None, db: 0 })
+        };
+        write_private(&conf, &config(dir.path(), &listen, settings), user)?;
+        let mut cmd = Command::new(&b.path);
+        cmd.arg(&conf);
+        // On dbrace's death and on stop alike, SIGTERM: redis exits at once (nothing to
+        // save with `save ""`) and takes its AOF-rewrite child, if any, with it.
+        let mut server = Server::start(cmd, dir.path(), user, libc::SIGTERM, libc::SIGTERM)?;
+        match server.wait_ready(Duration::from_secs(30), || RedisClient::connect(&endpoint, b"").ok()) {
+            Ok(_) => return Ok((server, endpoint)),
+            Err(e) if attempt < 3 && tcp && server.log_tail().contains("already in use") => drop(e),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Write a file only its owner (the server's user) can read: it may hold a password.
+fn write_private(path: &Path, text: &str, user: Option<&RunAs>) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)?;
+        std::io::Write::write_all(&mut f, text.as_bytes())?;
+        if let Some(u) = user {
+            std::os::unix::fs::chown(path, Some(u.uid), Some(u.gid))?;
+        }
+        Ok(())
+    };
+    write().map_err(|e| failed!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_config_file_quotes_every_value_and_ends_with_the_settings() {
+        let c = config(
+            Path::new("/d/x \"y\""),
+            &Listen::Tcp(7000, "pw".into()),
+            &[("save".into(), "".into()), ("appendfsync".into(), "always".into())],
+        );
+        assert!(c.contains("dir \"/d/x \\\"y\\\"\"\n"), "{c}");
+        assert!(c.contains("port \"7000\"\nrequirepass \"pw\"\n"), "{c}");
+        assert!(c.ends_with("save \"\"\nappendfsync \"always\"\n"), "{c}");
+        let c = config(Path::new("/d"), &Listen::Socket("/d/redis.sock".into()), &[]);
+        assert!(c.contains("port \"0\"\nunixsocket \"/d/redis.sock\"\nunixsocketperm \"700\"\n"), "{c}");
+        assert!(!c.contains("requirepass"), "{c}");
+    }
+}

@@ -1,0 +1,339 @@
+//! Redis: throwaway `redis-server`s dbrace starts itself (managed), with persistence set
+//! per profile in a config file of ours, or an existing server (`--url`), where a run
+//! writes only keys under a prefix of its own and removes them afterwards.
+
+pub mod client;
+pub mod managed;
+
+use super::{Connection, Engine, Instance, Interface, Target};
+use crate::error::Result;
+use crate::instance::server::{self, Server};
+use crate::instance::user::{self, RunAs};
+use crate::instance::{DataDir, Storage};
+use crate::profile::{Durability, LocationKind, Profile};
+use client::{ConnectError, Endpoint, RedisClient};
+use std::collections::BTreeMap;
+use std::sync::Once;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The Redis engine.
+pub struct Redis;
+
+/// Settings always read back with CONFIG GET and recorded.
+const RECORDED: &[&str] = &["appendonly", "appendfsync", "save", "dir", "maxmemory"];
+
+/// Server settings for a profile. RDB snapshots are off everywhere: they promise nothing
+/// per write, and a background save mid-measurement would be noise. `nosync` still writes
+/// the AOF, unsynced, as the SQL engines' nosync still write their logs; only `unlogged`
+/// keeps nothing.
+fn profile_settings(p: &Profile) -> Vec<(String, String)> {
+    let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let mut s = if p.unlogged {
+        vec![kv("appendonly", "no")]
+    } else {
+        let fsync = match p.durability {
+            Durability::Durable => "always",
+            Durability::Async => "everysec",
+            Durability::Off => "no",
+        };
+        vec![kv("appendonly", "yes"), kv("appendfsync", fsync)]
+    };
+    s.push(kv("save", ""));
+    for (k, v) in &p.settings {
+        s.retain(|(x, _)| x != k);
+        s.push((k.clone(), v.clone()));
+    }
+    s
+}
+
+/// Who the servers run as when we are root: redis-server does not refuse root, but a
+/// server anyone on the machine may reach over TCP has no business holding root's
+/// rights, so the package's `redis` user (or `--run-as`) when there is one.
+fn run_as() -> Result<Option<RunAs>> {
+    user::unprivileged("redis")
+}
+
+impl Engine for Redis {
+    fn name(&self) -> &'static str {
+        "redis"
+    }
+    fn interface(&self) -> Interface {
+        Interface::Kv
+    }
+    fn version(&self) -> Result<String> {
+        let b = managed::binary()?;
+        let who = match run_as()? {
+            Some(u) => format!(", runs as {}", u.name),
+            None if user::is_root() => ", runs as root: no 'redis' user".to_string(),
+            None => String::new(),
+        };
+        Ok(format!("{} ({}{who})", b.version, b.path.display()))
+    }
+    fn setting_keys(&self) -> &'static [&'static str] {
+        &["any redis config directive (written to the throwaway server's config file)"]
+    }
+    fn knows_setting(&self, key: &str) -> bool {
+        !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    }
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &["redis", "redis+unix"]
+    }
+    /// `unlogged` keeps nothing at all: recorded as durability off.
+    fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {
+        let mut p = requested.clone();
+        if p.unlogged {
+            p.durability = Durability::Off;
+        }
+        Some(p)
+    }
+    fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
+        if profile.wal.is_some_and(|w| w != profile.location) {
+            return Err(bad_input!(
+                "profile '{}' puts a write-ahead log apart from the data; Redis keeps its append-only file in its dir",
+                profile.name
+            ));
+        }
+        match target {
+            Target::Managed => {
+                managed::binary()?;
+                run_as().map(drop)
+            }
+            Target::Url(url) => {
+                Endpoint::parse(url)?;
+                let as_it_is = profile.location == LocationKind::Disk
+                    && profile.durability == Durability::Durable
+                    && !profile.unlogged;
+                if !as_it_is {
+                    return Err(bad_input!(
+                        "profile '{}' needs a server dbrace starts itself: Redis persistence is server-wide (a restart for its dir, CONFIG SET for everyone else's writes too); against --url only disk, the server as it is, applies",
+                        profile.name
+                    ));
+                }
+                if !profile.settings.is_empty() {
+                    return Err(bad_input!(
+                        "--set for redis needs a server dbrace starts itself: CONFIG SET on the --url server would change it for every client"
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+    fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
+        *target == Target::Managed
+    }
+    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
+        match (target, &storage.data) {
+            (Target::Url(url), _) => on_url(url),
+            (Target::Managed, Some(dir)) => on_managed(profile, dir),
+            (Target::Managed, None) => Err(failed!("a managed redis needs a data directory")),
+        }
+    }
+}
+
+/// Say once per run who the servers run as, when we are root.
+fn announce(u: Option<&RunAs>) {
+    static SAID: Once = Once::new();
+    SAID.call_once(|| match u {
+        Some(u) => eprintln!("dbrace: redis-server runs as user '{}', not root", u.name),
+        None => eprintln!("dbrace: redis-server runs as root (no 'redis' user; --run-as USER picks one)"),
+    });
+}
+
+fn on_managed(profile: &Profile, dir: &DataDir) -> Result<Box<dyn Instance>> {
+    let b = managed::binary()?;
+    let run_as = run_as()?;
+    if user::is_root() {
+        announce(run_as.as_ref());
+    }
+    let expected = profile_settings(profile);
+    let (server, endpoint) = managed::start(&b, dir, run_as.as_ref(), &expected)?;
+    let mut inst = RedisInstance {
+        endpoint,
+        prefix: Vec::new(),
+        version: b.version.clone(),
+        settings: BTreeMap::new(),
+        owned: Owned::Server(server),
+    };
+    let mut c = inst.client()?;
+    inst.settings = read_back(&mut c, &inst.endpoint, &expected, &profile.name)?;
+    // Where the data really is: the filesystem of its dir says ram or disk.
+    let fs = crate::instance::location::fs_type(dir.path());
+    inst.settings.insert("dir_filesystem".into(), fs);
+    Ok(Box::new(inst))
+}
+
+fn on_url(url: &str) -> Result<Box<dyn Instance>> {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    // The user's data is never touched: this repeat's keys carry a prefix nobody else
+    // uses (a pid can repeat after a reboot; the random part cannot), and go afterwards.
+    static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let run = RUN.get_or_init(|| server::random_token(6).unwrap_or_default());
+    let endpoint = Endpoint::parse(url)?;
+    let prefix = format!("dbrace:{}-{run}:{}:", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut c = RedisClient::connect(&endpoint, prefix.as_bytes()).map_err(|e| match e {
+        ConnectError::Unreachable(m) => bad_input!("{m}; check the host and port in --url and that the server runs"),
+        ConnectError::Refused(m) => bad_input!("{m}; check the user, password and database number in --url"),
+    })?;
+    let version = c.info_field("server", "redis_version").ok().flatten().unwrap_or_else(|| "unknown".into());
+    let mut inst = RedisInstance {
+        endpoint,
+        prefix: prefix.clone().into_bytes(),
+        version,
+        settings: BTreeMap::new(),
+        owned: Owned::Keys,
+    };
+    inst.settings = read_back(&mut c, &inst.endpoint, &[], "disk")?;
+    inst.settings.insert("key_prefix".into(), prefix);
+    Ok(Box::new(inst))
+}
+
+/// CONFIG GET the recorded settings and those we set; fail when one did not take.
+fn read_back(
+    c: &mut RedisClient,
+    endpoint: &Endpoint,
+    expected: &[(String, String)],
+    profile: &str,
+) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    out.insert("transport".to_string(), endpoint.transport());
+    for key in RECORDED.iter().copied().chain(expected.iter().map(|(k, _)| k.as_str())) {
+        match c.config_get(key) {
+            Ok(Some(v)) => {
+                out.insert(key.to_string(), v);
+            }
+            Ok(None) => {}
+            // Someone else's server may forbid CONFIG (ACL, renamed command): nothing we set.
+            Err(e) if expected.is_empty() => {
+                out.insert(key.to_string(), format!("(not readable: {e})"));
+            }
+            Err(e) => return Err(failed!("redis: CONFIG GET {key}: {e}")),
+        }
+    }
+    for (k, v) in expected {
+        let have = out.get(k).cloned().unwrap_or_else(|| "(no such setting)".into());
+        if !same_setting(&have, v) {
+            return Err(failed!("profile '{profile}' did not take effect on redis: {k} is '{have}', expected '{v}'"));
+        }
+    }
+    Ok(out)
+}
+
+/// Redis reads yes/no in any case and sizes with units (1kb = 1024, 1k = 1000), and
+/// answers in bytes; compare in those terms.
+fn same_setting(have: &str, want: &str) -> bool {
+    let norm = |s: &str| {
+        let s = s.trim().to_ascii_lowercase();
+        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        let (num, unit) = s.split_at(digits);
+        let scale: u64 = match unit {
+            "k" => 1000,
+            "kb" => 1024,
+            "m" => 1_000_000,
+            "mb" => 1 << 20,
+            "g" => 1_000_000_000,
+            "gb" => 1 << 30,
+            _ => return s,
+        };
+        num.parse::<u64>().map_or(s.clone(), |n| (n * scale).to_string())
+    };
+    norm(have) == norm(want)
+}
+
+/// What an instance must clean up.
+enum Owned {
+    /// A throwaway server (stopped on drop).
+    Server(Server),
+    /// Keys under the instance's prefix on someone else's server (removed on drop).
+    Keys,
+}
+
+/// A fresh Redis to measure: a throwaway server, or a key prefix on an existing one.
+struct RedisInstance {
+    endpoint: Endpoint,
+    prefix: Vec<u8>,
+    version: String,
+    settings: BTreeMap<String, String>,
+    owned: Owned,
+}
+
+impl RedisInstance {
+    fn client(&self) -> Result<RedisClient> {
+        RedisClient::connect(&self.endpoint, &self.prefix).map_err(|e| match &self.owned {
+            Owned::Server(s) => failed!("cannot connect to the throwaway redis-server: {e}; {}", s.log_tail()),
+            Owned::Keys => failed!("{e}"),
+        })
+    }
+}
+
+impl Instance for RedisInstance {
+    fn connect(&self) -> Result<Connection> {
+        Ok(Connection::Kv(Box::new(self.client()?)))
+    }
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+    fn settings(&self) -> BTreeMap<String, String> {
+        self.settings.clone()
+    }
+}
+
+impl Drop for RedisInstance {
+    fn drop(&mut self) {
+        if let Owned::Keys = self.owned
+            && let Ok(mut c) = RedisClient::connect(&self.endpoint, &self.prefix)
+            && let Err(e) = c.scan_prefixed(true)
+        {
+            let prefix = String::from_utf8_lossy(&self.prefix);
+            eprintln!("dbrace: could not remove keys {prefix}* from {}: {e}", self.endpoint.redacted());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_map_to_persistence_and_set_values_replace_them() {
+        let p = |n: &str| Redis.resolve_profile(&Profile::builtin(n).unwrap()).unwrap();
+        let get = |p: &Profile, k: &str| profile_settings(p).into_iter().find(|(x, _)| x == k).map(|(_, v)| v);
+        assert_eq!(get(&p("disk"), "appendfsync").as_deref(), Some("always"));
+        assert_eq!(get(&p("ram"), "appendfsync").as_deref(), Some("always"));
+        assert_eq!(get(&p("async"), "appendfsync").as_deref(), Some("everysec"));
+        assert_eq!(get(&p("nosync"), "appendfsync").as_deref(), Some("no"));
+        assert_eq!(get(&p("nosync"), "appendonly").as_deref(), Some("yes"));
+        assert_eq!(get(&p("unlogged"), "appendonly").as_deref(), Some("no"));
+        assert_eq!(get(&p("unlogged"), "appendfsync"), None);
+        assert_eq!(p("unlogged").durability, Durability::Off);
+        for n in ["disk", "unlogged"] {
+            assert_eq!(get(&p(n), "save").as_deref(), Some(""));
+        }
+        let mut d = p("disk");
+        d.settings = vec![("appendfsync".into(), "no".into())];
+        assert_eq!(profile_settings(&d).iter().filter(|(k, _)| k == "appendfsync").count(), 1);
+        assert_eq!(get(&d, "appendfsync").as_deref(), Some("no"));
+    }
+
+    #[test]
+    fn settings_compare_as_redis_reads_them() {
+        assert!(same_setting("yes", "YES"));
+        assert!(same_setting("104857600", "100mb"));
+        assert!(same_setting("100000000", "100m"));
+        assert!(!same_setting("104857600", "100m"));
+        assert!(same_setting("", ""));
+        assert!(!same_setting("everysec", "always"));
+    }
+
+    #[test]
+    fn url_targets_take_only_the_server_as_it_is() {
+        let url = Target::Url("redis://127.0.0.1:6379/0".into());
+        assert!(Redis.check(&Profile::builtin("disk").unwrap(), &url).is_ok());
+        for p in ["ram", "async", "nosync", "ram-nosync", "unlogged", "wal-ram"] {
+            let p = Redis.resolve_profile(&Profile::builtin(p).unwrap()).unwrap();
+            assert!(Redis.check(&p, &url).is_err(), "{}", p.name);
+        }
+        let mut d = Profile::builtin("disk").unwrap();
+        d.settings = vec![("appendfsync".into(), "no".into())];
+        assert!(Redis.check(&d, &url).unwrap_err().to_string().contains("every client"));
+    }
+}
