@@ -206,6 +206,11 @@ fn engines(a: EnginesArgs) -> Result<i32> {
         "client",
         "settings for --set",
     ]);
+    // Long setting lists wrap instead of stretching the table past the terminal.
+    t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+    if t.width().is_none() {
+        t.set_width(120);
+    }
     for e in &engines {
         let usable = if e.usable { "yes" } else { "no" };
         t.add_row([e.engine, usable, &e.version, &e.interface, &e.settings.join(", ")]);
