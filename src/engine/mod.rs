@@ -143,6 +143,9 @@ pub trait SqlClient: Send {
     fn execute(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64>;
     /// Run a prepared query; the first column of its first row.
     fn query_i64(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<Option<i64>>;
+    /// Run a prepared query and read every row it returns, to the end, without keeping
+    /// or converting the values (as sysbench does with a range); the number of rows.
+    fn query_rows(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64>;
     /// Start a transaction; `write` says it will write (SQLite takes the lock up front).
     fn begin(&mut self, write: bool) -> TxResult<()>;
     /// Commit the open transaction.

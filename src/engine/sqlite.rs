@@ -311,6 +311,15 @@ impl SqlClient for SqliteClient {
             None => Ok(None),
         }
     }
+    fn query_rows(&mut self, s: Stmt, params: &[Param]) -> TxResult<u64> {
+        let mut rows = self.bind(s, params)?.raw_query();
+        let mut n = 0;
+        // Each step makes SQLite produce the next row: this is reading it.
+        while rows.next().map_err(tx_err)?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    }
     fn begin(&mut self, write: bool) -> TxResult<()> {
         self.execute(if write { BEGIN_WRITE } else { BEGIN_READ }, &[]).map(drop)
     }

@@ -94,6 +94,16 @@ pub struct PgClient {
     pub server_version: String,
 }
 
+/// What a statement returned.
+struct Outcome {
+    /// Rows changed, from the command tag.
+    changed: u64,
+    /// Rows received.
+    rows: u64,
+    /// The first column of the first row, as an integer.
+    first: Option<i64>,
+}
+
 /// A server error: SQLSTATE and message.
 struct ServerError {
     code: [u8; 5],
@@ -268,13 +278,19 @@ impl PgClient {
         e
     }
 
-    /// Read up to ReadyForQuery: rows changed and the first column of the first row.
-    fn finish(&mut self) -> TxResult<(u64, Option<i64>)> {
-        let (mut changed, mut value, mut err) = (0, None, None);
+    /// Read up to ReadyForQuery: every row (counted; the first one's first column kept)
+    /// and the rows changed.
+    fn finish(&mut self) -> TxResult<Outcome> {
+        let (mut changed, mut rows, mut value, mut err) = (0, 0, None, None);
         loop {
             let (tag, body) = self.read_message().map_err(lost)?;
             match tag {
-                b'D' if value.is_none() => value = Some(self.first_column(body)),
+                b'D' => {
+                    rows += 1;
+                    if value.is_none() {
+                        value = Some(self.first_column(body));
+                    }
+                }
                 b'C' => changed = rows_changed(&self.rbuf[body]),
                 b'E' => err = err.or(Some(self.error(body))),
                 b'Z' => {
@@ -285,8 +301,10 @@ impl PgClient {
             }
         }
         match err {
-            None => Ok((changed, value.flatten())),
-            Some(e) if matches!(&e.code, b"40001" | b"40P01") => Err(TxError::Retry),
+            None => Ok(Outcome { changed, rows, first: value.flatten() }),
+            // A unique violation too, as sysbench's pgsql driver: a delete + insert of the
+            // same id racing another client's fails on the insert, and a retry succeeds.
+            Some(e) if matches!(&e.code, b"40001" | b"40P01" | b"23505") => Err(TxError::Retry),
             Some(e) => Err(TxError::Fail(format!("postgres: {} ({})", e.message, String::from_utf8_lossy(&e.code)))),
         }
     }
@@ -327,7 +345,7 @@ impl PgClient {
     }
 
     /// The values spelled into the SQL text, as pgbench -M simple does.
-    fn run_simple(&mut self, s: Stmt, params: &[Param]) -> TxResult<(u64, Option<i64>)> {
+    fn run_simple(&mut self, s: Stmt, params: &[Param]) -> TxResult<Outcome> {
         use std::fmt::Write as _;
         let mut q = std::mem::take(&mut self.query);
         q.clear();
@@ -355,13 +373,13 @@ impl PgClient {
         r
     }
 
-    fn simple(&mut self, sql: &str) -> TxResult<(u64, Option<i64>)> {
+    fn simple(&mut self, sql: &str) -> TxResult<Outcome> {
         frontend::query(sql, &mut self.wbuf).map_err(lost)?;
         self.flush().map_err(lost)?;
         self.finish()
     }
 
-    fn run(&mut self, s: Stmt, params: &[Param]) -> TxResult<(u64, Option<i64>)> {
+    fn run(&mut self, s: Stmt, params: &[Param]) -> TxResult<Outcome> {
         let mut name = [0u8; 12];
         let name = match self.protocol {
             Protocol::Simple => return self.run_simple(s, params),
@@ -516,10 +534,13 @@ impl SqlClient for PgClient {
         Ok(s)
     }
     fn execute(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64> {
-        self.run(stmt, params).map(|r| r.0)
+        self.run(stmt, params).map(|r| r.changed)
     }
     fn query_i64(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<Option<i64>> {
-        self.run(stmt, params).map(|r| r.1)
+        self.run(stmt, params).map(|r| r.first)
+    }
+    fn query_rows(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64> {
+        self.run(stmt, params).map(|r| r.rows)
     }
     fn begin(&mut self, _write: bool) -> TxResult<()> {
         self.simple("BEGIN").map(drop)
