@@ -146,6 +146,18 @@ pub trait SqlClient: Send {
     /// Run a prepared query and read every row it returns, to the end, without keeping
     /// or converting the values (as sysbench does with a range); the number of rows.
     fn query_rows(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64>;
+    /// Run a prepared query, read every row, and hand each row's columns to `row` as
+    /// (index, name, text; `None` for NULL); the number of rows. For scripts that keep a
+    /// query's results (`\gset`, `\aset`).
+    fn query_each(
+        &mut self,
+        stmt: Stmt,
+        params: &[Param],
+        row: &mut dyn FnMut(usize, &str, Option<&str>),
+    ) -> TxResult<u64> {
+        let _ = (stmt, params, row);
+        Err(TxError::Fail("this engine cannot keep a query's results yet (\\gset, \\aset)".into()))
+    }
     /// Start a transaction; `write` says it will write (SQLite takes the lock up front).
     fn begin(&mut self, write: bool) -> TxResult<()>;
     /// Commit the open transaction.
