@@ -69,11 +69,7 @@ fn as_int(v: Val) -> Result<i64, EvalError> {
             let r = d.round_ties_even();
             // The range of i64 as doubles: [-2^63, 2^63) (NaN is in no range).
             const LIMIT: f64 = (1u64 << 63) as f64;
-            if !(-LIMIT..LIMIT).contains(&r) {
-                Err(EvalError::DoubleToInt(r))
-            } else {
-                Ok(r as i64)
-            }
+            if !(-LIMIT..LIMIT).contains(&r) { Err(EvalError::DoubleToInt(r)) } else { Ok(r as i64) }
         }
         other => Err(EvalError::Coerce(other.type_name(), "int")),
     }

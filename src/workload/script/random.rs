@@ -194,6 +194,17 @@ mod tests {
     }
 
     #[test]
+    fn deterministic_functions_give_what_pgbench_15_prints() {
+        // Printed by pgbench 15.20's debug() for the same calls.
+        assert_eq!(permute(0, 4, 1), 0);
+        assert_eq!(permute(5, 100, 42), 76);
+        assert_eq!(permute(-7, 1000003, -5432), 679273);
+        assert_eq!(permute(123456789, i64::MAX, 7), 8625716259475274070);
+        assert_eq!(hash_fnv1a(-3, 0), -742179784301483393);
+        assert_eq!(hash_murmur2(i64::MAX, -1), -7449049946749928351);
+    }
+
+    #[test]
     fn permute_is_a_bijection_for_every_size() {
         for size in 1..=70i64 {
             for seed in [0i64, 1, -7, 5432] {

@@ -51,14 +51,15 @@ impl Val {
     }
 }
 
-/// Append `v` as C's `printf("%.15g")` does.
+/// Append `v` as pgbench's `printf("%.15g")` does: C's format, with PostgreSQL's own
+/// printf spelling of the special values (NaN, Infinity, -Infinity).
 pub fn write_double(v: f64, out: &mut String) {
     if v.is_nan() {
-        out.push_str(if v.is_sign_negative() { "-nan" } else { "nan" });
+        out.push_str("NaN");
         return;
     }
     if v.is_infinite() {
-        out.push_str(if v < 0.0 { "-inf" } else { "inf" });
+        out.push_str(if v < 0.0 { "-Infinity" } else { "Infinity" });
         return;
     }
     if v == 0.0 {
@@ -177,7 +178,7 @@ mod tests {
 
     #[test]
     fn doubles_print_as_c_percent_15g() {
-        // Expected strings are what C's printf("%.15g") prints for these values.
+        // Expected strings are what pgbench prints with "%.15g" for these values.
         assert_eq!(g(1.0), "1");
         assert_eq!(g(0.1), "0.1");
         assert_eq!(g(1.0 / 3.0), "0.333333333333333");
@@ -191,8 +192,9 @@ mod tests {
         assert_eq!(g(std::f64::consts::PI), "3.14159265358979");
         assert_eq!(g(999999999999999.9), "1e+15");
         assert_eq!(g(-0.0), "-0");
-        assert_eq!(g(f64::INFINITY), "inf");
-        assert_eq!(g(f64::NAN), "nan");
+        assert_eq!(g(f64::INFINITY), "Infinity");
+        assert_eq!(g(-f64::INFINITY), "-Infinity");
+        assert_eq!(g(f64::NAN), "NaN");
     }
 
     #[test]
