@@ -251,9 +251,12 @@ fn engines(a: EnginesArgs) -> Result<i32> {
         let on: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
         println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
     }
+    let sql: Vec<_> =
+        engine::all().iter().filter(|e| e.interface() == engine::Interface::Sql).map(|e| e.name()).collect();
     println!(
-        "  {:<14} pgbench's script format; all script: entries of a list form one mix [sqlite, postgres]",
-        "script:FILE[@W]"
+        "  {:<14} pgbench's script format (script:FILE@WEIGHT to weigh it; the script: entries of a list form one mix) [{}]",
+        "script:FILE",
+        sql.join(", ")
     );
     if std::io::stdout().is_terminal() {
         println!("(a disk fsync far above a ram one is what makes ram profiles faster for commit-heavy workloads)");
