@@ -30,8 +30,7 @@ use value::Val;
 pub const MAX_PARAMS: usize = 255;
 
 /// What data a script workload loads before it runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Data {
     /// pgbench's four tables at --scale, as `pgbench -i` (a custom script of pgbench runs
     /// against them).
