@@ -54,9 +54,22 @@ pub struct RunArgs {
     #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
     /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
-    /// oltp-ro, oltp-wo [default: insert-commit,tpcb]
+    /// oltp-ro, oltp-wo, script:FILE[@WEIGHT] (pgbench's script format; all script: entries
+    /// form one mix) [default: insert-commit,tpcb]
     #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
     pub workload: Vec<String>,
+    /// A script variable, repeatable: NAME=VALUE (pgbench's -D)
+    #[arg(long = "define", short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
+    /// Print each script command's average latency under the table (pgbench's -r)
+    #[arg(long)]
+    pub report_per_statement: bool,
+    /// What script workloads load before they run: pgbench's tables at --scale, or none
+    #[arg(long, value_enum, default_value = "pgbench", value_name = "DATA")]
+    pub script_data: crate::workload::script::Data,
+    /// SQL run once before a script workload starts, after --script-data (e.g. CREATE TABLE)
+    #[arg(long, value_name = "FILE")]
+    pub script_init: Option<PathBuf>,
     /// Concurrent clients, a connection each; a list makes one cell per value
     #[arg(long, short = 'c', value_delimiter = ',', default_value = "1", value_name = "N[,N…]",
           allow_hyphen_values = true, value_parser = parse_clients)]

@@ -34,6 +34,7 @@ fn run(a: RunArgs) -> Result<i32> {
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
     crate::engine::postgres::managed::choose_transport(a.transport);
+    workload::script::configure(script_config(&a)?);
     let plan = plan::build(&Request {
         engines: a.engine.clone(),
         profiles: a.profile.clone(),
@@ -109,6 +110,24 @@ fn run(a: RunArgs) -> Result<i32> {
     progress.line(&format!("results: {}", out.display()));
     let all_ok = outcome?;
     Ok(if all_ok { 0 } else { 1 })
+}
+
+/// The options of script workloads.
+fn script_config(a: &RunArgs) -> Result<workload::script::Config> {
+    let defines = a
+        .define
+        .iter()
+        .map(|d| match d.split_once('=') {
+            Some((k, v)) => Ok((k.to_string(), v.to_string())),
+            None => Err(bad_input!("--define '{d}' is not NAME=VALUE; write e.g. --define aid=1")),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(workload::script::Config {
+        defines,
+        per_statement: a.report_per_statement,
+        data: a.script_data,
+        init: a.script_init.clone(),
+    })
 }
 
 /// Refuse an unusable --out before measuring anything.
@@ -240,6 +259,13 @@ fn engines(a: EnginesArgs) -> Result<i32> {
         let on: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
         println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
     }
+    let sql: Vec<_> =
+        engine::all().iter().filter(|e| e.interface() == engine::Interface::Sql).map(|e| e.name()).collect();
+    println!(
+        "  {:<14} pgbench's script format (script:FILE@WEIGHT to weigh it; the script: entries of a list form one mix) [{}]",
+        "script:FILE",
+        sql.join(", ")
+    );
     if std::io::stdout().is_terminal() {
         println!("(a disk fsync far above a ram one is what makes ram profiles faster for commit-heavy workloads)");
     }

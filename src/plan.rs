@@ -91,10 +91,7 @@ pub fn build(req: &Request) -> Result<Plan> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut workloads = or_default(&req.workloads, DEFAULT_WORKLOADS)
-        .iter()
-        .map(|n| workload::by_name(n))
-        .collect::<Result<Vec<_>>>()?;
+    let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS))?;
     if req.workloads.is_empty() {
         // Defaults adapt to the engines; only workloads the user named must all run.
         workloads.retain(|w| engines.iter().any(|e| w.supports(e.interface())));

@@ -111,6 +111,9 @@ pub struct Stmt(pub usize);
 pub enum TxError {
     /// A conflict the engine asks us to retry (SQLITE_BUSY, serialization failure, deadlock).
     Retry,
+    /// A unique-key violation: a conflict for a workload whose retry can succeed
+    /// (sysbench's delete + insert racing another client's), a failure for the others.
+    Duplicate(String),
     /// Anything else.
     Fail(String),
 }
@@ -119,7 +122,7 @@ impl std::fmt::Display for TxError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TxError::Retry => f.write_str("conflict (retryable)"),
-            TxError::Fail(m) => f.write_str(m),
+            TxError::Fail(m) | TxError::Duplicate(m) => f.write_str(m),
         }
     }
 }
@@ -147,6 +150,18 @@ pub trait SqlClient: Send {
     /// Run a prepared query and read every row it returns, to the end, without keeping
     /// or converting the values (as sysbench does with a range); the number of rows.
     fn query_rows(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64>;
+    /// Run a prepared query, read every row, and hand each row's columns to `row` as
+    /// (index, name, text; `None` for NULL); the number of rows. For scripts that keep a
+    /// query's results (`\gset`, `\aset`).
+    fn query_each(
+        &mut self,
+        stmt: Stmt,
+        params: &[Param],
+        row: &mut dyn FnMut(usize, &str, Option<&str>),
+    ) -> TxResult<u64> {
+        let _ = (stmt, params, row);
+        Err(TxError::Fail("this engine cannot keep a query's results yet (\\gset, \\aset)".into()))
+    }
     /// Start a transaction; `write` says it will write (SQLite takes the lock up front).
     fn begin(&mut self, write: bool) -> TxResult<()>;
     /// Commit the open transaction.

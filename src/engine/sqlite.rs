@@ -254,6 +254,8 @@ struct SqliteClient {
     // Declared before `conn`: fields drop in order, so statements are finalized first.
     stmts: Vec<Statement<'static>>,
     conn: Box<rusqlite::Connection>,
+    /// A number's text for `query_each`, reused.
+    scratch: String,
 }
 
 // SAFETY: the connection and the statements that borrow it always move together, and a
@@ -267,7 +269,7 @@ const ROLLBACK: Stmt = Stmt(3);
 
 impl SqliteClient {
     fn new(conn: rusqlite::Connection) -> SqliteClient {
-        let mut c = SqliteClient { stmts: Vec::new(), conn: Box::new(conn) };
+        let mut c = SqliteClient { stmts: Vec::new(), conn: Box::new(conn), scratch: String::new() };
         for sql in ["BEGIN IMMEDIATE", "BEGIN", "COMMIT", "ROLLBACK"] {
             c.prepare(sql).expect("static transaction statements prepare");
         }
@@ -317,6 +319,43 @@ impl SqlClient for SqliteClient {
         // Each step makes SQLite produce the next row: this is reading it.
         while rows.next().map_err(tx_err)?.is_some() {
             n += 1;
+        }
+        Ok(n)
+    }
+    fn query_each(
+        &mut self,
+        s: Stmt,
+        params: &[Param],
+        row: &mut dyn FnMut(usize, &str, Option<&str>),
+    ) -> TxResult<u64> {
+        use std::fmt::Write as _;
+        let scratch = &mut self.scratch;
+        let st = &mut self.stmts[s.0];
+        for (i, p) in params.iter().enumerate() {
+            st.raw_bind_parameter(i + 1, p).map_err(tx_err)?;
+        }
+        let columns = st.column_count();
+        let mut rows = st.raw_query();
+        let mut n = 0;
+        while let Some(r) = rows.next().map_err(tx_err)? {
+            n += 1;
+            for i in 0..columns {
+                let name = r.as_ref().column_name(i).unwrap_or("?column?");
+                scratch.clear();
+                let value = match r.get_ref(i).map_err(tx_err)? {
+                    ValueRef::Null => None,
+                    ValueRef::Integer(v) => {
+                        let _ = write!(scratch, "{v}");
+                        Some(scratch.as_str())
+                    }
+                    ValueRef::Real(v) => {
+                        let _ = write!(scratch, "{v:?}");
+                        Some(scratch.as_str())
+                    }
+                    ValueRef::Text(t) | ValueRef::Blob(t) => Some(std::str::from_utf8(t).unwrap_or("")),
+                };
+                row(i, name, value);
+            }
         }
         Ok(n)
     }

@@ -1,6 +1,6 @@
 //! A Markdown table, for READMEs and pull requests.
 
-use super::{HEADERS, Row, cells, notes};
+use super::{HEADERS, Row, cells, notes, statement_lines};
 use crate::results::Results;
 
 /// Render rows as a Markdown table with notes under it.
@@ -16,6 +16,10 @@ pub fn render(results: &Results, rows: &[Row], baseline: &str) -> String {
     out.push('\n');
     for n in notes(results, rows, baseline) {
         out.push_str(&format!("- {n}\n"));
+    }
+    let statements = statement_lines(rows);
+    if !statements.is_empty() {
+        out.push_str(&format!("\n```\n{}\n```\n", statements.join("\n")));
     }
     out
 }

@@ -60,6 +60,9 @@ pub struct Row {
     pub retries: u64,
     /// Client CPU per transaction, microseconds.
     pub client_cpu_us_per_tx: f64,
+    /// Per-statement latency of a script workload over the measured repeats.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub statements: Vec<crate::results::StatementLatency>,
 }
 
 /// Summarize every cell against `baseline` (`PROFILE` or `ENGINE:PROFILE`).
@@ -111,6 +114,10 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             errors: c.repeats.iter().map(|r| r.errors).sum(),
             retries: c.repeats.iter().map(|r| r.retries).sum(),
             client_cpu_us_per_tx: if transactions > 0 { cpu * 1e6 / transactions as f64 } else { 0.0 },
+            statements: measured.iter().fold(Vec::new(), |mut all, r| {
+                crate::results::merge_statements(&mut all, &r.statements);
+                all
+            }),
         });
     }
     Ok(out)
@@ -227,6 +234,22 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         n.push("run interrupted: only the repeats finished before the signal are shown.".into());
     }
     n
+}
+
+/// Per-statement latency of the cells that have it, as pgbench -r prints it: a heading
+/// per cell, then average milliseconds, failures, retried conflicts, and the command where
+/// it is written.
+fn statement_lines(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rows.iter().filter(|r| !r.statements.is_empty()) {
+        out.push(format!("statement latencies in milliseconds, failures and retries, {}:", r.id));
+        for s in &r.statements {
+            let file = s.script.rsplit('/').next().unwrap_or(&s.script);
+            let at = format!("{file}:{}", s.line);
+            out.push(format!("{:>10.3} {:>7} {:>7}  {at:<16} {}", s.avg_ms, s.failures, s.retries, s.command));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The terminal table.
 
-use super::{HEADERS, Row, cells, notes};
+use super::{HEADERS, Row, cells, notes, statement_lines};
 use crate::results::Results;
 use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 
@@ -17,7 +17,7 @@ pub fn render(results: &Results, rows: &[Row], baseline: &str) -> String {
         }
     }
     let mut out = t.to_string();
-    for n in notes(results, rows, baseline) {
+    for n in notes(results, rows, baseline).into_iter().chain(statement_lines(rows)) {
         out.push('\n');
         out.push_str(&n);
     }

@@ -164,7 +164,9 @@ fn summarize(
     let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);
     let mut last_end = None;
     let mut failure: Option<String> = None;
+    let mut statements = Vec::new();
     for r in &reports {
+        crate::results::merge_statements(&mut statements, &r.statements);
         hist.add(&r.hist).map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
         measured += r.measured;
         committed += r.committed;
@@ -220,5 +222,6 @@ fn summarize(
         timeline,
         client_cpu_s: cpu.as_secs_f64(),
         verify: Some(verify),
+        statements,
     })
 }

@@ -73,6 +73,8 @@ pub struct WorkerReport {
     pub first_error: Option<String>,
     /// Set when the client gave up after too many errors.
     pub gave_up: bool,
+    /// Per-statement latency while measured, from the workload (script workloads).
+    pub statements: Vec<crate::results::StatementLatency>,
 }
 
 /// Consecutive failures after which a client gives up rather than spin on a dead engine.
@@ -113,6 +115,7 @@ pub fn run(
         timeline: Vec::with_capacity(3600),
         first_error: None,
         gave_up: false,
+        statements: Vec::new(),
     };
     let mut tick = |now: Instant| {
         if let Some(c) = coord.as_deref_mut()
@@ -139,6 +142,7 @@ pub fn run(
         }
         let measuring = phase == MEASURE;
         if measuring && cpu_start.is_none() {
+            tx.measuring();
             cpu_start = Some(thread_cpu());
             measure_start = ctl.measure_start.get().copied();
             start = Instant::now();
@@ -166,7 +170,7 @@ pub fn run(
                     }
                     backoff(attempt);
                 }
-                Err(TxError::Fail(m)) => {
+                Err(TxError::Fail(m) | TxError::Duplicate(m)) => {
                     tx.abort();
                     break Err(Some(m));
                 }
@@ -208,6 +212,7 @@ pub fn run(
     if let Some(c) = cpu_start {
         r.cpu = thread_cpu().saturating_sub(c);
     }
+    r.statements = tx.statements();
     r
 }
 

@@ -4,6 +4,7 @@
 
 pub mod insert_commit;
 pub mod oltp;
+pub mod script;
 pub mod tpcb;
 
 use crate::engine::{Connection, Interface, KvClient, SqlClient, TxResult};
@@ -60,6 +61,13 @@ pub trait Transactor: Send {
     fn run_one(&mut self, retry: bool) -> TxResult<()>;
     /// Undo a failed attempt (roll back an open transaction).
     fn abort(&mut self);
+    /// The measured phase begins (warm-up is over).
+    fn measuring(&mut self) {}
+    /// Per-statement latency while measured (`--report-per-statement`); empty for
+    /// workloads without statements of the user's.
+    fn statements(&self) -> Vec<crate::results::StatementLatency> {
+        Vec::new()
+    }
 }
 
 /// The outcome of a workload's consistency check.
@@ -84,12 +92,32 @@ pub fn all() -> &'static [&'static dyn Workload] {
     ]
 }
 
-/// Look a workload up by name.
+/// Look a workload up by name (`script:FILE` builds one from the file).
 pub fn by_name(name: &str) -> Result<&'static dyn Workload> {
+    if script::is_script(name) {
+        return script::load(&[name]);
+    }
     all().iter().copied().find(|w| w.name() == name).ok_or_else(|| {
         let names: Vec<_> = all().iter().map(|w| w.name()).collect();
         bad_input!("unknown workload '{name}'; valid workloads: {}", names.join(", "))
     })
+}
+
+/// Look up a `--workload` list: every `script:` entry joins one mix (as pgbench's
+/// repeated `-f`), placed where the first one stands.
+pub fn resolve(names: &[String]) -> Result<Vec<&'static dyn Workload>> {
+    let scripts: Vec<&str> = names.iter().map(String::as_str).filter(|n| script::is_script(n)).collect();
+    let mut out = Vec::new();
+    let mut mixed = false;
+    for n in names {
+        if !script::is_script(n) {
+            out.push(by_name(n)?);
+        } else if !mixed {
+            mixed = true;
+            out.push(script::load(&scripts)?);
+        }
+    }
+    Ok(out)
 }
 
 /// The SQL client inside a connection (the plan only pairs SQL workloads with SQL engines).

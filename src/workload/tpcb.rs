@@ -55,39 +55,11 @@ impl Workload for Pgbench {
     fn supports(&self, iface: Interface) -> bool {
         iface == Interface::Sql
     }
-    /// 100,000 accounts take 9.7 MB in SQLite (measured); with branches, tellers, history
-    /// growth and a log of the same size, 26 MB per scale unit is a safe bound.
     fn estimated_bytes(&self, opts: &WorkloadOptions) -> u64 {
-        u64::from(opts.scale) * 26_000_000
+        estimated_bytes(opts)
     }
     fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
-        let c = sql(conn);
-        let (branches, tellers, accounts) = sizes(opts);
-        // pgbench's schema, primary keys as it adds them.
-        let tables = [
-            (
-                "pgbench_history",
-                "tid integer, bid integer, aid integer, delta integer, mtime timestamp, filler char(22)",
-                None,
-            ),
-            ("pgbench_tellers", "tid integer not null, bid integer, tbalance integer, filler char(84)", Some("tid")),
-            ("pgbench_accounts", "aid integer not null, bid integer, abalance integer, filler char(84)", Some("aid")),
-            ("pgbench_branches", "bid integer not null, bbalance integer, filler char(88)", Some("bid")),
-        ];
-        for (t, cols, key) in tables {
-            step(&format!("create {t}"), c.create_table(t, cols, key))?;
-        }
-        // As pgbench: branch and teller fillers are NULL, account fillers blank.
-        let mut rows = (1..=branches).map(|b| vec![Datum::Int(b), Datum::Int(0), Datum::Null]);
-        step("load pgbench_branches", c.load("pgbench_branches", &["bid", "bbalance", "filler"], &mut rows))?;
-        let mut rows = (1..=tellers)
-            .map(|t| vec![Datum::Int(t), Datum::Int((t - 1) / TELLERS_PER_SCALE + 1), Datum::Int(0), Datum::Null]);
-        step("load pgbench_tellers", c.load("pgbench_tellers", &["tid", "bid", "tbalance", "filler"], &mut rows))?;
-        let mut rows = until_signal((1..=accounts).map(|a| {
-            vec![Datum::Int(a), Datum::Int((a - 1) / ACCOUNTS_PER_SCALE + 1), Datum::Int(0), Datum::Blank(84)]
-        }));
-        step("load pgbench_accounts", c.load("pgbench_accounts", &["aid", "bid", "abalance", "filler"], &mut rows))?;
-        step("finish the load", c.finish_load())
+        load_tables(conn, opts)
     }
     fn client(&self, mut conn: Connection, _id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>> {
         let c = sql(&mut conn);
@@ -136,6 +108,45 @@ impl Workload for Pgbench {
             ),
         })
     }
+}
+
+/// pgbench's four tables at `opts.scale`, loaded as `pgbench -i` does (also the data of
+/// the script workload).
+pub(crate) fn load_tables(conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
+    let c = sql(conn);
+    let (branches, tellers, accounts) = sizes(opts);
+    // pgbench's schema, primary keys as it adds them.
+    let tables = [
+        (
+            "pgbench_history",
+            "tid integer, bid integer, aid integer, delta integer, mtime timestamp, filler char(22)",
+            None,
+        ),
+        ("pgbench_tellers", "tid integer not null, bid integer, tbalance integer, filler char(84)", Some("tid")),
+        ("pgbench_accounts", "aid integer not null, bid integer, abalance integer, filler char(84)", Some("aid")),
+        ("pgbench_branches", "bid integer not null, bbalance integer, filler char(88)", Some("bid")),
+    ];
+    for (t, cols, key) in tables {
+        step(&format!("create {t}"), c.create_table(t, cols, key))?;
+    }
+    // As pgbench: branch and teller fillers are NULL, account fillers blank.
+    let mut rows = (1..=branches).map(|b| vec![Datum::Int(b), Datum::Int(0), Datum::Null]);
+    step("load pgbench_branches", c.load("pgbench_branches", &["bid", "bbalance", "filler"], &mut rows))?;
+    let mut rows = (1..=tellers)
+        .map(|t| vec![Datum::Int(t), Datum::Int((t - 1) / TELLERS_PER_SCALE + 1), Datum::Int(0), Datum::Null]);
+    step("load pgbench_tellers", c.load("pgbench_tellers", &["tid", "bid", "tbalance", "filler"], &mut rows))?;
+    let mut rows =
+        until_signal((1..=accounts).map(|a| {
+            vec![Datum::Int(a), Datum::Int((a - 1) / ACCOUNTS_PER_SCALE + 1), Datum::Int(0), Datum::Blank(84)]
+        }));
+    step("load pgbench_accounts", c.load("pgbench_accounts", &["aid", "bid", "abalance", "filler"], &mut rows))?;
+    step("finish the load", c.finish_load())
+}
+
+/// 100,000 accounts take 9.7 MB in SQLite (measured); with branches, tellers, history
+/// growth and a log of the same size, 26 MB per scale unit is a safe bound.
+pub(crate) fn estimated_bytes(opts: &WorkloadOptions) -> u64 {
+    u64::from(opts.scale) * 26_000_000
 }
 
 struct Stmts {

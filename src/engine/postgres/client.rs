@@ -87,6 +87,9 @@ pub struct PgClient {
     protocol: Protocol,
     /// The simple protocol's query text, rebuilt in place for every statement.
     query: String,
+    /// Column names of the last RowDescription, end to end, and where each ends.
+    columns: String,
+    column_ends: Vec<usize>,
     unlogged: bool,
     /// Tables created for a load, with their deferred primary keys.
     loaded: Vec<(String, Option<String>)>,
@@ -149,6 +152,8 @@ impl PgClient {
             statements: Vec::new(),
             protocol: protocol(),
             query: String::with_capacity(256),
+            columns: String::new(),
+            column_ends: Vec::new(),
             unlogged,
             loaded: Vec::new(),
             server_version: String::new(),
@@ -302,10 +307,7 @@ impl PgClient {
         }
         match err {
             None => Ok(Outcome { changed, rows, first: value.flatten() }),
-            // A unique violation too, as sysbench's pgsql driver: a delete + insert of the
-            // same id racing another client's fails on the insert, and a retry succeeds.
-            Some(e) if matches!(&e.code, b"40001" | b"40P01" | b"23505") => Err(TxError::Retry),
-            Some(e) => Err(TxError::Fail(format!("postgres: {} ({})", e.message, String::from_utf8_lossy(&e.code)))),
+            Some(e) => Err(tx_error(e)),
         }
     }
 
@@ -346,28 +348,9 @@ impl PgClient {
 
     /// The values spelled into the SQL text, as pgbench -M simple does.
     fn run_simple(&mut self, s: Stmt, params: &[Param]) -> TxResult<Outcome> {
-        use std::fmt::Write as _;
         let mut q = std::mem::take(&mut self.query);
         q.clear();
-        let mut values = params.iter().peekable();
-        for ch in self.statements[s.0].0.chars() {
-            match (ch, values.next_if(|_| ch == '?')) {
-                (_, Some(Param::Int(i))) => {
-                    let _ = write!(q, "{i}");
-                }
-                (_, Some(Param::Text(t))) => {
-                    q.push('\'');
-                    for c in t.chars() {
-                        q.push(c);
-                        if c == '\'' {
-                            q.push(c);
-                        }
-                    }
-                    q.push('\'');
-                }
-                (c, None) => q.push(c),
-            }
-        }
+        spell(&mut q, &self.statements[s.0].0, params);
         let r = self.simple(&q);
         self.query = q;
         r
@@ -411,6 +394,101 @@ impl PgClient {
         self.flush().map_err(lost)?;
         self.finish()
     }
+
+    /// Run a statement with a Describe of its result, passing every row's columns to
+    /// `row` (the simple protocol describes by itself).
+    fn run_each(&mut self, s: Stmt, params: &[Param], row: &mut dyn FnMut(usize, &str, Option<&str>)) -> TxResult<u64> {
+        let mut name = [0u8; 12];
+        match self.protocol {
+            Protocol::Simple => {
+                let mut q = std::mem::take(&mut self.query);
+                q.clear();
+                spell(&mut q, &self.statements[s.0].0, params);
+                let sent = frontend::query(&q, &mut self.wbuf);
+                self.query = q;
+                sent.map_err(lost)?;
+            }
+            protocol => {
+                let name = if protocol == Protocol::Extended {
+                    frontend::parse("", &self.statements[s.0].1, std::iter::empty(), &mut self.wbuf).map_err(lost)?;
+                    ""
+                } else {
+                    stmt_name(s, &mut name)
+                };
+                frontend::bind(
+                    "",
+                    name,
+                    std::iter::empty(),
+                    params.iter(),
+                    |p, buf| {
+                        use std::fmt::Write as _;
+                        match p {
+                            Param::Int(i) => write!(buf, "{i}")?,
+                            Param::Text(t) => buf.extend_from_slice(t.as_bytes()),
+                        }
+                        Ok(IsNull::No)
+                    },
+                    std::iter::empty(),
+                    &mut self.wbuf,
+                )
+                .map_err(|_| TxError::Fail("postgres: cannot encode parameters".into()))?;
+                frontend::describe(b'P', "", &mut self.wbuf).map_err(lost)?;
+                frontend::execute("", 0, &mut self.wbuf).map_err(lost)?;
+                frontend::sync(&mut self.wbuf);
+            }
+        }
+        self.flush().map_err(lost)?;
+        self.finish_each(row)
+    }
+
+    /// Read up to ReadyForQuery, passing each DataRow's fields to `row` by column.
+    fn finish_each(&mut self, row: &mut dyn FnMut(usize, &str, Option<&str>)) -> TxResult<u64> {
+        let (mut rows, mut err) = (0u64, None);
+        loop {
+            let (tag, body) = self.read_message().map_err(lost)?;
+            match tag {
+                b'T' => {
+                    // Field count, then per field: name, table oid, column, type, size, modifier, format.
+                    self.columns.clear();
+                    self.column_ends.clear();
+                    let b = &self.rbuf[body];
+                    let mut at = 2;
+                    for _ in 0..u16::from_be_bytes([b[0], b[1]]) {
+                        let len = b[at..].iter().position(|x| *x == 0).unwrap_or(0);
+                        self.columns.push_str(std::str::from_utf8(&b[at..at + len]).unwrap_or("?column?"));
+                        self.column_ends.push(self.columns.len());
+                        at += len + 1 + 18;
+                    }
+                }
+                b'D' => {
+                    rows += 1;
+                    let b = &self.rbuf[body];
+                    let mut at = 2;
+                    for i in 0..usize::from(u16::from_be_bytes([b[0], b[1]])) {
+                        let len = i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+                        at += 4;
+                        let value = usize::try_from(len).ok().map(|n| {
+                            at += n;
+                            std::str::from_utf8(&b[at - n..at]).unwrap_or("")
+                        });
+                        let start = if i == 0 { 0 } else { self.column_ends.get(i - 1).copied().unwrap_or(0) };
+                        let end = self.column_ends.get(i).copied().unwrap_or(start);
+                        row(i, &self.columns[start..end], value);
+                    }
+                }
+                b'E' => err = err.or(Some(self.error(body))),
+                b'Z' => {
+                    self.status = self.rbuf[body.start];
+                    break;
+                }
+                _ => {}
+            }
+        }
+        match err {
+            None => Ok(rows),
+            Some(e) => Err(tx_error(e)),
+        }
+    }
 }
 
 enum StartupError {
@@ -421,6 +499,18 @@ enum StartupError {
 impl From<std::io::Error> for StartupError {
     fn from(e: std::io::Error) -> Self {
         StartupError::Io(e)
+    }
+}
+
+/// A server error as a transaction's outcome: conflicts are retried. A unique violation
+/// too, as sysbench's pgsql driver: a delete + insert of the same id racing another
+/// client's fails on the insert, and a retry succeeds.
+fn tx_error(e: ServerError) -> TxError {
+    let m = || format!("postgres: {} ({})", e.message, String::from_utf8_lossy(&e.code));
+    match &e.code {
+        b"40001" | b"40P01" => TxError::Retry,
+        b"23505" => TxError::Duplicate(m()),
+        _ => TxError::Fail(m()),
     }
 }
 
@@ -452,23 +542,108 @@ fn stmt_name(s: Stmt, buf: &mut [u8; 12]) -> &str {
     std::str::from_utf8(&buf[i..]).unwrap_or("s0")
 }
 
-/// `?` placeholders as `$1`, `$2`, … (outside quoted strings).
-fn numbered(sql: &str) -> String {
-    let (mut out, mut n, mut quoted) = (String::with_capacity(sql.len() + 8), 0, false);
-    for ch in sql.chars() {
-        match ch {
-            '\'' => {
-                quoted = !quoted;
-                out.push(ch);
+/// `sql` into `q` with each `?` placeholder replaced by its value spelled as SQL, as
+/// pgbench -M simple does.
+fn spell(q: &mut String, sql: &str, params: &[Param]) {
+    use std::fmt::Write as _;
+    let mut from = 0;
+    for p in params {
+        let Some(at) = next_placeholder(sql, from) else { break };
+        q.push_str(&sql[from..at]);
+        from = at + 1;
+        match p {
+            Param::Int(i) => {
+                let _ = write!(q, "{i}");
             }
-            '?' if !quoted => {
-                n += 1;
-                out.push_str(&format!("${n}"));
+            Param::Text(t) => {
+                q.push('\'');
+                for c in t.chars() {
+                    q.push(c);
+                    if c == '\'' {
+                        q.push(c);
+                    }
+                }
+                q.push('\'');
             }
-            _ => out.push(ch),
         }
     }
+    q.push_str(&sql[from..]);
+}
+
+/// `?` placeholders as `$1`, `$2`, … (outside quotes and comments).
+fn numbered(sql: &str) -> String {
+    let (mut out, mut n, mut from) = (String::with_capacity(sql.len() + 8), 0, 0);
+    while let Some(at) = next_placeholder(sql, from) {
+        n += 1;
+        out.push_str(&sql[from..at]);
+        out.push_str(&format!("${n}"));
+        from = at + 1;
+    }
+    out.push_str(&sql[from..]);
     out
+}
+
+/// Where the next `?` placeholder is at or after `from` (a place outside quotes): a `?`
+/// inside '…', E'…', "…", $tag$…$tag$, -- and /* */ comments is text.
+fn next_placeholder(sql: &str, from: usize) -> Option<usize> {
+    let b = sql.as_bytes();
+    let word = |i: usize| i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] >= 0x80);
+    let mut i = from;
+    while i < b.len() {
+        i = match b[i] {
+            b'?' => return Some(i),
+            q @ (b'\'' | b'"') => {
+                // E'…' strings take backslash escapes.
+                let escapes = q == b'\'' && i > 0 && matches!(b[i - 1], b'E' | b'e') && !word(i - 1);
+                let mut j = i + 1;
+                while j < b.len() {
+                    if escapes && b[j] == b'\\' {
+                        j += 2;
+                    } else if b[j] == q {
+                        if b.get(j + 1) == Some(&q) {
+                            j += 2;
+                        } else {
+                            break;
+                        }
+                    } else {
+                        j += 1;
+                    }
+                }
+                j + 1
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => b[i..].iter().position(|x| *x == b'\n').map_or(b.len(), |n| i + n),
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let (mut depth, mut j) = (0, i);
+                while j < b.len() {
+                    if b[j..].starts_with(b"/*") {
+                        depth += 1;
+                        j += 2;
+                    } else if b[j..].starts_with(b"*/") {
+                        depth -= 1;
+                        j += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        j += 1;
+                    }
+                }
+                j
+            }
+            b'$' if !word(i) => {
+                let tag_end = b[i + 1..].iter().position(|x| !(x.is_ascii_alphanumeric() || *x == b'_' || *x >= 0x80));
+                match tag_end.map(|n| i + 1 + n) {
+                    Some(e) if b[e] == b'$' && !b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                        let tag = &sql[i..=e];
+                        sql[e + 1..].find(tag).map_or(b.len(), |n| e + 1 + n + tag.len())
+                    }
+                    _ => i + 1,
+                }
+            }
+            _ => i + 1,
+        };
+    }
+    None
 }
 
 /// COPY text format: tabs, newlines and backslashes escaped, NULL as \N.
@@ -541,6 +716,14 @@ impl SqlClient for PgClient {
     }
     fn query_rows(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64> {
         self.run(stmt, params).map(|r| r.rows)
+    }
+    fn query_each(
+        &mut self,
+        stmt: Stmt,
+        params: &[Param],
+        row: &mut dyn FnMut(usize, &str, Option<&str>),
+    ) -> TxResult<u64> {
+        self.run_each(stmt, params, row)
     }
     fn begin(&mut self, _write: bool) -> TxResult<()> {
         self.simple("BEGIN").map(drop)
@@ -723,6 +906,10 @@ mod tests {
         assert_eq!(
             numbered("UPDATE t SET a = a + ? WHERE id = ? AND s = '?'"),
             "UPDATE t SET a = a + $1 WHERE id = $2 AND s = '?'"
+        );
+        assert_eq!(
+            numbered("SELECT $$?$$, $a$'?$a$, E'\\'?', \"it's?\", ? -- ?\n, /* ? /* ? */ */ ?, x$y ?"),
+            "SELECT $$?$$, $a$'?$a$, E'\\'?', \"it's?\", $1 -- ?\n, /* ? /* ? */ */ $2, x$y $3"
         );
         assert_eq!(rows_changed(b"INSERT 0 1\0"), 1);
         assert_eq!(rows_changed(b"UPDATE 12\0"), 12);

@@ -1,0 +1,84 @@
+//! A script transaction allocates nothing on the Rust side once warm: variables in their
+//! table, parameters borrowed, doubles spelled into reused text, `\gset` rows staged in
+//! reused buffers, per-statement timing in counters — under a counting global allocator,
+//! driven as the runner drives clients, on SQLite and PostgreSQL.
+
+use dbrace::engine::{Engine, Target, postgres::Postgres, sqlite::Sqlite};
+use dbrace::instance::{DataDir, Storage};
+use dbrace::profile::Profile;
+use dbrace::runner::worker::{self, Control, MEASURE};
+use dbrace::workload::{self, WorkloadOptions, script};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// Rust allocations made by `n` measured transactions of `w` on `engine`, setup excluded.
+fn allocations(engine: &dyn Engine, w: &dyn workload::Workload, n: u64) -> u64 {
+    let base = if unsafe { libc::geteuid() } == 0 { "/var/tmp" } else { env!("CARGO_TARGET_TMPDIR") };
+    let base = tempfile::Builder::new().prefix("dbrace-script-hot-").tempdir_in(base).unwrap();
+    std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
+    let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
+    let opts = WorkloadOptions { scale: 1, ..WorkloadOptions::default() };
+    w.prepare(&mut inst.connect().unwrap(), &opts).unwrap();
+    let tx = w.client(inst.connect().unwrap(), 0, 1, &opts).unwrap();
+    let ctl = Control::new(1);
+    ctl.phase.store(MEASURE, Ordering::Release);
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let r = worker::run(tx, &ctl, 0, Some(n), None);
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert_eq!(r.measured, n);
+    assert!(r.first_error.is_none(), "{:?}", r.first_error);
+    assert!(!r.statements.is_empty(), "per-statement timing was on");
+    after - before
+}
+
+#[test]
+fn no_allocation_per_script_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    // Doubles and booleans as parameters, an \if, a compound, \gset and \aset.
+    let mixed = dir.path().join("mixed.sql");
+    std::fs::write(
+        &mixed,
+        "\\set r random_exponential(1, 1000, 2.5) / 3.0\n\\set big :r > 100\n\\if :big\n\\set k 1 + permute(int(:r), 1000)\n\\else\n\\set k 2\n\\endif\nSELECT abalance, :r AS r FROM pgbench_accounts WHERE aid = :k \\gset\nSELECT :big \\; SELECT 1 AS one \\aset\n",
+    )
+    .unwrap();
+    script::configure(script::Config {
+        defines: vec![("delta".into(), "3".into()), ("aid".into(), "17".into())],
+        per_statement: true,
+        ..script::Config::default()
+    });
+    let files = [
+        format!("{}/tests/scripts/tpcb-like.sql", env!("CARGO_MANIFEST_DIR")),
+        format!("{}/tests/scripts/gset.sql", env!("CARGO_MANIFEST_DIR")),
+        mixed.display().to_string(),
+    ];
+    for engine in [&Sqlite as &dyn Engine, &Postgres] {
+        for f in &files {
+            let w = workload::by_name(&format!("script:{f}")).unwrap();
+            // Setup inside worker::run (the histogram, the statement report) is the same for both counts.
+            let few = allocations(engine, w, 100);
+            let many = allocations(engine, w, 2100);
+            assert_eq!(many, few, "{} {f}: {} allocations for 2000 more transactions", engine.name(), many - few);
+        }
+    }
+}
