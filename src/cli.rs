@@ -84,10 +84,10 @@ pub struct RunArgs {
     /// (e.g. shared_buffers=128MB,1GB); ratios are against the first value
     #[arg(long, value_name = "KEY=a,b,c")]
     pub sweep: Option<String>,
-    /// How clients reach a throwaway PostgreSQL: its unix socket, or TCP on 127.0.0.1
-    /// (a free port, SCRAM with a random password)
+    /// How clients reach a throwaway server: its unix socket, or TCP on 127.0.0.1
+    /// (a free port, a random password)
     #[arg(long, value_enum, default_value = "socket")]
-    pub transport: crate::engine::postgres::managed::Transport,
+    pub transport: crate::engine::Transport,
     /// How PostgreSQL statements travel, as pgbench's -M
     #[arg(long, value_enum, default_value = "prepared")]
     pub protocol: crate::engine::postgres::client::Protocol,

@@ -33,7 +33,7 @@ fn run(a: RunArgs) -> Result<i32> {
     signals::install();
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
-    crate::engine::postgres::managed::choose_transport(a.transport);
+    crate::engine::choose_transport(a.transport);
     let plan = plan::build(&Request {
         engines: a.engine.clone(),
         profiles: a.profile.clone(),

@@ -28,6 +28,28 @@ pub enum Target {
     Url(String),
 }
 
+/// How clients reach a throwaway server (`--transport`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Transport {
+    /// The unix socket in the instance's 0700 directory.
+    #[default]
+    Socket,
+    /// TCP on 127.0.0.1, a free port, a random password.
+    Tcp,
+}
+
+static TRANSPORT: std::sync::OnceLock<Transport> = std::sync::OnceLock::new();
+
+/// Record `--transport` for this process.
+pub fn choose_transport(t: Transport) {
+    let _ = TRANSPORT.set(t);
+}
+
+/// The transport throwaway servers are reached by.
+pub fn transport() -> Transport {
+    TRANSPORT.get().copied().unwrap_or_default()
+}
+
 /// A database product dbrace can race.
 pub trait Engine: Sync {
     /// The engine's name on the command line.

@@ -53,6 +53,30 @@ impl Drop for DataDir {
     }
 }
 
+/// Copy a directory tree as `cp -a` does, keeping owners and modes (servers insist on
+/// their 0700 data directories).
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    match std::process::Command::new("cp").arg("-a").arg(from).arg(to).output() {
+        Ok(o) if o.status.success() => Ok(()),
+        Ok(o) => Err(failed!("cannot copy {}: {}", from.display(), String::from_utf8_lossy(&o.stderr).trim())),
+        Err(e) => Err(failed!("cannot run cp: {e}")),
+    }
+}
+
+/// Create a 0700 directory (a server's socket directory) owned by `user` when given.
+pub fn private_dir(path: &Path, user: Option<&crate::instance::user::RunAs>) -> Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(path)
+        .map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
+    if let Some(u) = user {
+        std::os::unix::fs::chown(path, Some(u.uid), Some(u.gid))
+            .map_err(|e| failed!("cannot give {} to user {}: {e}", path.display(), u.name))?;
+    }
+    Ok(path.to_path_buf())
+}
+
 /// A path for a scratch file of this process in `dir`, found by the reaper if we die.
 pub fn scratch(dir: &Path, what: &str) -> PathBuf {
     dir.join(format!("{SCRATCH_PREFIX}{what}-{}", std::process::id()))

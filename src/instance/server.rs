@@ -96,3 +96,19 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// A port nobody listens on now (the kernel's choice), never a system server's 5432 or 3306.
+pub fn free_port() -> Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| failed!("no free TCP port on 127.0.0.1: {e}"))?;
+    l.local_addr().map(|a| a.port()).map_err(|e| failed!("no free TCP port: {e}"))
+}
+
+/// 24 random letters and digits from the kernel, for a throwaway server's password.
+pub fn random_password() -> Result<String> {
+    const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut bytes = [0u8; 24];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+        .map_err(|e| failed!("cannot read /dev/urandom: {e}"))?;
+    Ok(bytes.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect())
+}

@@ -1,5 +1,6 @@
 //! The unprivileged user a server runs as when dbrace runs as root (PostgreSQL and
-//! MariaDB refuse root). Never created silently: `postgres` if it exists, or `--run-as`.
+//! MariaDB refuse root). Never created silently: the package's own user (`postgres`,
+//! `mysql`) if it exists, or `--run-as`.
 
 use crate::error::Result;
 use std::ffi::CString;
@@ -42,8 +43,8 @@ pub fn lookup(name: &str) -> Option<RunAs> {
 }
 
 /// Who a server that refuses root runs as: nobody else when we are not root; else
-/// `--run-as USER`, or `postgres` when that user exists.
-pub fn for_server(server: &str) -> Result<Option<RunAs>> {
+/// `--run-as USER`, or the package's own user (`default`, e.g. postgres) when it exists.
+pub fn for_server(server: &str, default: &str) -> Result<Option<RunAs>> {
     if !is_root() {
         return Ok(None);
     }
@@ -52,10 +53,30 @@ pub fn for_server(server: &str) -> Result<Option<RunAs>> {
         Some(name) => lookup(&name)
             .map(Some)
             .ok_or_else(|| bad_input!("--run-as {name}: no such user; create it (useradd --system {name}) or name another")),
-        None => lookup("postgres").map(Some).ok_or_else(|| {
+        None => lookup(default).map(Some).ok_or_else(|| {
             bad_input!(
-                "{server} refuses to run as root and there is no 'postgres' user; create an unprivileged user and pass --run-as USER"
+                "{server} refuses to run as root and there is no '{default}' user; create an unprivileged user and pass --run-as USER"
             )
         }),
     }
+}
+
+/// Refuse a directory the server's user cannot reach (a parent that is not its own and
+/// is closed to others, like root's 0700 home).
+pub fn reachable(dir: &std::path::Path, u: &RunAs) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    for a in dir.ancestors().skip(1) {
+        let Ok(m) = std::fs::metadata(a) else { continue };
+        let open = m.mode() & 0o001 != 0 || (m.uid() == u.uid && m.mode() & 0o100 != 0);
+        if !open {
+            return Err(bad_input!(
+                "user {} cannot reach {}: {} is closed to it (mode {:o}); choose --disk-dir / --ram-dir elsewhere, e.g. under /var/tmp",
+                u.name,
+                dir.display(),
+                a.display(),
+                m.mode() & 0o777
+            ));
+        }
+    }
+    Ok(())
 }

@@ -6,9 +6,11 @@
 use super::client::PgClient;
 use super::conninfo::ConnInfo;
 use crate::engine::SqlClient;
+use crate::engine::Transport;
 use crate::error::Result;
 use crate::instance::DataDir;
-use crate::instance::server::Server;
+use crate::instance::datadir::{copy_tree, private_dir};
+use crate::instance::server::{Server, free_port, random_password};
 use crate::instance::user::RunAs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,23 +21,6 @@ use std::time::Duration;
 pub const SUPERUSER: &str = "dbrace";
 /// Bump when the initdb options change, so old templates are not reused.
 const TEMPLATE_VERSION: u32 = 2;
-
-/// How clients reach a throwaway server.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Transport {
-    /// The unix socket in the instance's 0700 directory.
-    #[default]
-    Socket,
-    /// TCP on 127.0.0.1, a free port, SCRAM with a random password.
-    Tcp,
-}
-
-static TRANSPORT: OnceLock<Transport> = OnceLock::new();
-
-/// Record `--transport` for this process.
-pub fn choose_transport(t: Transport) {
-    let _ = TRANSPORT.set(t);
-}
 
 /// The server binaries in use.
 #[derive(Clone, Debug)]
@@ -128,26 +113,6 @@ pub fn template(b: &Binaries, user: Option<&RunAs>) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Refuse a data directory the server's user cannot reach (a parent that is not its
-/// own and is closed to others, like root's 0700 home).
-fn reachable(dir: &Path, u: &RunAs) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    for a in dir.ancestors().skip(1) {
-        let Ok(m) = std::fs::metadata(a) else { continue };
-        let open = m.mode() & 0o001 != 0 || (m.uid() == u.uid && m.mode() & 0o100 != 0);
-        if !open {
-            return Err(bad_input!(
-                "user {} cannot reach {}: {} is closed to it (mode {:o}); choose --disk-dir / --ram-dir elsewhere, e.g. under /var/tmp",
-                u.name,
-                dir.display(),
-                a.display(),
-                m.mode() & 0o777
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Start a server on a copy of the template in `dir`, with `settings` as -c options.
 pub fn start(
     b: &Binaries,
@@ -159,26 +124,17 @@ pub fn start(
 ) -> Result<(Server, ConnInfo)> {
     for d in std::iter::once(dir).chain(wal) {
         if let Some(u) = user {
-            reachable(d.path(), u)?;
+            crate::instance::user::reachable(d.path(), u)?;
             d.give_to(u)?;
         }
     }
     let pgdata = dir.path().join("pgdata");
     // cp -a keeps the template's owner and 0700 modes, which postgres insists on.
-    let cp = Command::new("cp").arg("-a").arg(template).arg(&pgdata).output();
-    match cp {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => return Err(failed!("cannot copy the template: {}", String::from_utf8_lossy(&o.stderr).trim())),
-        Err(e) => return Err(failed!("cannot run cp: {e}")),
-    }
+    copy_tree(template, &pgdata)?;
     if let Some(w) = wal {
         // pg_wal elsewhere, as initdb -X does: the directory moved, a symlink in its place.
         let moved = w.path().join("pg_wal");
-        let ok =
-            Command::new("cp").arg("-a").arg(pgdata.join("pg_wal")).arg(&moved).status().is_ok_and(|s| s.success());
-        if !ok {
-            return Err(failed!("cannot move pg_wal to {}", w.path().display()));
-        }
+        copy_tree(&pgdata.join("pg_wal"), &moved)?;
         std::fs::remove_dir_all(pgdata.join("pg_wal"))
             .and_then(|_| std::os::unix::fs::symlink(&moved, pgdata.join("pg_wal")))
             .map_err(|e| failed!("cannot link pg_wal to {}: {e}", moved.display()))?;
@@ -186,16 +142,8 @@ pub fn start(
             let _ = std::os::unix::fs::lchown(pgdata.join("pg_wal"), Some(u.uid), Some(u.gid));
         }
     }
-    let sock = dir.path().join("sock");
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new().mode(0o700).create(&sock).map_err(|e| failed!("cannot create socket dir: {e}"))?;
-    }
-    if let Some(u) = user {
-        std::os::unix::fs::chown(&sock, Some(u.uid), Some(u.gid))
-            .map_err(|e| failed!("cannot chown socket dir: {e}"))?;
-    }
-    let tcp = TRANSPORT.get().copied().unwrap_or_default() == Transport::Tcp;
+    let sock = private_dir(&dir.path().join("sock"), user)?;
+    let tcp = crate::engine::transport() == Transport::Tcp;
     // A free port can be taken between our look and the server's bind: then take another.
     let mut attempt = 0;
     let (server, port) = loop {
@@ -237,20 +185,4 @@ fn socket_info(sock: &Path, port: u16) -> ConnInfo {
         password: None,
         database: "postgres".into(),
     }
-}
-
-/// A port nobody listens on now (the kernel's choice), never the system server's 5432.
-fn free_port() -> Result<u16> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| failed!("no free TCP port on 127.0.0.1: {e}"))?;
-    l.local_addr().map(|a| a.port()).map_err(|e| failed!("no free TCP port: {e}"))
-}
-
-/// 24 random letters and digits from the kernel, for a throwaway server's SCRAM password.
-fn random_password() -> Result<String> {
-    const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-    let mut bytes = [0u8; 24];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
-        .map_err(|e| failed!("cannot read /dev/urandom: {e}"))?;
-    Ok(bytes.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect())
 }
