@@ -36,18 +36,22 @@ pub struct LocationArgs {
     /// Directory for `ram` profiles (must be tmpfs) [default: /dev/shm/dbrace]
     #[arg(long, value_name = "DIR")]
     pub ram_dir: Option<PathBuf>,
-    /// As root, run servers that refuse root (PostgreSQL) as this user [default: postgres]
+    /// As root, run servers that refuse root (PostgreSQL, MariaDB) as this user
+    /// [default: the package's user, postgres or mysql]
     #[arg(long, value_name = "USER")]
     pub run_as: Option<String>,
     /// Directory of the PostgreSQL server binaries (postgres, initdb) [default: found]
     #[arg(long, value_name = "DIR")]
     pub pg_bin: Option<PathBuf>,
+    /// Directory of the MariaDB/MySQL server binaries (mariadbd or mysqld) [default: found]
+    #[arg(long, value_name = "DIR")]
+    pub mysql_bin: Option<PathBuf>,
 }
 
 /// `dbrace run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Engines, comma-separated: sqlite, memory, postgres [default: sqlite,memory]
+    /// Engines, comma-separated: sqlite, memory, postgres, mysql [default: sqlite,memory]
     #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST")]
     pub engine: Vec<String>,
     /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged [default: disk,ram,async,nosync,unlogged]
@@ -77,7 +81,7 @@ pub struct RunArgs {
     #[arg(long, short = 's', value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_scale)]
     pub scale: u32,
     /// An existing server to run against instead of a throwaway one, e.g.
-    /// postgres://USER:PASSWORD@HOST:PORT/DB (the password never appears in output)
+    /// postgres://USER:PASSWORD@HOST:PORT/DB or mysql://… (the password never appears in output)
     #[arg(long, value_name = "URL")]
     pub url: Vec<String>,
     /// One cell per value of a setting, the engine restarted for each: KEY=a,b,c

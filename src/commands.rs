@@ -27,6 +27,7 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
 fn machine(a: &crate::cli::LocationArgs) {
     crate::instance::user::choose(a.run_as.clone());
     crate::engine::postgres::managed::choose_bin_dir(a.pg_bin.clone());
+    crate::engine::mysql::managed::choose_bin_dir(a.mysql_bin.clone());
 }
 
 fn run(a: RunArgs) -> Result<i32> {

@@ -194,7 +194,9 @@ fn targets(urls: &[String], engines: &[&'static dyn Engine]) -> Result<impl Fn(&
         let scheme = url.split("://").next().unwrap_or_default();
         let Some(e) = engine::all().iter().find(|e| e.url_schemes().contains(&scheme)) else {
             let redacted = crate::engine::postgres::conninfo::redact(url);
-            return Err(bad_input!("--url {redacted}: no engine speaks '{scheme}://'; use postgres://…"));
+            let known: Vec<_> =
+                engine::all().iter().flat_map(|e| e.url_schemes()).map(|s| format!("{s}://…")).collect();
+            return Err(bad_input!("--url {redacted}: no engine speaks '{scheme}://'; use {}", known.join(", ")));
         };
         if !engines.iter().any(|x| x.name() == e.name()) {
             return Err(bad_input!("--url is for {}, which is not in this run; add --engine {}", e.name(), e.name()));

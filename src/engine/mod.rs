@@ -2,6 +2,7 @@
 //! its settings back, and hands out clients. It never knows a workload's tables.
 
 pub mod memory;
+pub mod mysql;
 pub mod postgres;
 pub mod sqlite;
 
@@ -193,7 +194,7 @@ pub trait KvClient: Send {
 
 /// Every engine dbrace knows, in the order `dbrace engines` lists them.
 pub fn all() -> &'static [&'static dyn Engine] {
-    &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres]
+    &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres, &mysql::Mysql]
 }
 
 /// Look an engine up by name.

@@ -102,14 +102,15 @@ fn start_time(pid: u32) -> Option<u64> {
 /// Kill a server a dead run left in `dir` (normally the parent-death signal already did)
 /// and its children, which share its process group. Pids get reused, so only a group led
 /// by a process that is, or was, that server: its command line names this directory, or it
-/// is a `postgres`/`mariadbd`/`redis-server` zombie that nobody has waited for yet.
+/// is a `postgres`/`mariadbd`/`mysqld`/`redis-server` zombie that nobody has waited for yet.
 fn kill_server(dir: &Path) {
     let Ok(pid) = std::fs::read_to_string(dir.join(crate::instance::server::PID_FILE)) else { return };
     let Ok(pid) = pid.trim().parse::<i32>() else { return };
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let ours = String::from_utf8_lossy(&cmdline).contains(dir.to_string_lossy().as_ref())
-        || (cmdline.is_empty() && ["(postgres)", "(mariadbd)", "(redis-server)"].iter().any(|c| stat.contains(c)));
+        || (cmdline.is_empty()
+            && ["(postgres)", "(mariadbd)", "(mysqld)", "(redis-server)"].iter().any(|c| stat.contains(c)));
     if ours {
         // SAFETY: signalling the process group of our own leftover server.
         unsafe { libc::kill(-pid, libc::SIGKILL) };
