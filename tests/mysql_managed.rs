@@ -128,6 +128,21 @@ fn pgbench_read_and_update_scripts_verify() {
 }
 
 #[test]
+fn without_local_files_the_load_falls_back_to_inserts() {
+    require_binaries();
+    let sb = Sandbox::new();
+    let out = sb.out("my.json");
+    sb.cmd(&["run", "-q", "-e", "mysql", "-p", "nosync", "-w", "tpcb", "--set", "local_infile=OFF"])
+        .args(["-t", "50", "--warmup", "0s", "-r", "1", "--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let rep = read_json(&out)["cells"][0]["repeats"][0].clone();
+    assert_eq!(rep["settings"]["local_infile"], "0", "{}", rep["settings"]);
+    assert!(rep["verify"]["ok"].as_bool().unwrap(), "{}", rep["verify"]);
+    assert!(rep["verify"]["detail"].as_str().unwrap().contains("100000 accounts"), "{}", rep["verify"]);
+}
+
+#[test]
 fn set_and_sweep_values_reach_the_server_and_a_bad_one_is_bad_input() {
     require_binaries();
     let sb = Sandbox::new();
