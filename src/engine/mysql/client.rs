@@ -1,7 +1,7 @@
 //! A synchronous SQL client over mysql_async: each connection owns a current-thread tokio
 //! runtime and blocks on it, so a client is one OS thread like the others. Statements are
-//! prepared once (binary protocol, `?` placeholders are MySQL's own); loads are multi-row
-//! INSERTs in one transaction per table.
+//! prepared once (binary protocol, `?` placeholders are MySQL's own); loads go by LOAD
+//! DATA LOCAL INFILE from memory.
 
 use super::endpoint::Endpoint;
 use crate::engine::{Datum, Param, SqlClient, Stmt, TxError, TxResult};
@@ -106,7 +106,8 @@ fn tx_err(e: mysql_async::Error) -> TxError {
     match e {
         mysql_async::Error::Server(s) if matches!(s.code, 1213 | 1205 | 1020) => TxError::Retry,
         mysql_async::Error::Server(s) => TxError::Fail(format!("mysql: {} ({})", s.message, s.code)),
-        e => TxError::Fail(format!("mysql: connection lost: {e}")),
+        mysql_async::Error::Io(e) => TxError::Fail(format!("mysql: connection lost: {e}")),
+        e => TxError::Fail(format!("mysql: {e}")),
     }
 }
 
