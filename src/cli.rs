@@ -36,18 +36,22 @@ pub struct LocationArgs {
     /// Directory for `ram` profiles (must be tmpfs) [default: /dev/shm/dbrace]
     #[arg(long, value_name = "DIR")]
     pub ram_dir: Option<PathBuf>,
-    /// As root, run servers as this user [default: postgres for PostgreSQL, redis for Redis]
+    /// As root, run servers as this user [default: the package's user: postgres, mysql, redis]
     #[arg(long, value_name = "USER")]
     pub run_as: Option<String>,
     /// Directory of the PostgreSQL server binaries (postgres, initdb) [default: found]
     #[arg(long, value_name = "DIR")]
     pub pg_bin: Option<PathBuf>,
+    /// Directory of the MariaDB/MySQL server binaries (mariadbd or mysqld) [default: found]
+    #[arg(long, value_name = "DIR")]
+    pub mysql_bin: Option<PathBuf>,
 }
 
 /// `dbrace run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Engines, comma-separated: sqlite, memory, postgres, redis [default: sqlite,memory]
+    /// Engines, comma-separated: sqlite, memory, postgres, mysql, redis
+    /// [default: sqlite, postgres (when installed), memory]
     #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST")]
     pub engine: Vec<String>,
     /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged [default: disk,ram,async,nosync,unlogged]
@@ -97,7 +101,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_table_size)]
     pub table_size: u64,
     /// An existing server to run against instead of a throwaway one, e.g.
-    /// postgres://USER:PASSWORD@HOST:PORT/DB or redis://[USER:PASSWORD@]HOST:PORT/DB
+    /// postgres://USER:PASSWORD@HOST:PORT/DB, mysql://… or redis://[USER:PASSWORD@]HOST:PORT/DB
     /// (the password never appears in output)
     #[arg(long, value_name = "URL")]
     pub url: Vec<String>,
@@ -105,10 +109,10 @@ pub struct RunArgs {
     /// (e.g. shared_buffers=128MB,1GB); ratios are against the first value
     #[arg(long, value_name = "KEY=a,b,c")]
     pub sweep: Option<String>,
-    /// How clients reach a throwaway PostgreSQL or Redis: its unix socket, or TCP on
-    /// 127.0.0.1 (a free port, a random password)
+    /// How clients reach a throwaway server: its unix socket, or TCP on 127.0.0.1
+    /// (a free port, a random password)
     #[arg(long, value_enum, default_value = "socket")]
-    pub transport: crate::engine::postgres::managed::Transport,
+    pub transport: crate::engine::Transport,
     /// How PostgreSQL statements travel, as pgbench's -M
     #[arg(long, value_enum, default_value = "prepared")]
     pub protocol: crate::engine::postgres::client::Protocol,

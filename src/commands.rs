@@ -27,13 +27,14 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
 fn machine(a: &crate::cli::LocationArgs) {
     crate::instance::user::choose(a.run_as.clone());
     crate::engine::postgres::managed::choose_bin_dir(a.pg_bin.clone());
+    crate::engine::mysql::managed::choose_bin_dir(a.mysql_bin.clone());
 }
 
 fn run(a: RunArgs) -> Result<i32> {
     signals::install();
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
-    crate::engine::postgres::managed::choose_transport(a.transport);
+    crate::engine::choose_transport(a.transport);
     workload::script::configure(script_config(&a)?);
     let plan = plan::build(&Request {
         engines: a.engine.clone(),

@@ -2,6 +2,7 @@
 //! its settings back, and hands out clients. It never knows a workload's tables.
 
 pub mod memory;
+pub mod mysql;
 pub mod postgres;
 pub mod redis;
 pub mod sqlite;
@@ -27,6 +28,28 @@ pub enum Target {
     Managed,
     /// An existing server at this URL.
     Url(String),
+}
+
+/// How clients reach a throwaway server (`--transport`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Transport {
+    /// The unix socket in the instance's 0700 directory.
+    #[default]
+    Socket,
+    /// TCP on 127.0.0.1, a free port, a random password.
+    Tcp,
+}
+
+static TRANSPORT: std::sync::OnceLock<Transport> = std::sync::OnceLock::new();
+
+/// Record `--transport` for this process.
+pub fn choose_transport(t: Transport) {
+    let _ = TRANSPORT.set(t);
+}
+
+/// The transport throwaway servers are reached by.
+pub fn transport() -> Transport {
+    TRANSPORT.get().copied().unwrap_or_default()
 }
 
 /// A database product dbrace can race.
@@ -190,7 +213,7 @@ pub trait KvClient: Send {
 
 /// Every engine dbrace knows, in the order `dbrace engines` lists them.
 pub fn all() -> &'static [&'static dyn Engine] {
-    &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres, &redis::Redis]
+    &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres, &mysql::Mysql, &redis::Redis]
 }
 
 /// Look an engine up by name.

@@ -53,6 +53,31 @@ impl Drop for DataDir {
     }
 }
 
+/// Copy a directory tree as `cp -a` does, keeping owners and modes (servers insist on
+/// their 0700 data directories).
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    // A filesystem that can share blocks (btrfs, xfs) makes the copy nearly free.
+    match std::process::Command::new("cp").args(["-a", "--reflink=auto"]).arg(from).arg(to).output() {
+        Ok(o) if o.status.success() => Ok(()),
+        Ok(o) => Err(failed!("cannot copy {}: {}", from.display(), String::from_utf8_lossy(&o.stderr).trim())),
+        Err(e) => Err(failed!("cannot run cp: {e}")),
+    }
+}
+
+/// Create a 0700 directory (a server's socket directory) owned by `user` when given.
+pub fn private_dir(path: &Path, user: Option<&crate::instance::user::RunAs>) -> Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(path)
+        .map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
+    if let Some(u) = user {
+        std::os::unix::fs::chown(path, Some(u.uid), Some(u.gid))
+            .map_err(|e| failed!("cannot give {} to user {}: {e}", path.display(), u.name))?;
+    }
+    Ok(path.to_path_buf())
+}
+
 /// A path for a scratch file of this process in `dir`, found by the reaper if we die.
 pub fn scratch(dir: &Path, what: &str) -> PathBuf {
     dir.join(format!("{SCRATCH_PREFIX}{what}-{}", std::process::id()))
@@ -78,14 +103,15 @@ fn start_time(pid: u32) -> Option<u64> {
 /// Kill a server a dead run left in `dir` (normally the parent-death signal already did)
 /// and its children, which share its process group. Pids get reused, so only a group led
 /// by a process that is, or was, that server: its command line names this directory, or it
-/// is a `postgres`/`mariadbd`/`redis-server` zombie that nobody has waited for yet.
+/// is a `postgres`/`mariadbd`/`mysqld`/`redis-server` zombie that nobody has waited for yet.
 fn kill_server(dir: &Path) {
     let Ok(pid) = std::fs::read_to_string(dir.join(crate::instance::server::PID_FILE)) else { return };
     let Ok(pid) = pid.trim().parse::<i32>() else { return };
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let ours = String::from_utf8_lossy(&cmdline).contains(dir.to_string_lossy().as_ref())
-        || (cmdline.is_empty() && ["(postgres)", "(mariadbd)", "(redis-server)"].iter().any(|c| stat.contains(c)));
+        || (cmdline.is_empty()
+            && ["(postgres)", "(mariadbd)", "(mysqld)", "(redis-server)"].iter().any(|c| stat.contains(c)));
     if ours {
         // SAFETY: signalling the process group of our own leftover server.
         unsafe { libc::kill(-pid, libc::SIGKILL) };

@@ -104,6 +104,11 @@ pub fn free_port() -> Result<u16> {
     l.local_addr().map(|a| a.port()).map_err(|e| failed!("no free TCP port: {e}"))
 }
 
+/// 24 random letters and digits from the kernel, for a throwaway server's password.
+pub fn random_password() -> Result<String> {
+    random_token(24)
+}
+
 /// `len` random letters and digits from the kernel: a throwaway server's password, or a
 /// name nobody else picks.
 pub fn random_token(len: usize) -> Result<String> {

@@ -1,6 +1,6 @@
 //! The unprivileged user a server runs as when dbrace runs as root (PostgreSQL and
 //! MariaDB refuse root; Redis does not, but need not have it). Never created silently:
-//! the package's own user if it exists, or `--run-as`.
+//! the package's own user (`postgres`, `mysql`, `redis`) if it exists, or `--run-as`.
 
 use crate::error::Result;
 use std::ffi::CString;
@@ -43,12 +43,12 @@ pub fn lookup(name: &str) -> Option<RunAs> {
 }
 
 /// Who a server that refuses root runs as: nobody else when we are not root; else
-/// `--run-as USER`, or `postgres` when that user exists.
-pub fn for_server(server: &str) -> Result<Option<RunAs>> {
-    match unprivileged("postgres")? {
+/// `--run-as USER`, or the package's own user (`default`, e.g. postgres) when it exists.
+pub fn for_server(server: &str, default: &str) -> Result<Option<RunAs>> {
+    match unprivileged(default)? {
         Some(u) => Ok(Some(u)),
         None if is_root() => Err(bad_input!(
-            "{server} refuses to run as root and there is no 'postgres' user; create an unprivileged user and pass --run-as USER"
+            "{server} refuses to run as root and there is no '{default}' user; create an unprivileged user and pass --run-as USER"
         )),
         None => Ok(None),
     }

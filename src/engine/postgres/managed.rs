@@ -6,9 +6,11 @@
 use super::client::PgClient;
 use super::conninfo::ConnInfo;
 use crate::engine::SqlClient;
+use crate::engine::Transport;
 use crate::error::Result;
 use crate::instance::DataDir;
-use crate::instance::server::{self, Server};
+use crate::instance::datadir::{copy_tree, private_dir};
+use crate::instance::server::{Server, free_port, random_password};
 use crate::instance::user::RunAs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,28 +21,6 @@ use std::time::Duration;
 pub const SUPERUSER: &str = "dbrace";
 /// Bump when the initdb options change, so old templates are not reused.
 const TEMPLATE_VERSION: u32 = 2;
-
-/// How clients reach a throwaway server.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Transport {
-    /// The unix socket in the instance's 0700 directory.
-    #[default]
-    Socket,
-    /// TCP on 127.0.0.1, a free port, SCRAM with a random password.
-    Tcp,
-}
-
-static TRANSPORT: OnceLock<Transport> = OnceLock::new();
-
-/// Record `--transport` for this process.
-pub fn choose_transport(t: Transport) {
-    let _ = TRANSPORT.set(t);
-}
-
-/// The `--transport` of this process (throwaway Redis servers follow it too).
-pub fn transport() -> Transport {
-    TRANSPORT.get().copied().unwrap_or_default()
-}
 
 /// The server binaries in use.
 #[derive(Clone, Debug)]
@@ -163,22 +143,12 @@ pub fn start(
         }
     }
     let pgdata = dir.path().join("pgdata");
-    // cp -a keeps the template's owner and 0700 modes, which postgres insists on; a
-    // filesystem that can share blocks (btrfs, xfs) makes the copy nearly free.
-    let cp = Command::new("cp").args(["-a", "--reflink=auto"]).arg(template).arg(&pgdata).output();
-    match cp {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => return Err(failed!("cannot copy the template: {}", String::from_utf8_lossy(&o.stderr).trim())),
-        Err(e) => return Err(failed!("cannot run cp: {e}")),
-    }
+    // cp -a keeps the template's owner and 0700 modes, which postgres insists on.
+    copy_tree(template, &pgdata)?;
     if let Some(w) = wal {
         // pg_wal elsewhere, as initdb -X does: the directory moved, a symlink in its place.
         let moved = w.path().join("pg_wal");
-        let ok =
-            Command::new("cp").arg("-a").arg(pgdata.join("pg_wal")).arg(&moved).status().is_ok_and(|s| s.success());
-        if !ok {
-            return Err(failed!("cannot move pg_wal to {}", w.path().display()));
-        }
+        copy_tree(&pgdata.join("pg_wal"), &moved)?;
         std::fs::remove_dir_all(pgdata.join("pg_wal"))
             .and_then(|_| std::os::unix::fs::symlink(&moved, pgdata.join("pg_wal")))
             .map_err(|e| failed!("cannot link pg_wal to {}: {e}", moved.display()))?;
@@ -186,21 +156,13 @@ pub fn start(
             let _ = std::os::unix::fs::lchown(pgdata.join("pg_wal"), Some(u.uid), Some(u.gid));
         }
     }
-    let sock = dir.path().join("sock");
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new().mode(0o700).create(&sock).map_err(|e| failed!("cannot create socket dir: {e}"))?;
-    }
-    if let Some(u) = user {
-        std::os::unix::fs::chown(&sock, Some(u.uid), Some(u.gid))
-            .map_err(|e| failed!("cannot chown socket dir: {e}"))?;
-    }
-    let tcp = transport() == Transport::Tcp;
+    let sock = private_dir(&dir.path().join("sock"), user)?;
+    let tcp = crate::engine::transport() == Transport::Tcp;
     // A free port can be taken between our look and the server's bind: then take another.
     let mut attempt = 0;
     let (server, port) = loop {
         attempt += 1;
-        let port = if tcp { server::free_port()? } else { 5432 };
+        let port = if tcp { free_port()? } else { 5432 };
         let mut cmd = Command::new(b.dir.join("postgres"));
         cmd.arg("-D").arg(&pgdata).arg("-k").arg(&sock).arg("-p").arg(port.to_string());
         cmd.arg("-c").arg(if tcp { "listen_addresses=127.0.0.1" } else { "listen_addresses=" });
@@ -220,7 +182,7 @@ pub fn start(
     };
     let mut info = socket_info(&sock, port);
     if tcp {
-        let password = server::random_token(24)?;
+        let password = random_password()?;
         let mut c = PgClient::connect(&info, false).map_err(|e| failed!("throwaway server: {e}"))?;
         c.batch(&format!("ALTER ROLE {SUPERUSER} PASSWORD '{password}'"))
             .map_err(|e| failed!("cannot set the throwaway server's password: {e}"))?;

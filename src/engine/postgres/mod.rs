@@ -60,7 +60,7 @@ impl Engine for Postgres {
     }
     fn version(&self) -> Result<String> {
         let b = managed::binaries()?;
-        let who = match user::for_server("PostgreSQL")? {
+        let who = match user::for_server("PostgreSQL", "postgres")? {
             Some(u) => format!(", runs as {}", u.name),
             None => String::new(),
         };
@@ -85,7 +85,7 @@ impl Engine for Postgres {
         match target {
             Target::Managed => {
                 managed::binaries()?;
-                user::for_server("PostgreSQL").map(drop)
+                user::for_server("PostgreSQL", "postgres").map(drop)
             }
             Target::Url(url) => {
                 ConnInfo::parse(url)?;
@@ -122,7 +122,7 @@ fn announce(u: &RunAs) {
 
 fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
     let b = managed::binaries()?;
-    let run_as = user::for_server("PostgreSQL")?;
+    let run_as = user::for_server("PostgreSQL", "postgres")?;
     if let Some(u) = &run_as {
         announce(u);
     }

@@ -3,7 +3,7 @@
 //! beside it or a free 127.0.0.1 port with a random password. Ready on the first PING.
 
 use super::client::{Addr, Endpoint, RedisClient};
-use crate::engine::postgres::managed::{Transport, transport};
+use crate::engine::{Transport, transport};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::server::{self, Server};

@@ -1,0 +1,302 @@
+//! Throwaway MariaDB / MySQL servers from the machine's own binaries: `mariadb-install-db`
+//! (or `mysqld --initialize-insecure`) once into a cached template, a copy of it per
+//! instance, the server started with `--no-defaults` (so no /etc/mysql/my.cnf: never the
+//! system server's port, socket or data) on a unix socket in the instance's 0700
+//! directory, or a free 127.0.0.1 port, ready as soon as a connection succeeds.
+
+use super::client::MyClient;
+use super::endpoint::Endpoint;
+use crate::engine::{SqlClient, Transport};
+use crate::error::Result;
+use crate::instance::DataDir;
+use crate::instance::datadir::{copy_tree, private_dir};
+use crate::instance::server::{Server, free_port, random_password};
+use crate::instance::user::RunAs;
+use mysql_async::OptsBuilder;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+/// Bump when the install options change, so old templates are not reused.
+const TEMPLATE_VERSION: u32 = 1;
+/// The database clients of a throwaway server use.
+pub const DATABASE: &str = "dbrace";
+/// The account TCP clients use (the socket uses root, with no password).
+const TCP_USER: &str = "dbrace";
+
+/// Settings fixed when the data directory is created: a `--set` of one of these gets a
+/// template of its own.
+const INIT_ONLY: &[&str] =
+    &["innodb_page_size", "innodb_data_file_path", "innodb_undo_tablespaces", "lower_case_table_names"];
+
+/// Which server it is: they differ in how a data directory is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// MariaDB: `mariadbd` and `mariadb-install-db`.
+    MariaDb,
+    /// Oracle MySQL: `mysqld --initialize-insecure`.
+    MySql,
+}
+
+/// The server binaries in use.
+#[derive(Clone, Debug)]
+pub struct Binaries {
+    /// `mariadbd` or `mysqld`.
+    pub server: PathBuf,
+    /// `mariadb-install-db` (MariaDB only).
+    pub install: Option<PathBuf>,
+    /// The version, e.g. 10.11.19-MariaDB.
+    pub version: String,
+    /// MariaDB or MySQL.
+    pub flavor: Flavor,
+}
+
+static BIN_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+
+/// Record `--mysql-bin` for this process.
+pub fn choose_bin_dir(dir: Option<PathBuf>) {
+    let _ = BIN_DIR.set(dir);
+}
+
+const INSTALL_HINT: &str = "install them (apt-get install mariadb-server) or pass --mysql-bin DIR";
+
+/// Find the binaries: `--mysql-bin`, else PATH and the usual sbin directories; mariadbd
+/// before mysqld (on Debian mysqld is a link to mariadbd).
+pub fn binaries() -> Result<Binaries> {
+    let dirs: Vec<PathBuf> = match BIN_DIR.get() {
+        Some(Some(d)) => vec![d.clone()],
+        _ => {
+            let mut v: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect();
+            v.extend(["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/mysql/bin"].map(PathBuf::from));
+            v
+        }
+    };
+    let find = |name: &str| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
+    let Some(server) = find("mariadbd").or_else(|| find("mysqld")) else {
+        return Err(match BIN_DIR.get() {
+            Some(Some(d)) => bad_input!("--mysql-bin {}: no mariadbd or mysqld there", d.display()),
+            _ => bad_input!("MariaDB/MySQL server binaries (mariadbd or mysqld) not found; {INSTALL_HINT}"),
+        });
+    };
+    let out = Command::new(&server)
+        .arg("--version")
+        .output()
+        .map_err(|e| bad_input!("cannot run {}: {e}; {INSTALL_HINT}", server.display()))?;
+    // "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)"
+    // "mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)"
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let full = text.split_whitespace().skip_while(|w| *w != "Ver").nth(1).unwrap_or("unknown");
+    let flavor = if full.contains("MariaDB") { Flavor::MariaDb } else { Flavor::MySql };
+    let version = match full.find("-MariaDB") {
+        Some(i) => full[..i + "-MariaDB".len()].to_string(),
+        None => full.split('-').next().unwrap_or(full).to_string(),
+    };
+    let install = match flavor {
+        Flavor::MySql => None,
+        // Debian keeps the server in /usr/sbin and the installer in /usr/bin.
+        Flavor::MariaDb => {
+            let sibling = server.parent().and_then(Path::parent).map(|p| p.join("bin"));
+            let found = dirs
+                .iter()
+                .chain(sibling.iter())
+                .flat_map(|d| [d.join("mariadb-install-db"), d.join("mysql_install_db")])
+                .find(|p| p.is_file());
+            Some(found.ok_or_else(|| {
+                bad_input!("mariadb-install-db not found next to {}; {INSTALL_HINT}", server.display())
+            })?)
+        }
+    };
+    Ok(Binaries { server, install, version, flavor })
+}
+
+/// The `--set` values that shape the data directory, as `--key=value` options.
+fn init_options(settings: &[(String, String)]) -> Vec<String> {
+    settings
+        .iter()
+        .filter(|(k, _)| INIT_ONLY.contains(&k.replace('-', "_").as_str()))
+        .map(|(k, v)| format!("--{k}={v}"))
+        .collect()
+}
+
+/// The cached template data directory for these binaries and init-time options, made once.
+pub fn template(b: &Binaries, user: Option<&RunAs>, settings: &[(String, String)]) -> Result<PathBuf> {
+    let options = init_options(settings);
+    // One install per template per process, even with clients racing to launch.
+    static MADE: Mutex<Option<HashMap<Vec<String>, PathBuf>>> = Mutex::new(None);
+    let mut made = MADE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(p) = made.get_or_insert_with(HashMap::new).get(&options) {
+        return Ok(p.clone());
+    }
+    let dir = crate::instance::location::shared_dir()?.join("templates");
+    std::fs::create_dir_all(&dir).map_err(|e| failed!("cannot create {}: {e}", dir.display()))?;
+    let flavor = match b.flavor {
+        Flavor::MariaDb => "mariadb",
+        Flavor::MySql => "mysql",
+    };
+    let key: String = options
+        .iter()
+        .flat_map(|o| o.trim_start_matches('-').chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }))
+        .collect();
+    let name = format!("{flavor}-{}-v{TEMPLATE_VERSION}{}{key}", b.version, if key.is_empty() { "" } else { "-" });
+    let path = dir.join(&name);
+    if !path.join("mysql").is_dir() {
+        install(b, user, &options, &dir.join(format!("{name}.tmp-{}", std::process::id())), &path)?;
+    }
+    made.get_or_insert_with(HashMap::new).insert(options, path.clone());
+    Ok(path)
+}
+
+fn install(b: &Binaries, user: Option<&RunAs>, options: &[String], tmp: &Path, path: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(tmp);
+    std::fs::create_dir(tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
+    let mut cmd = match (&b.install, b.flavor) {
+        (Some(install), Flavor::MariaDb) => {
+            let mut c = Command::new(install);
+            // Root with an empty password on the socket (a 0700 directory); no test database.
+            c.arg("--no-defaults").arg(format!("--datadir={}", tmp.display()));
+            c.args(["--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"]);
+            if let Some(base) = install.parent().and_then(Path::parent) {
+                c.arg(format!("--basedir={}", base.display()));
+            }
+            c
+        }
+        _ => {
+            let mut c = Command::new(&b.server);
+            c.arg("--no-defaults").arg(format!("--datadir={}", tmp.display())).arg("--initialize-insecure");
+            c
+        }
+    };
+    cmd.args(options);
+    if let Some(u) = user {
+        std::os::unix::fs::chown(tmp, Some(u.uid), Some(u.gid)).map_err(|e| failed!("cannot chown template: {e}"))?;
+        use std::os::unix::process::CommandExt;
+        cmd.uid(u.uid).gid(u.gid);
+    }
+    let out = cmd.output().map_err(|e| failed!("cannot run {:?}: {e}", cmd.get_program()))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_dir_all(tmp);
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let why = text.lines().rfind(|l| l.contains("ERROR")).or(text.lines().last()).unwrap_or("");
+        let what = if options.is_empty() { String::new() } else { format!(" with {}", options.join(" ")) };
+        return Err(failed!("creating a MariaDB/MySQL data directory{what} failed: {}", why.trim()));
+    }
+    // Another dbrace may have won the race: theirs is as good as ours.
+    if std::fs::rename(tmp, path).is_err() {
+        let _ = std::fs::remove_dir_all(tmp);
+    }
+    Ok(())
+}
+
+/// Start a server on a copy of `template` in `dir` (the redo log in `wal` when given),
+/// with `settings` as `--key=value` options; returns it and where clients connect.
+pub fn start(
+    b: &Binaries,
+    template: &Path,
+    dir: &DataDir,
+    wal: Option<&DataDir>,
+    user: Option<&RunAs>,
+    settings: &[(String, String)],
+) -> Result<(Server, Endpoint)> {
+    for d in std::iter::once(dir).chain(wal) {
+        if let Some(u) = user {
+            crate::instance::user::reachable(d.path(), u)?;
+            d.give_to(u)?;
+        }
+    }
+    let data = dir.path().join("data");
+    copy_tree(template, &data)?;
+    if let Some(w) = wal {
+        // The redo log elsewhere: moved, and the server told where.
+        let log = w.path().join("ib_logfile0");
+        copy_tree(&data.join("ib_logfile0"), &log)?;
+        std::fs::remove_file(data.join("ib_logfile0")).map_err(|e| failed!("cannot move the redo log: {e}"))?;
+    }
+    let sock = private_dir(&dir.path().join("sock"), user)?;
+    let tmp = private_dir(&dir.path().join("tmp"), user)?;
+    let socket = sock.join("mysqld.sock");
+    let tcp = crate::engine::transport() == Transport::Tcp;
+    // A free port can be taken between our look and the server's bind: then take another.
+    let mut attempt = 0;
+    let (server, port) = loop {
+        attempt += 1;
+        let mut cmd = Command::new(&b.server);
+        // --no-defaults must come first: no my.cnf of the system's, ever.
+        cmd.arg("--no-defaults").arg(format!("--datadir={}", data.display()));
+        cmd.arg(format!("--socket={}", socket.display())).arg(format!("--tmpdir={}", tmp.display()));
+        cmd.arg(format!("--pid-file={}", dir.path().join("mysqld.pid").display()));
+        let port = if tcp { free_port()? } else { 0 };
+        if tcp {
+            cmd.args(["--bind-address=127.0.0.1", "--skip-name-resolve"]).arg(format!("--port={port}"));
+        } else {
+            cmd.arg("--skip-networking");
+        }
+        if b.flavor == Flavor::MySql {
+            // MySQL's X plugin would listen on 33060 and /tmp/mysqlx.sock.
+            cmd.arg("--mysqlx=OFF");
+        }
+        // The data directory is deleted after the stop: nothing to flush, dump or load.
+        cmd.args([
+            "--innodb-fast-shutdown=2",
+            "--innodb-buffer-pool-dump-at-shutdown=OFF",
+            "--innodb-buffer-pool-load-at-startup=OFF",
+        ]);
+        if let Some(w) = wal {
+            cmd.arg(format!("--innodb-log-group-home-dir={}", w.path().display()));
+        }
+        for (k, v) in settings {
+            cmd.arg(option(k, v));
+        }
+        let mut server = Server::start(cmd, dir.path(), user, libc::SIGKILL, libc::SIGTERM)?;
+        let root = Endpoint::new(OptsBuilder::default().socket(Some(socket.to_string_lossy())).user(Some("root")));
+        let ready = server.wait_ready(Duration::from_secs(60), || {
+            socket.exists().then(|| MyClient::connect(&root, false).ok()).flatten()
+        });
+        match ready {
+            Ok(mut c) => {
+                let mut setup = format!("CREATE DATABASE {DATABASE}");
+                let password = if tcp { Some(random_password()?) } else { None };
+                if let Some(pw) = &password {
+                    setup = format!(
+                        "{setup}; CREATE USER '{TCP_USER}'@'127.0.0.1' IDENTIFIED BY '{pw}'; GRANT ALL ON *.* TO '{TCP_USER}'@'127.0.0.1'"
+                    );
+                }
+                c.batch(&setup).map_err(|e| failed!("cannot set up the throwaway server: {e}"))?;
+                break (server, password.map(|p| (port, p)));
+            }
+            Err(e) if attempt < 3 && tcp && server.log_tail().contains("already in use") => drop(e),
+            Err(e) => return Err(first_errors(e, &dir.path().join("server.log"))),
+        }
+    };
+    let at = match port {
+        Some((port, password)) => {
+            OptsBuilder::default().ip_or_hostname("127.0.0.1").tcp_port(port).user(Some(TCP_USER)).pass(Some(password))
+        }
+        None => OptsBuilder::default().socket(Some(socket.to_string_lossy())).user(Some("root")),
+    };
+    Ok((server, Endpoint::new(at.db_name(Some(DATABASE)))))
+}
+
+/// A failed start told by the server's first `[ERROR]` lines, which name the cause (its
+/// last lines only say it aborted).
+fn first_errors(e: crate::error::Error, log: &Path) -> crate::error::Error {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let errors: Vec<&str> = text.lines().filter_map(|l| l.split_once("[ERROR] ").map(|(_, m)| m)).take(2).collect();
+    match e {
+        crate::error::Error::Run(_) if !errors.is_empty() => {
+            failed!("the server did not start: {}", errors.join(" | "))
+        }
+        e => e,
+    }
+}
+
+/// A setting as a server option; `log_bin` is an option whose value names files, so
+/// on/off turn the binlog on (default name) or off.
+fn option(key: &str, value: &str) -> String {
+    match (key, value.to_ascii_lowercase().as_str()) {
+        ("log_bin" | "log-bin", "on" | "1" | "true") => "--log-bin".into(),
+        ("log_bin" | "log-bin", "off" | "0" | "false") => "--skip-log-bin".into(),
+        _ => format!("--{key}={value}"),
+    }
+}

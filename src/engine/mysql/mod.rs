@@ -1,0 +1,371 @@
+//! MariaDB / MySQL: throwaway servers dbrace starts from the machine's binaries (managed),
+//! or an existing server (`--url`), where each cell and repeat gets a fresh database and
+//! only what a session can set applies. Profiles map to InnoDB's durability settings,
+//! `unlogged` to MEMORY tables; the settings in effect are read back with `SELECT @@…`.
+
+pub mod client;
+pub mod endpoint;
+pub mod managed;
+
+use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
+use crate::error::{Error, Result};
+use crate::instance::server::Server;
+use crate::instance::user::{self, RunAs};
+use crate::instance::{DataDir, Storage};
+use crate::profile::{Durability, LocationKind, Profile};
+use client::{ConnectError, MyClient};
+use endpoint::Endpoint;
+use std::collections::BTreeMap;
+use std::sync::Once;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The MariaDB / MySQL engine.
+pub struct Mysql;
+
+/// Settings always read back and recorded.
+const RECORDED: &[&str] = &[
+    "innodb_flush_log_at_trx_commit",
+    "innodb_doublewrite",
+    "sync_binlog",
+    "log_bin",
+    "innodb_buffer_pool_size",
+    "innodb_log_file_size",
+    "innodb_flush_method",
+    "default_storage_engine",
+    "datadir",
+    "innodb_log_group_home_dir",
+];
+
+/// Server settings for a profile's durability: the redo log synced at every commit, once a
+/// second, or never; the binlog (off unless `--set log_bin=ON`) likewise; torn-page
+/// protection (doublewrite) off only when nothing is synced anyway.
+fn durability_settings(d: Durability) -> Vec<(String, String)> {
+    let (flush, doublewrite, sync_binlog) = match d {
+        Durability::Durable => ("1", "ON", "1"),
+        Durability::Async => ("2", "ON", "0"),
+        Durability::Off => ("0", "OFF", "0"),
+    };
+    vec![
+        ("innodb_flush_log_at_trx_commit".into(), flush.into()),
+        ("innodb_doublewrite".into(), doublewrite.into()),
+        ("sync_binlog".into(), sync_binlog.into()),
+    ]
+}
+
+/// `unlogged`: new tables in MEMORY, which may grow to half the machine's RAM (the
+/// default cap, 16 MB, would not hold pgbench's accounts at scale 1).
+fn memory_settings() -> Vec<(String, String)> {
+    // SAFETY: sysconf has no preconditions.
+    let ram = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) as u64 * libc::sysconf(libc::_SC_PAGESIZE) as u64 };
+    let half_mib = ((ram / 2) >> 20).max(64);
+    vec![("default_storage_engine".into(), "MEMORY".into()), ("max_heap_table_size".into(), format!("{half_mib}M"))]
+}
+
+/// `--set` values replace the profile's own (`-` and `_` are one in option names).
+fn merged(mut base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String, String)> {
+    for (k, v) in over {
+        let k = k.replace('-', "_");
+        base.retain(|(x, _)| *x != k);
+        base.push((k, v.clone()));
+    }
+    base
+}
+
+impl Engine for Mysql {
+    fn name(&self) -> &'static str {
+        "mysql"
+    }
+    fn interface(&self) -> Interface {
+        Interface::Sql
+    }
+    fn version(&self) -> Result<String> {
+        let b = managed::binaries()?;
+        let who = match user::for_server("MariaDB", "mysql")? {
+            Some(u) => format!(", runs as {}", u.name),
+            None => String::new(),
+        };
+        Ok(format!("{} ({}{who})", b.version, b.server.display()))
+    }
+    fn setting_keys(&self) -> &'static [&'static str] {
+        &["any server variable (mariadbd --KEY=VALUE; SET SESSION per connection against --url)"]
+    }
+    fn knows_setting(&self, key: &str) -> bool {
+        !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    }
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &["mysql", "mariadb"]
+    }
+    fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
+        match target {
+            Target::Managed => {
+                managed::binaries()?;
+                user::for_server("MariaDB", "mysql").map(drop)
+            }
+            Target::Url(url) => {
+                Endpoint::parse(url)?;
+                if profile.location != LocationKind::Disk
+                    || profile.durability != Durability::Durable
+                    || profile.wal.is_some()
+                {
+                    return Err(bad_input!(
+                        "profile '{}' needs a server dbrace starts itself (data or redo log on tmpfs need a restart, and innodb_flush_log_at_trx_commit is global: dbrace does not change a shared server); against --url only disk and unlogged apply",
+                        profile.name
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+    fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
+        *target == Target::Managed
+    }
+    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
+        match (target, &storage.data) {
+            (Target::Url(url), _) => on_url(profile, url),
+            (Target::Managed, Some(dir)) => on_managed(profile, dir, storage.wal.as_ref()),
+            (Target::Managed, None) => Err(failed!("a managed mysql needs a data directory")),
+        }
+    }
+}
+
+/// Say once per run who the servers run as, since it is not who the user is.
+fn announce(u: &RunAs) {
+    static SAID: Once = Once::new();
+    SAID.call_once(|| eprintln!("dbrace: MariaDB refuses root; its servers run as user '{}'", u.name));
+}
+
+fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
+    let b = managed::binaries()?;
+    let run_as = user::for_server("MariaDB", "mysql")?;
+    if let Some(u) = &run_as {
+        announce(u);
+    }
+    let template = managed::template(&b, run_as.as_ref(), &profile.settings)?;
+    let mut expected = durability_settings(profile.durability);
+    if profile.unlogged {
+        expected.extend(memory_settings());
+    }
+    let expected = merged(expected, &profile.settings);
+    let (server, at) = managed::start(&b, &template, dir, wal, run_as.as_ref(), &expected)?;
+    let mut inst = MyInstance {
+        at,
+        session: Vec::new(),
+        expected,
+        memory_tables: profile.unlogged,
+        version: b.version.clone(),
+        settings: BTreeMap::new(),
+        owned: Owned::Server(server),
+    };
+    inst.settings = inst.read_back(&profile.name)?;
+    // Where data and redo log really are: no setting says which filesystem.
+    let data = dir.path().join("data");
+    inst.settings.insert("datadir_fs".into(), crate::instance::location::fs_type(&data));
+    let redo = wal.map_or(data, |w| w.path().to_path_buf()).join("ib_logfile0");
+    if let Ok(real) = std::fs::canonicalize(&redo) {
+        let fs = crate::instance::location::fs_type(&real);
+        inst.settings.insert("redo_log".into(), format!("{} ({fs})", real.display()));
+    }
+    Ok(Box::new(inst))
+}
+
+fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let admin = Endpoint::parse(url)?;
+    let mut c = connect(&admin, false)?;
+    let db = format!("dbrace_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    c.batch(&format!("CREATE DATABASE {db}")).map_err(|e| {
+        bad_input!("cannot create a database on {}: {e}; the user needs the CREATE privilege", admin.redacted())
+    })?;
+    let session = merged(if profile.unlogged { memory_settings() } else { Vec::new() }, &profile.settings);
+    let mut inst = MyInstance {
+        at: admin.with_database(&db),
+        expected: session.clone(),
+        session,
+        memory_tables: profile.unlogged,
+        version: String::new(),
+        settings: BTreeMap::new(),
+        owned: Owned::Database { admin, name: db },
+    };
+    // From here the database is dropped with `inst`, whatever fails next.
+    inst.settings = inst.read_back(&profile.name)?;
+    Ok(Box::new(inst))
+}
+
+/// Connect; a server that is not there or says no is the user's URL to fix (exit 2).
+fn connect(at: &Endpoint, memory_tables: bool) -> Result<MyClient> {
+    MyClient::connect(at, memory_tables).map_err(|e| match e {
+        ConnectError::Unreachable(m) => bad_input!("{m}; check the host and port in --url and that the server runs"),
+        ConnectError::Refused(m) => bad_input!("{m}; check the user, password and database in --url"),
+    })
+}
+
+/// What an instance must clean up.
+enum Owned {
+    /// A throwaway server (stopped on drop).
+    Server(Server),
+    /// A database created on someone else's server (dropped on drop).
+    Database { admin: Endpoint, name: String },
+}
+
+/// A fresh MySQL database to measure.
+struct MyInstance {
+    at: Endpoint,
+    /// SET SESSION on every connection (url targets).
+    session: Vec<(String, String)>,
+    /// What `SELECT @@…` must say.
+    expected: Vec<(String, String)>,
+    memory_tables: bool,
+    version: String,
+    settings: BTreeMap<String, String>,
+    owned: Owned,
+}
+
+impl MyInstance {
+    fn client(&self) -> Result<MyClient> {
+        let mut c = match &self.owned {
+            Owned::Database { .. } => connect(&self.at, self.memory_tables)?,
+            Owned::Server(server) => MyClient::connect(&self.at, self.memory_tables).map_err(|e| {
+                let tail = server.log_tail();
+                failed!("cannot connect to the throwaway server: {e}; {tail}")
+            })?,
+        };
+        for (k, v) in &self.session {
+            c.batch(&format!("SET SESSION {k} = {}", session_value(v))).map_err(|e| {
+                bad_input!("mysql refused SET SESSION {k} = {v}: {e}; against --url only session variables apply")
+            })?;
+        }
+        Ok(c)
+    }
+
+    /// Read the recorded settings and those we set; fail when one did not take.
+    fn read_back(&self, profile: &str) -> Result<BTreeMap<String, String>> {
+        let mut c = self.client()?;
+        let mut out = BTreeMap::new();
+        let via = match self.at.opts.socket() {
+            Some(_) => "socket".to_string(),
+            None => format!("tcp {}:{}", self.at.opts.ip_or_hostname(), self.at.opts.tcp_port()),
+        };
+        out.insert("transport".to_string(), via);
+        let version = c.value("SELECT VERSION()").map_err(|e| failed!("mysql: SELECT VERSION(): {e}"))?;
+        out.insert("version".to_string(), version.unwrap_or_default());
+        for key in RECORDED.iter().copied().chain(self.expected.iter().map(|(k, _)| k.as_str())) {
+            match c.value(&format!("SELECT @@{key}")) {
+                Ok(v) => out.insert(key.to_string(), v.unwrap_or_default()),
+                // A startup option that is no variable (or one this server lacks): the
+                // server took it, there is just nothing to read back.
+                Err(_) => out.insert(key.to_string(), "(not a variable here)".to_string()),
+            };
+        }
+        for (k, v) in &self.expected {
+            let have = &out[k];
+            if have != "(not a variable here)" && !same_setting(k, have, v) {
+                return Err(Error::Run(format!(
+                    "profile '{profile}' did not take effect on mysql: {k} is {have}, expected {v}"
+                )));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A value for SET SESSION: numbers and words as they are, sizes (`64M`) in bytes as the
+/// command line would take them, anything else quoted.
+fn session_value(v: &str) -> String {
+    if let Some(n) = bytes(v) {
+        return n.to_string();
+    }
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.') {
+        return v.to_string();
+    }
+    format!("'{}'", v.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// `512M`, `2G`, `1048576`: a size in bytes (the suffixes mariadbd's options take).
+fn bytes(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let (num, mult) = match v.char_indices().last()? {
+        (i, c) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                'P' => 50,
+                _ => return None,
+            };
+            (&v[..i], 1u64 << shift)
+        }
+        _ => (v, 1),
+    };
+    num.parse::<u64>().ok()?.checked_mul(mult)
+}
+
+/// Whether a value read back is the one set: ON/1/TRUE are one, sizes compare in bytes,
+/// words regardless of case; `log_bin=<name>` turns the binlog on.
+fn same_setting(key: &str, have: &str, want: &str) -> bool {
+    let norm = |s: &str| match s.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => "on".to_string(),
+        "off" | "false" | "no" | "0" => "off".to_string(),
+        s => bytes(s).map_or(s.to_string(), |b| b.to_string()),
+    };
+    if key == "log_bin" && norm(want) != "off" {
+        return norm(have) == "on";
+    }
+    norm(have) == norm(want)
+}
+
+impl Instance for MyInstance {
+    fn connect(&self) -> Result<Connection> {
+        Ok(Connection::Sql(Box::new(self.client()?)))
+    }
+    fn version(&self) -> String {
+        self.settings.get("version").cloned().unwrap_or_else(|| self.version.clone())
+    }
+    fn settings(&self) -> BTreeMap<String, String> {
+        self.settings.clone()
+    }
+}
+
+impl Drop for MyInstance {
+    fn drop(&mut self) {
+        if let Owned::Database { admin, name } = &self.owned
+            && let Ok(mut c) = MyClient::connect(admin, false)
+        {
+            let _ = c.batch(&format!("DROP DATABASE IF EXISTS {name}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_compare_as_mysql_means_them() {
+        assert!(same_setting("innodb_buffer_pool_size", "536870912", "512M"));
+        assert!(same_setting("innodb_doublewrite", "1", "ON"));
+        assert!(same_setting("innodb_doublewrite", "OFF", "0"));
+        assert!(same_setting("default_storage_engine", "MEMORY", "memory"));
+        assert!(!same_setting("innodb_flush_log_at_trx_commit", "1", "2"));
+        assert!(!same_setting("innodb_buffer_pool_size", "134217728", "512M"));
+        assert!(same_setting("log_bin", "1", "mysql-bin"));
+        assert!(!same_setting("log_bin", "1", "OFF"));
+        assert_eq!(session_value("64M"), "67108864");
+        assert_eq!(session_value("MEMORY"), "MEMORY");
+        assert_eq!(session_value("READ-COMMITTED"), "'READ-COMMITTED'");
+        assert_eq!(bytes("2g"), Some(2 << 30));
+        assert_eq!(bytes("fast"), None);
+    }
+
+    #[test]
+    fn profiles_map_to_innodb_settings() {
+        let get = |d| durability_settings(d).into_iter().collect::<BTreeMap<_, _>>();
+        assert_eq!(get(Durability::Durable)["innodb_flush_log_at_trx_commit"], "1");
+        assert_eq!(get(Durability::Async)["innodb_flush_log_at_trx_commit"], "2");
+        let off = get(Durability::Off);
+        assert_eq!((off["innodb_flush_log_at_trx_commit"].as_str(), off["innodb_doublewrite"].as_str()), ("0", "OFF"));
+        let m = merged(durability_settings(Durability::Durable), &[("innodb-doublewrite".into(), "OFF".into())]);
+        assert_eq!(m.iter().filter(|(k, _)| k == "innodb_doublewrite").count(), 1);
+        assert_eq!(m.last().unwrap(), &("innodb_doublewrite".to_string(), "OFF".to_string()));
+    }
+}
