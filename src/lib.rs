@@ -9,6 +9,7 @@ pub mod commands;
 pub mod engine;
 pub mod host;
 pub mod instance;
+pub mod mann_whitney;
 pub mod plan;
 pub mod profile;
 pub mod report;
