@@ -117,6 +117,9 @@ pub struct RunArgs {
     /// No progress bars or per-repeat lines on stderr
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// HTML report and charts.
+    #[command(flatten)]
+    pub charts: ChartArgs,
     /// Where data lives.
     #[command(flatten)]
     pub locations: LocationArgs,
@@ -133,6 +136,23 @@ pub struct ReportArgs {
     /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the run's baseline]
     #[arg(long, value_name = "PROFILE")]
     pub baseline: Option<String>,
+    /// HTML report and charts.
+    #[command(flatten)]
+    pub charts: ChartArgs,
+}
+
+/// The HTML report and single charts, for `run` and `report`.
+#[derive(Args, Debug, Clone)]
+pub struct ChartArgs {
+    /// Also write a self-contained HTML report with charts to FILE (opens offline)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Also write one chart (--chart) as an SVG file
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// The chart --plot writes
+    #[arg(long, value_enum, default_value = "tps", requires = "plot")]
+    pub chart: crate::report::charts::Kind,
 }
 
 /// `dbrace clean`.
