@@ -21,6 +21,8 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Re-render a results file written by `dbrace run --out`.
     Report(ReportArgs),
+    /// Compare the cells of two results files: new/old tps with a significance test.
+    Compare(CompareArgs),
     /// Show the engines usable here, the disk and ram locations and their fsync latency.
     Engines(EnginesArgs),
     /// Remove what killed runs left behind: servers, data directories, scratch files.
@@ -153,6 +155,21 @@ pub struct ChartArgs {
     /// The chart --plot writes
     #[arg(long, value_enum, default_value = "tps", requires = "plot")]
     pub chart: crate::report::charts::Kind,
+}
+
+/// `dbrace compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The reference results file (e.g. from the main branch)
+    pub old: PathBuf,
+    /// The results file to judge against it
+    pub new: PathBuf,
+    /// Output format
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+    /// Exit 1 when a cell is significantly slower by more than this, e.g. 5%
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true, value_parser = crate::compare::parse_percent)]
+    pub fail_if_slower: Option<f64>,
 }
 
 /// `dbrace clean`.

@@ -1,6 +1,6 @@
 //! The subcommands' bodies: glue between the CLI and the library.
 
-use crate::cli::{ChartArgs, CleanArgs, Command, EnginesArgs, ReportArgs, RunArgs};
+use crate::cli::{ChartArgs, CleanArgs, Command, CompareArgs, EnginesArgs, ReportArgs, RunArgs};
 use crate::error::Result;
 use crate::host::Host;
 use crate::instance::{Locations, datadir, location};
@@ -18,6 +18,7 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
     match cmd {
         Command::Run(a) => run(*a),
         Command::Report(a) => report_cmd(a),
+        Command::Compare(a) => compare_cmd(a),
         Command::Engines(a) => engines(a),
         Command::Clean(a) => clean(a),
     }
@@ -220,6 +221,32 @@ fn report_cmd(a: ReportArgs) -> Result<i32> {
     print!("{}", report::render(&results, &baseline, a.format)?);
     write_charts(&results, &baseline, &a.charts, &a.file, Progress { enabled: true })?;
     Ok(0)
+}
+
+fn compare_cmd(a: CompareArgs) -> Result<i32> {
+    let (old, new) = crate::compare::load(&a.old, &a.new)?;
+    let names = (a.old.display().to_string(), a.new.display().to_string());
+    let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower)?;
+    print!("{}", report::compare::render(&report, a.format)?);
+    let Some(limit) = a.fail_if_slower else { return Ok(0) };
+    use crate::compare::Verdict::{NotEnoughRepeats, NotMeasured};
+    if report.cells.iter().all(|c| matches!(c.verdict, NotEnoughRepeats | NotMeasured)) {
+        return Err(bad_input!(
+            "--fail-if-slower cannot judge any cell: too few measured repeats (a U test needs at least 4 in each file); run both with --repeat 5"
+        ));
+    }
+    let bad = report.regressions();
+    if bad.is_empty() {
+        return Ok(0);
+    }
+    let list: Vec<String> =
+        bad.iter().map(|c| format!("{} ({:+.1}%)", c.id, c.ratio.map_or(0.0, |r| (r.value - 1.0) * 100.0))).collect();
+    Err(failed!(
+        "{} cell(s) significantly slower by more than {}%: {}",
+        bad.len(),
+        report::compare::percent(limit),
+        list.join(", ")
+    ))
 }
 
 fn engines(a: EnginesArgs) -> Result<i32> {

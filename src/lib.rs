@@ -6,6 +6,7 @@ pub mod error;
 pub mod baseline;
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod engine;
 pub mod host;
 pub mod instance;

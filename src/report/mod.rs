@@ -2,6 +2,7 @@
 //! `dbrace report r.json` reproduces what `dbrace run` printed.
 
 pub mod charts;
+pub mod compare;
 mod csv;
 mod environment;
 pub mod html;
