@@ -105,11 +105,13 @@ fn run(a: RunArgs) -> Result<i32> {
     };
     let outcome = runner::matrix::run(&plan, &settings, &locations, &mut results, &out, progress);
     // Whatever happened, show what was measured and where it is kept.
+    let mut charts = Ok(());
     if results.cells.iter().any(|c| !c.repeats.is_empty()) {
         print!("{}", report::render(&results, &plan.baseline, a.format)?);
-        write_charts(&results, &plan.baseline, &a.charts, &out, progress)?;
+        charts = write_charts(&results, &plan.baseline, &a.charts, &out, progress);
     }
     progress.line(&format!("results: {}", out.display()));
+    charts?;
     let all_ok = outcome?;
     Ok(if all_ok { 0 } else { 1 })
 }

@@ -31,6 +31,7 @@ table{border-collapse:collapse;font-size:12.5px}
 .columns{display:grid;grid-template-columns:1fr 1fr;gap:0 32px}
 .scroll{overflow-x:auto}
 .summary td{white-space:nowrap}
+.summary td:last-child{white-space:normal;min-width:10em}
 .settings{margin-bottom:14px}
 .settings .sub{font-weight:normal;color:#59636e;font-size:11.5px}
 .settings tr.differs td{background:#fff8c5}
