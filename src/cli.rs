@@ -21,6 +21,8 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Re-render a results file written by `dbrace run --out`.
     Report(ReportArgs),
+    /// Compare the cells of two results files: new/old tps with a significance test.
+    Compare(CompareArgs),
     /// Show the engines usable here, the disk and ram locations and their fsync latency.
     Engines(EnginesArgs),
     /// Remove what killed runs left behind: servers, data directories, scratch files.
@@ -135,6 +137,9 @@ pub struct RunArgs {
     /// No progress bars or per-repeat lines on stderr
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// HTML report and charts.
+    #[command(flatten)]
+    pub charts: ChartArgs,
     /// Where data lives.
     #[command(flatten)]
     pub locations: LocationArgs,
@@ -151,6 +156,38 @@ pub struct ReportArgs {
     /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the run's baseline]
     #[arg(long, value_name = "PROFILE")]
     pub baseline: Option<String>,
+    /// HTML report and charts.
+    #[command(flatten)]
+    pub charts: ChartArgs,
+}
+
+/// The HTML report and single charts, for `run` and `report`.
+#[derive(Args, Debug, Clone)]
+pub struct ChartArgs {
+    /// Also write a self-contained HTML report with charts to FILE (opens offline)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Also write one chart (--chart) as an SVG file
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// The chart --plot writes
+    #[arg(long, value_enum, default_value = "tps", requires = "plot")]
+    pub chart: crate::report::charts::Kind,
+}
+
+/// `dbrace compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The reference results file (e.g. from the main branch)
+    pub old: PathBuf,
+    /// The results file to judge against it
+    pub new: PathBuf,
+    /// Output format
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+    /// Exit 1 when a cell is significantly slower by more than this, e.g. 5%
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true, value_parser = crate::compare::parse_percent)]
+    pub fail_if_slower: Option<f64>,
 }
 
 /// `dbrace clean`.

@@ -1,6 +1,6 @@
 //! The subcommands' bodies: glue between the CLI and the library.
 
-use crate::cli::{CleanArgs, Command, EnginesArgs, ReportArgs, RunArgs};
+use crate::cli::{ChartArgs, CleanArgs, Command, CompareArgs, EnginesArgs, ReportArgs, RunArgs};
 use crate::error::Result;
 use crate::host::Host;
 use crate::instance::{Locations, datadir, location};
@@ -18,6 +18,7 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
     match cmd {
         Command::Run(a) => run(*a),
         Command::Report(a) => report_cmd(a),
+        Command::Compare(a) => compare_cmd(a),
         Command::Engines(a) => engines(a),
         Command::Clean(a) => clean(a),
     }
@@ -50,7 +51,8 @@ fn run(a: RunArgs) -> Result<i32> {
         Some(p) => p.clone(),
         None => default_results_path()?,
     };
-    check_out(&out)?;
+    check_writable(&out, "--out", "results.json")?;
+    check_charts(&a.charts)?;
     let progress = Progress { enabled: !a.quiet };
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     for l in [&locations.disk, &locations.ram] {
@@ -105,10 +107,13 @@ fn run(a: RunArgs) -> Result<i32> {
     };
     let outcome = runner::matrix::run(&plan, &settings, &locations, &mut results, &out, progress);
     // Whatever happened, show what was measured and where it is kept.
+    let mut charts = Ok(());
     if results.cells.iter().any(|c| !c.repeats.is_empty()) {
         print!("{}", report::render(&results, &plan.baseline, a.format)?);
+        charts = write_charts(&results, &plan.baseline, &a.charts, &out, progress);
     }
     progress.line(&format!("results: {}", out.display()));
+    charts?;
     let all_ok = outcome?;
     Ok(if all_ok { 0 } else { 1 })
 }
@@ -131,22 +136,64 @@ fn script_config(a: &RunArgs) -> Result<workload::script::Config> {
     })
 }
 
-/// Refuse an unusable --out before measuring anything.
-fn check_out(out: &Path) -> Result<()> {
+/// Refuse an unusable output file (`flag` names its option) before measuring anything.
+fn check_writable(out: &Path, flag: &str, example: &str) -> Result<()> {
     if out.is_dir() {
-        return Err(bad_input!("--out {} is a directory; give a file name such as results.json", out.display()));
+        return Err(bad_input!("{flag} {} is a directory; give a file name such as {example}", out.display()));
     }
     let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !parent.is_dir() {
         return Err(bad_input!(
-            "the directory of --out {} does not exist; create it or choose another path",
+            "the directory of {flag} {} does not exist; create it or choose another path",
             out.display()
         ));
     }
     let probe = datadir::scratch(parent, "out");
     std::fs::write(&probe, b"")
-        .map_err(|e| bad_input!("cannot write results next to {}: {e}; choose another --out", out.display()))?;
+        .map_err(|e| bad_input!("cannot write next to {}: {e}; choose another {flag}", out.display()))?;
     let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+/// Refuse unusable --html and --plot files before measuring anything.
+fn check_charts(a: &ChartArgs) -> Result<()> {
+    if let Some(html) = &a.html {
+        check_writable(html, "--html", "report.html")?;
+    }
+    if let Some(plot) = &a.plot {
+        match plot.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("svg") => {}
+            Some("png") => {
+                return Err(bad_input!(
+                    "--plot {}: dbrace draws charts as SVG only; write {} and convert it if you need PNG (e.g. rsvg-convert -o {} {})",
+                    plot.display(),
+                    plot.with_extension("svg").display(),
+                    plot.display(),
+                    plot.with_extension("svg").display()
+                ));
+            }
+            _ => return Err(bad_input!("--plot {}: give a file name ending in .svg", plot.display())),
+        }
+        check_writable(plot, "--plot", "chart.svg")?;
+    }
+    Ok(())
+}
+
+/// Write the --html report and the --plot chart of `results`, if asked for.
+fn write_charts(results: &Results, baseline: &str, a: &ChartArgs, source: &Path, progress: Progress) -> Result<()> {
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text).map_err(|e| failed!("cannot write {}: {e}", path.display()))?;
+        progress.line(&format!("wrote {}", path.display()));
+        Ok::<(), crate::error::Error>(())
+    };
+    let name = source.file_name().map_or_else(|| source.display().to_string(), |n| n.to_string_lossy().into_owned());
+    if let Some(html) = &a.html {
+        write(html, report::html::render(results, baseline, &name)?)?;
+    }
+    if let Some(plot) = &a.plot {
+        let rows = report::rows(results, baseline)?;
+        write(plot, report::charts::standalone(results, &rows, a.chart)?)?;
+    }
     Ok(())
 }
 
@@ -190,10 +237,38 @@ fn default_results_path() -> Result<PathBuf> {
 }
 
 fn report_cmd(a: ReportArgs) -> Result<i32> {
+    check_charts(&a.charts)?;
     let results = Results::load(&a.file)?;
     let baseline = a.baseline.unwrap_or_else(|| results.options.baseline.clone());
     print!("{}", report::render(&results, &baseline, a.format)?);
+    write_charts(&results, &baseline, &a.charts, &a.file, Progress { enabled: true })?;
     Ok(0)
+}
+
+fn compare_cmd(a: CompareArgs) -> Result<i32> {
+    let (old, new) = crate::compare::load(&a.old, &a.new)?;
+    let names = (a.old.display().to_string(), a.new.display().to_string());
+    let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower)?;
+    print!("{}", report::compare::render(&report, a.format)?);
+    let Some(limit) = a.fail_if_slower else { return Ok(0) };
+    use crate::compare::Verdict::{NotEnoughRepeats, NotMeasured};
+    if report.cells.iter().all(|c| matches!(c.verdict, NotEnoughRepeats | NotMeasured)) {
+        return Err(bad_input!(
+            "--fail-if-slower cannot judge any cell: too few measured repeats (a U test needs at least 4 in each file); run both with --repeat 5"
+        ));
+    }
+    let bad = report.regressions();
+    if bad.is_empty() {
+        return Ok(0);
+    }
+    let list: Vec<String> =
+        bad.iter().map(|c| format!("{} ({:+.1}%)", c.id, c.ratio.map_or(0.0, |r| (r.value - 1.0) * 100.0))).collect();
+    Err(failed!(
+        "{} cell(s) significantly slower by more than {}%: {}",
+        bad.len(),
+        report::compare::percent(limit),
+        list.join(", ")
+    ))
 }
 
 fn engines(a: EnginesArgs) -> Result<i32> {

@@ -19,7 +19,12 @@ fn main() {
         Err(e) => {
             // One line, not clap's usage block: what was wrong, then where to look.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let mut first = lines.next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_string();
+            // "the following required arguments were not provided:" names them below.
+            if first.ends_with(':') {
+                first = format!("{} {}", first, lines.next().unwrap_or_default());
+            }
             eprintln!("dbrace: {first}; see 'dbrace --help'");
             std::process::exit(2);
         }

@@ -1,7 +1,11 @@
 //! Reports: one file per format, all rendered from the results file alone, so
 //! `dbrace report r.json` reproduces what `dbrace run` printed.
 
+pub mod charts;
+pub mod compare;
 mod csv;
+mod environment;
+pub mod html;
 mod json;
 mod markdown;
 mod table;

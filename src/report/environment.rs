@@ -1,0 +1,141 @@
+//! The report's environment section: the machine, the locations and their fsync latency,
+//! versions, how the run was driven, and the settings in effect per engine and profile.
+
+use super::charts::svg::esc;
+use crate::results::Results;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+fn gib(b: u64) -> String {
+    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+}
+
+/// A two-column table of facts.
+fn facts(rows: &[(&str, String)]) -> String {
+    let mut s = String::from(r#"<table class="facts">"#);
+    for (k, v) in rows {
+        let _ = write!(s, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// The environment section's HTML.
+pub fn render(results: &Results) -> String {
+    let h = &results.host;
+    let o = &results.options;
+    let mut s = String::from(r#"<section id="environment"><h2>Environment</h2><div class="columns">"#);
+    s.push_str("<div><h3>Machine</h3>");
+    s.push_str(&facts(&[
+        ("CPUs", format!("{} × {}", h.cpus, if h.cpu_model.is_empty() { "unknown model" } else { &h.cpu_model })),
+        ("memory", gib(h.memory_bytes)),
+        ("OS", h.os.clone()),
+        ("kernel", h.kernel.clone()),
+    ]));
+    s.push_str("<h3>Versions</h3>");
+    let mut versions = vec![("dbrace".to_string(), results.dbrace_version.clone())];
+    let mut seen = BTreeSet::new();
+    for c in &results.cells {
+        for r in c.repeats.iter().filter(|r| !r.engine_version.is_empty()) {
+            if seen.insert((c.engine.clone(), r.engine_version.clone())) {
+                versions.push((c.engine.clone(), r.engine_version.clone()));
+            }
+        }
+    }
+    let v: Vec<(&str, String)> = versions.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    s.push_str(&facts(&v));
+    s.push_str("</div><div><h3>Run</h3>");
+    let mut run = vec![
+        ("status", format!("{:?}", results.status).to_lowercase()),
+        ("started", results.started_at.clone()),
+        ("finished", results.finished_at.clone().unwrap_or_else(|| "—".into())),
+    ];
+    match (o.duration_s, o.transactions) {
+        (_, Some(t)) => run.push(("measured", format!("{t} transactions per client"))),
+        (Some(d), None) => run.push(("measured", format!("{d} s per repeat"))),
+        _ => {}
+    }
+    run.push(("warm-up", format!("{} s", o.warmup_s)));
+    run.push(("repeats", format!("{} per cell, interleaved", o.repeat)));
+    run.push(("scale", o.scale.to_string()));
+    if results.cells.iter().any(|c| c.workload.starts_with("oltp")) {
+        run.push(("oltp tables", format!("{} × {} rows", o.tables, o.table_size)));
+    }
+    run.push(("seed", o.seed.to_string()));
+    run.push(("baseline", o.baseline.clone()));
+    s.push_str(&facts(&run));
+    s.push_str("</div></div>");
+
+    s.push_str(r#"<h3>Locations</h3><table class="grid"><tr><th>location</th><th>path</th><th>filesystem</th><th class="num">free</th><th class="num">fsync median</th><th class="num">fsync max</th><th class="num">probes</th></tr>"#);
+    for l in &results.locations {
+        let (med, max, ops) = match &l.fsync {
+            Some(f) => {
+                (format!("{:.3} ms", f.median_us / 1000.0), format!("{:.3} ms", f.max_us / 1000.0), f.ops.to_string())
+            }
+            None => ("—".into(), "—".into(), "—".into()),
+        };
+        let _ = write!(
+            s,
+            r#"<tr><td>{}</td><td>{}</td><td>{}</td><td class="num">{}</td><td class="num">{med}</td><td class="num">{max}</td><td class="num">{ops}</td></tr>"#,
+            l.kind,
+            esc(&l.path.display().to_string()),
+            esc(&l.fs_type),
+            gib(l.free_bytes)
+        );
+    }
+    s.push_str("</table><p class=\"lead\">fsync: 8 KiB write + fdatasync, timed at the start of the run — the price of one durable commit there.</p>");
+    s.push_str(&settings(results));
+    s.push_str("</section>");
+    s
+}
+
+/// Per engine, the settings read back from it under each profile; rows that differ
+/// between profiles are marked, since they are what the comparison is about.
+fn settings(results: &Results) -> String {
+    let mut engines: Vec<&str> = Vec::new();
+    for c in &results.cells {
+        if !engines.contains(&c.engine.as_str()) {
+            engines.push(&c.engine);
+        }
+    }
+    let mut s = String::from("<h3>Settings in effect</h3>");
+    for e in engines {
+        // profile -> (profile summary, settings of its first repeat that has them)
+        let mut columns: Vec<(&str, String, &BTreeMap<String, String>)> = Vec::new();
+        for c in results.cells.iter().filter(|c| c.engine == e) {
+            if columns.iter().any(|col| col.0 == c.profile.name) {
+                continue;
+            }
+            if let Some(r) = c.repeats.iter().find(|r| !r.settings.is_empty()) {
+                let p = &c.profile;
+                let mut summary = format!("{}, {:?}", p.location, p.durability).to_lowercase();
+                if p.unlogged {
+                    summary.push_str(", unlogged");
+                }
+                columns.push((&c.profile.name, summary, &r.settings));
+            }
+        }
+        if columns.is_empty() {
+            let _ = write!(s, "<p class=\"lead\">{}: no repeat read its settings back.</p>", esc(e));
+            continue;
+        }
+        let keys: BTreeSet<&String> = columns.iter().flat_map(|c| c.2.keys()).collect();
+        let _ = write!(s, r#"<table class="grid settings"><tr><th>{}</th>"#, esc(e));
+        for (name, summary, _) in &columns {
+            let _ = write!(s, "<th>{}<br><span class=\"sub\">{}</span></th>", esc(name), esc(summary));
+        }
+        s.push_str("</tr>");
+        for k in keys {
+            let vals: Vec<&str> = columns.iter().map(|c| c.2.get(k).map_or("—", String::as_str)).collect();
+            let differs = vals.iter().any(|v| *v != vals[0]);
+            let _ = write!(s, "<tr{}><td>{}</td>", if differs { r#" class="differs""# } else { "" }, esc(k));
+            for v in vals {
+                let _ = write!(s, "<td>{}</td>", esc(v));
+            }
+            s.push_str("</tr>");
+        }
+        s.push_str("</table>");
+    }
+    s.push_str("<p class=\"lead\">Read back from each engine after the profile was applied; highlighted rows differ between profiles.</p>");
+    s
+}

@@ -1,0 +1,151 @@
+//! The HTML report: one self-contained page — font, styles and charts (inline SVG) in the
+//! file, no script, nothing fetched — so it opens offline and can be mailed or archived.
+
+use super::charts::{self, Kind, font, svg::esc};
+use super::{HEADERS, cells, environment, notes, rows};
+use crate::error::Result;
+use crate::results::{Results, RunStatus};
+use std::fmt::Write as _;
+
+const CSS: &str = r#"
+*{box-sizing:border-box}
+body{margin:0;background:#f6f8fa;color:#1f2328;font:14px/1.45 dbrace-sans,'DejaVu Sans',sans-serif}
+main{max-width:1010px;margin:0 auto;padding:20px 24px 40px}
+header h1{font-size:24px;margin:8px 0 4px}
+header .meta{color:#59636e;font-size:13px}
+code{background:#eff2f5;border-radius:4px;padding:2px 6px;font:inherit;font-size:13px;overflow-wrap:anywhere}
+section{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:16px 20px;margin:16px 0}
+h2{font-size:18px;margin:0 0 6px}
+h3{font-size:14px;margin:16px 0 6px;color:#424a53}
+.lead{color:#59636e;font-size:12.5px;margin:4px 0 10px}
+.empty{color:#59636e;font-style:italic}
+.badge{display:inline-block;border-radius:10px;padding:1px 9px;font-size:12px;font-weight:bold;color:#fff}
+.complete{background:#1a7f37}.interrupted{background:#bf8700}.failed{background:#b42318}.running{background:#59636e}
+table{border-collapse:collapse;font-size:12.5px}
+.grid{width:100%}
+.grid th,.grid td{padding:4px 8px;border-bottom:1px solid #eaeef2;text-align:left;vertical-align:top}
+.grid th{background:#f6f8fa;font-weight:bold}
+.num{text-align:right!important;white-space:nowrap}
+.facts th{text-align:left;color:#59636e;font-weight:normal;padding:2px 14px 2px 0;vertical-align:top}
+.facts td{padding:2px 0}
+.columns{display:grid;grid-template-columns:1fr 1fr;gap:0 32px}
+.scroll{overflow-x:auto}
+.summary td{white-space:nowrap}
+.summary td:last-child{white-space:normal;min-width:10em}
+.settings{margin-bottom:14px}
+.settings .sub{font-weight:normal;color:#59636e;font-size:11.5px}
+.settings tr.differs td{background:#fff8c5}
+svg.chart{display:block;width:100%;height:auto;margin:10px 0 4px}
+ul.notes{padding-left:18px;margin:4px 0}
+ul.notes li{margin:3px 0}
+footer{color:#59636e;font-size:12px;text-align:center}
+"#;
+
+/// The command line, with the binary as plain `dbrace`.
+fn command(results: &Results) -> String {
+    let mut args = results.command.clone();
+    if let Some(first) = args.first_mut().filter(|a| a.ends_with("/dbrace")) {
+        *first = "dbrace".into();
+    }
+    args.join(" ")
+}
+
+/// What each chart shows, under its heading.
+fn heading(kind: Kind) -> (&'static str, &'static str) {
+    match kind {
+        Kind::Tps => (
+            "Throughput",
+            "Transactions per second of each cell: the bar is the median over its measured repeats, the whisker its 95% bootstrap interval, each dot one repeat. Cells are grouped by engine; colour names the profile.",
+        ),
+        Kind::Latency => (
+            "Latency percentiles",
+            "Latency of every measured transaction (all repeats merged), from the median to the 99.9th percentile. Colour names the profile, the dash the engine.",
+        ),
+        Kind::Timeline => (
+            "Throughput over time",
+            "Transactions committed in each second of each repeat: drift, stalls and the spread between repeats show here.",
+        ),
+        Kind::Sweep => (
+            "Sweep",
+            "One line per engine and profile across the values of the swept setting, at the median tps with its 95% interval.",
+        ),
+    }
+}
+
+/// The whole page for `results`, ratios against `baseline`; `source` names the results file.
+pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String> {
+    let rows = rows(results, baseline)?;
+    let mut s = String::with_capacity(256 * 1024);
+    let title = format!("dbrace report — {}", results.started_at);
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{}{CSS}</style></head><body><main>",
+        esc(&title),
+        font::face_css()
+    );
+
+    let status = format!("{:?}", results.status).to_lowercase();
+    let _ = write!(
+        s,
+        r#"<header><h1>dbrace report</h1><div class="meta"><span class="badge {status}">{status}</span> · started {} · {} cells · dbrace {} · {}</div><p><code>{}</code></p></header>"#,
+        esc(&results.started_at),
+        results.cells.len(),
+        esc(&results.dbrace_version),
+        esc(source),
+        esc(&command(results))
+    );
+    match results.status {
+        RunStatus::Interrupted => s.push_str(r#"<p class="lead">The run was interrupted: only the repeats it finished are shown.</p>"#),
+        RunStatus::Running => s.push_str(r#"<p class="lead">The file says the run was still going: it was read mid-run, or the run was killed. Only finished repeats are shown.</p>"#),
+        RunStatus::Failed => s.push_str(r#"<p class="lead">The run stopped on an error: see the notes at the end.</p>"#),
+        RunStatus::Complete => {}
+    }
+
+    s.push_str(r#"<section id="summary"><h2>Summary</h2><div class="scroll"><table class="grid summary"><tr>"#);
+    for (i, h) in HEADERS.iter().enumerate() {
+        let _ = write!(s, "<th{}>{}</th>", if i >= 3 { r#" class="num""# } else { "" }, esc(h));
+    }
+    s.push_str("</tr>");
+    for r in &rows {
+        s.push_str("<tr>");
+        for (i, c) in cells(r).iter().enumerate() {
+            let _ = write!(s, "<td{}>{}</td>", if i >= 3 { r#" class="num""# } else { "" }, esc(c));
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table></div></section>");
+
+    for kind in Kind::ALL {
+        let (name, lead) = heading(kind);
+        let panels = charts::panels(results, &rows, kind)?;
+        let _ = write!(s, r#"<section id="{}"><h2>{name}</h2><p class="lead">{lead}</p>"#, kind.name());
+        if panels.is_empty() {
+            let why = match kind {
+                Kind::Sweep => {
+                    "This run has no sweep: <code>--sweep KEY=a,b,c</code> measures a profile once per value and draws the result here."
+                }
+                _ => "No cells in this results file.",
+            };
+            let _ = write!(s, r#"<p class="empty">{why}</p>"#);
+        }
+        for p in panels {
+            s.push_str(&p.svg);
+        }
+        s.push_str("</section>");
+    }
+
+    s.push_str(&environment::render(results));
+    s.push_str(r#"<section id="notes"><h2>Notes</h2><ul class="notes">"#);
+    // The host line of the terminal notes is the environment section here.
+    for n in notes(results, &rows, baseline).iter().filter(|n| !n.starts_with("host: ")) {
+        let _ = write!(s, "<li>{}</li>", esc(n));
+    }
+    s.push_str("</ul></section>");
+    let _ = writeln!(
+        s,
+        "<footer>Written by dbrace {} from {}. Self-contained: no script, nothing loaded from the network.</footer></main></body></html>",
+        env!("CARGO_PKG_VERSION"),
+        esc(source)
+    );
+    Ok(s)
+}
