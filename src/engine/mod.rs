@@ -150,6 +150,24 @@ impl std::fmt::Display for TxError {
     }
 }
 
+/// Why a connection could not be made: the caller decides whose fault that is (a URL
+/// to fix, exit 2, or a throwaway server that failed, exit 1).
+#[derive(Debug)]
+pub enum ConnectError {
+    /// Nothing answered (refused, no socket file, unknown host, timeout).
+    Unreachable(String),
+    /// The server answered but said no (credentials, unknown database or role).
+    Refused(String),
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectError::Unreachable(m) | ConnectError::Refused(m) => f.write_str(m),
+        }
+    }
+}
+
 /// Result of one client operation.
 pub type TxResult<T> = std::result::Result<T, TxError>;
 

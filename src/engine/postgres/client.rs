@@ -5,7 +5,7 @@
 //! format, as pgbench does; bulk loads use binary COPY.
 
 use super::conninfo::ConnInfo;
-use crate::engine::{Datum, Param, SqlClient, Stmt, TxError, TxResult};
+use crate::engine::{ConnectError, Datum, Param, SqlClient, Stmt, TxError, TxResult};
 use bytes::BytesMut;
 use postgres_protocol::IsNull;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
@@ -54,23 +54,6 @@ pub fn choose_protocol(p: Protocol) {
 /// The protocol in use.
 pub fn protocol() -> Protocol {
     PROTOCOL.get().copied().unwrap_or_default()
-}
-
-/// Why a connection could not be made: the caller decides whose fault that is.
-#[derive(Debug)]
-pub enum ConnectError {
-    /// The server is not there (refused, no socket file, unknown host).
-    Unreachable(String),
-    /// The server said no (authentication, unknown database or role).
-    Refused(String),
-}
-
-impl std::fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConnectError::Unreachable(m) | ConnectError::Refused(m) => f.write_str(m),
-        }
-    }
 }
 
 /// One connection.

@@ -6,13 +6,14 @@ pub mod client;
 pub mod conninfo;
 pub mod managed;
 
+use super::ConnectError;
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
 use crate::error::{Error, Result};
 use crate::instance::server::Server;
 use crate::instance::user::{self, RunAs};
 use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
-use client::{ConnectError, PgClient};
+use client::PgClient;
 use conninfo::ConnInfo;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -3,7 +3,7 @@
 //! allocate its argument vectors per command), keys under an optional prefix so a run on
 //! someone's server touches only its own keys.
 
-use crate::engine::{KvClient, TxError, TxResult};
+use crate::engine::{ConnectError, KvClient, TxError, TxResult};
 use crate::error::Result;
 use ::redis::{ConnectionAddr, ConnectionLike, IntoConnectionInfo, RedisConnectionInfo, Value};
 use std::io::Write;
@@ -97,23 +97,6 @@ impl Endpoint {
         // Request and reply are one small packet each: Nagle would only add delay.
         let tcp = ::redis::io::tcp::TcpSettings::default().set_nodelay(true);
         Ok(addr.into_connection_info()?.set_redis_settings(r).set_tcp_settings(tcp))
-    }
-}
-
-/// Why a connection could not be made.
-#[derive(Debug)]
-pub enum ConnectError {
-    /// Nothing answered at the address.
-    Unreachable(String),
-    /// The server answered but refused us (password, user, database number).
-    Refused(String),
-}
-
-impl std::fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConnectError::Unreachable(m) | ConnectError::Refused(m) => f.write_str(m),
-        }
     }
 }
 

@@ -5,13 +5,14 @@
 pub mod client;
 pub mod managed;
 
+use super::ConnectError;
 use super::{Connection, Engine, Instance, Interface, Target};
 use crate::error::Result;
 use crate::instance::server::{self, Server};
 use crate::instance::user::{self, RunAs};
 use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
-use client::{ConnectError, Endpoint, RedisClient};
+use client::{Endpoint, RedisClient};
 use std::collections::BTreeMap;
 use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
