@@ -56,7 +56,7 @@ pub struct RunArgs {
     /// [default: sqlite, postgres (when installed), memory]
     #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST")]
     pub engine: Vec<String>,
-    /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged [default: disk,ram,async,nosync,unlogged]
+    /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged, wal-ram [default: disk,ram,async,nosync,unlogged]
     #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
     /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
