@@ -231,6 +231,7 @@ impl Wire {
         }
         let mut out = std::mem::take(&mut self.out);
         out.clear();
+        out.extend_from_slice(&[0; 4]);
         out.extend_from_slice(&mine.to_le_bytes());
         out.extend_from_slice(&(16u32 << 20).to_le_bytes());
         out.push(45); // utf8mb4_general_ci
@@ -264,7 +265,7 @@ impl Wire {
                     let data = &self.pkt[1 + name.len() + 1..];
                     let seed = &data[..20.min(data.len())];
                     let scramble = native(&pass, seed);
-                    self.out.clear();
+                    self.packet();
                     self.out.extend_from_slice(&scramble);
                     self.send()?;
                 }
@@ -290,9 +291,25 @@ impl Wire {
         }
     }
 
-    /// Send `out` as the next packet(s) of the exchange.
+    /// Start the next packet in `out`: room for its header, so that it goes in one write
+    /// (two would be two TCP segments with nodelay, and two wake-ups for the server).
+    fn packet(&mut self) {
+        self.out.clear();
+        self.out.extend_from_slice(&[0; 4]);
+    }
+
+    /// Send `out` (begun by `packet`) as the next packet(s) of the exchange.
     fn send(&mut self) -> WResult<()> {
-        let mut from = 0;
+        let len = self.out.len() - 4;
+        if len < 0xff_ffff {
+            self.out[..3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
+            self.out[3] = self.seq;
+            self.seq = self.seq.wrapping_add(1);
+            self.io.get_mut().write_all(&self.out)?;
+            return Ok(());
+        }
+        // 16 MiB and more: split, each piece with its own header.
+        let mut from = 4;
         let mut frame = [0u8; 4];
         loop {
             let n = (self.out.len() - from).min(0xff_ffff);
@@ -311,7 +328,7 @@ impl Wire {
 
     /// Start a command: `out` holds its byte and arguments.
     fn command(&mut self, code: u8) {
-        self.out.clear();
+        self.packet();
         self.out.push(code);
         self.seq = 0;
     }
@@ -357,11 +374,11 @@ impl Wire {
                         ));
                     }
                     for chunk in infile.unwrap_or_default().chunks(1 << 20) {
-                        self.out.clear();
+                        self.packet();
                         self.out.extend_from_slice(chunk);
                         self.send()?;
                     }
-                    self.out.clear();
+                    self.packet();
                     self.send()?;
                 }
                 _ => {
