@@ -1,11 +1,11 @@
-//! The transaction loop allocates nothing on the Rust side: the worker loop with the SQLite
-//! and PostgreSQL clients, driven as the runner drives them, under a counting global
+//! The transaction loop allocates nothing on the Rust side: the worker loop with the SQLite,
+//! PostgreSQL and MySQL (wire) clients, driven as the runner drives them, under a counting global
 //! allocator, for every SQL workload (the oltp ones read 100-row ranges to the end).
 //! (SQLite's own memory is SQLite's measured work and does not pass through Rust's
 //! allocator.) The Redis client packs its commands into a reused buffer; the `redis`
 //! crate's reply parser boxes its parse state once per reply, and that is all.
 
-use dbrace::engine::{Engine, Target, postgres::Postgres, redis::Redis, sqlite::Sqlite};
+use dbrace::engine::{Engine, Target, mysql::Mysql, postgres::Postgres, redis::Redis, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
 use dbrace::runner::worker::{self, Control, MEASURE};
@@ -58,7 +58,7 @@ fn allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
 
 #[test]
 fn no_allocation_per_transaction() {
-    for engine in [&Sqlite as &dyn Engine, &Postgres] {
+    for engine in [&Sqlite as &dyn Engine, &Postgres, &Mysql] {
         for w in [
             &InsertCommit as &dyn Workload,
             &tpcb::TPCB,

@@ -127,6 +127,39 @@ fn pgbench_read_and_update_scripts_verify() {
     }
 }
 
+/// `\gset` reads each binary-protocol type as text: dates and times first, so a value
+/// read at the wrong length shifts every number after it and the `\if` divides by zero.
+#[test]
+fn gset_reads_every_column_type() {
+    require_binaries();
+    let sb = Sandbox::new();
+    let select = "SELECT DATE('2024-01-02') AS d, TIMESTAMP('2024-01-02 03:04:05.5') AS ts, TIME('-27:04:05') AS tm, \
+                  NULL AS n, 'text' AS s, 5 AS five, CAST(-3 AS SIGNED) AS neg, CAST(2.5 AS DECIMAL(5,2)) AS dec2, \
+                  1.5e0 AS dbl, CAST(200 AS UNSIGNED) AS u \\gset";
+    let check =
+        "\\if :five <> 5 or :neg <> -3 or :dec2 <> 2.5 or :dbl <> 1.5 or :u <> WANT\n\\set boom 1 / 0\n\\endif\n";
+    for (want, ok) in [("200", true), ("201", false)] {
+        let script = sb.out(&format!("typed-{want}.sql"));
+        std::fs::write(&script, format!("{select}\n{}", check.replace("WANT", want))).unwrap();
+        let out = sb.out(&format!("typed-{want}.json"));
+        let w = format!("script:{}", script.display());
+        let run = sb
+            .cmd(&["run", "-q", "-e", "mysql", "-p", "nosync", "--script-data", "none", "-w", &w])
+            .args(["-t", "20", "--warmup", "0s", "-r", "1", "--out", out.to_str().unwrap()])
+            .assert();
+        if ok {
+            run.success()
+        } else {
+            run.failure()
+        };
+        let rep = read_json(&out)["cells"][0]["repeats"][0].clone();
+        assert_eq!(rep["status"] == "ok", ok, "u <> {want}: {rep}");
+        if !ok {
+            assert!(rep["error"].as_str().unwrap().contains(":3: division by zero"), "{rep}");
+        }
+    }
+}
+
 #[test]
 fn without_local_files_the_load_falls_back_to_inserts() {
     require_binaries();

@@ -1,9 +1,11 @@
-//! A synchronous SQL client over mysql_async: each connection owns a current-thread tokio
-//! runtime and blocks on it, so a client is one OS thread like the others. Statements are
-//! prepared once (binary protocol, `?` placeholders are MySQL's own); loads go by LOAD
-//! DATA LOCAL INFILE from memory.
+//! A synchronous SQL client: our own wire client (wire.rs) where the account logs in by
+//! mysql_native_password (managed servers, most `--url` accounts), else mysql_async on a
+//! current-thread tokio runtime it blocks on; either way a client is one OS thread like
+//! the others. Statements are prepared once (binary protocol, `?` placeholders are MySQL's
+//! own); loads go by LOAD DATA LOCAL INFILE from memory.
 
 use super::endpoint::Endpoint;
+use super::wire::{self, Wire, WireConnect};
 use crate::engine::{Datum, Param, SqlClient, Stmt, TxError, TxResult};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Statement, Value};
@@ -30,11 +32,38 @@ impl std::fmt::Display for ConnectError {
     }
 }
 
-/// One connection and the runtime it runs on.
-pub struct MyClient {
+/// How a client talks to the server.
+enum Link {
+    /// Our wire client: no per-row decoding, no allocation per statement.
+    Wire(Wire),
+    /// mysql_async, for accounts that log in some other way.
+    Async(AsyncLink),
+}
+
+/// A mysql_async connection and the runtime it runs on (`conn` is taken only by drop).
+struct AsyncLink {
     rt: tokio::runtime::Runtime,
     conn: Option<Conn>,
     stmts: Vec<Statement>,
+}
+
+impl AsyncLink {
+    fn parts(&mut self) -> (&tokio::runtime::Runtime, &mut Conn, &mut Vec<Statement>) {
+        (&self.rt, self.conn.as_mut().expect("the connection is open until drop"), &mut self.stmts)
+    }
+}
+
+impl Drop for AsyncLink {
+    fn drop(&mut self) {
+        if let Some(c) = self.conn.take() {
+            let _ = self.rt.block_on(async { tokio::time::timeout(Duration::from_secs(1), c.disconnect()).await });
+        }
+    }
+}
+
+/// One connection.
+pub struct MyClient {
+    link: Link,
     /// `ENGINE=MEMORY` for the `unlogged` profile.
     memory_tables: bool,
     in_tx: bool,
@@ -45,6 +74,16 @@ pub struct MyClient {
 impl MyClient {
     /// Connect (5 s at most); `memory_tables` makes `create_table` create MEMORY tables.
     pub fn connect(at: &Endpoint, memory_tables: bool) -> Result<MyClient, ConnectError> {
+        let link = match Wire::connect(at) {
+            Ok(w) => Link::Wire(w),
+            Err(WireConnect::Unreachable(m)) => return Err(ConnectError::Unreachable(m)),
+            Err(WireConnect::Refused(m)) => return Err(ConnectError::Refused(m)),
+            Err(WireConnect::Unsupported) => Self::connect_async(at)?,
+        };
+        Ok(MyClient { link, memory_tables, in_tx: false, loaded: Vec::new() })
+    }
+
+    fn connect_async(at: &Endpoint) -> Result<Link, ConnectError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -60,20 +99,33 @@ impl MyClient {
                 }
                 e => ConnectError::Unreachable(format!("cannot connect to {where_}: {e}")),
             })?;
-        Ok(MyClient { rt, conn: Some(conn), stmts: Vec::new(), memory_tables, in_tx: false, loaded: Vec::new() })
+        Ok(Link::Async(AsyncLink { rt, conn: Some(conn), stmts: Vec::new() }))
     }
 
     /// Run a statement by the text protocol, discarding any result.
     fn query(&mut self, sql: &str) -> TxResult<()> {
-        let rt = &self.rt;
-        let conn = self.conn.as_mut().ok_or_else(|| TxError::Fail("mysql: the connection is closed".into()))?;
-        rt.block_on(conn.query_drop(sql)).map_err(tx_err)
+        match &mut self.link {
+            Link::Wire(w) => w.query(sql, None, None).map_err(wire::tx_err),
+            Link::Async(a) => {
+                let (rt, conn, _) = a.parts();
+                rt.block_on(conn.query_drop(sql)).map_err(tx_err)
+            }
+        }
     }
 
     /// One value of a one-row query, as text (settings and versions).
     pub fn value(&mut self, sql: &str) -> TxResult<Option<String>> {
-        let rt = &self.rt;
-        let conn = self.conn.as_mut().ok_or_else(|| TxError::Fail("mysql: the connection is closed".into()))?;
+        let (rt, conn) = match &mut self.link {
+            Link::Wire(w) => {
+                let mut first = None;
+                w.query(sql, Some(&mut first), None).map_err(wire::tx_err)?;
+                return Ok(first);
+            }
+            Link::Async(a) => {
+                let (rt, conn, _) = a.parts();
+                (rt, conn)
+            }
+        };
         let row: Option<Row> = rt.block_on(conn.query_first(sql)).map_err(tx_err)?;
         Ok(row.and_then(|r| r.as_ref(0).cloned()).and_then(|v| match v {
             Value::NULL => None,
@@ -180,33 +232,41 @@ impl SqlClient for MyClient {
         self.query(sql)
     }
     fn prepare(&mut self, sql: &str) -> TxResult<Stmt> {
-        let rt = &self.rt;
-        let conn = self.conn.as_mut().ok_or_else(|| TxError::Fail("mysql: the connection is closed".into()))?;
-        let st = rt.block_on(conn.prep(sql)).map_err(tx_err)?;
-        self.stmts.push(st);
-        Ok(Stmt(self.stmts.len() - 1))
+        match &mut self.link {
+            Link::Wire(w) => w.prepare(sql).map(Stmt).map_err(wire::tx_err),
+            Link::Async(a) => {
+                let (rt, conn, stmts) = a.parts();
+                let st = rt.block_on(conn.prep(sql)).map_err(tx_err)?;
+                stmts.push(st);
+                Ok(Stmt(stmts.len() - 1))
+            }
+        }
     }
     fn execute(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64> {
-        let params = Self::params(params);
-        let rt = &self.rt;
-        let conn = self.conn.as_mut().ok_or_else(|| TxError::Fail("mysql: the connection is closed".into()))?;
-        rt.block_on(conn.exec_drop(&self.stmts[stmt.0], params)).map_err(tx_err)?;
+        let (rt, conn, stmts) = match &mut self.link {
+            Link::Wire(w) => return w.count(stmt.0, params).map_err(wire::tx_err),
+            Link::Async(a) => a.parts(),
+        };
+        rt.block_on(conn.exec_drop(&stmts[stmt.0], Self::params(params))).map_err(tx_err)?;
         Ok(conn.affected_rows())
     }
     fn query_i64(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<Option<i64>> {
-        let params = Self::params(params);
-        let rt = &self.rt;
-        let conn = self.conn.as_mut().ok_or_else(|| TxError::Fail("mysql: the connection is closed".into()))?;
-        let row: Option<Row> = rt.block_on(conn.exec_first(&self.stmts[stmt.0], params)).map_err(tx_err)?;
+        let (rt, conn, stmts) = match &mut self.link {
+            Link::Wire(w) => return w.first_i64(stmt.0, params).map_err(wire::tx_err),
+            Link::Async(a) => a.parts(),
+        };
+        let row: Option<Row> = rt.block_on(conn.exec_first(&stmts[stmt.0], Self::params(params))).map_err(tx_err)?;
         Ok(row.and_then(|r| r.as_ref(0).and_then(as_i64)))
     }
-    /// Every row is read to the end, as sysbench does with a range (mysql_async decodes
-    /// each row: ~0.7 µs a row, the client's main cost on oltp's ranges).
+    /// Every row is read to the end, as sysbench does with a range: the wire client counts
+    /// packets; mysql_async decodes each row (~0.7 µs a row).
     fn query_rows(&mut self, stmt: Stmt, params: &[Param]) -> TxResult<u64> {
+        let (rt, conn, stmts) = match &mut self.link {
+            Link::Wire(w) => return w.count(stmt.0, params).map_err(wire::tx_err),
+            Link::Async(a) => a.parts(),
+        };
         let params = Self::params(params);
-        let rt = &self.rt;
-        let conn = self.conn.as_mut().ok_or_else(|| TxError::Fail("mysql: the connection is closed".into()))?;
-        let st = &self.stmts[stmt.0];
+        let st = &stmts[stmt.0];
         rt.block_on(async {
             let mut result = conn.exec_iter(st, params).await?;
             let mut n = 0u64;
@@ -221,10 +281,11 @@ impl SqlClient for MyClient {
         params: &[Param],
         row: &mut dyn FnMut(usize, &str, Option<&str>),
     ) -> TxResult<u64> {
-        let params = Self::params(params);
-        let rt = &self.rt;
-        let conn = self.conn.as_mut().ok_or_else(|| TxError::Fail("mysql: the connection is closed".into()))?;
-        let rows: Vec<Row> = rt.block_on(conn.exec(&self.stmts[stmt.0], params)).map_err(tx_err)?;
+        let (rt, conn, stmts) = match &mut self.link {
+            Link::Wire(w) => return w.each(stmt.0, params, row).map_err(wire::tx_err),
+            Link::Async(a) => a.parts(),
+        };
+        let rows: Vec<Row> = rt.block_on(conn.exec(&stmts[stmt.0], Self::params(params))).map_err(tx_err)?;
         for r in &rows {
             let columns = r.columns_ref();
             for (i, c) in columns.iter().enumerate() {
@@ -250,7 +311,7 @@ impl SqlClient for MyClient {
         Ok(())
     }
     fn rollback(&mut self) {
-        if self.in_tx && self.conn.is_some() {
+        if self.in_tx {
             let _ = self.query("ROLLBACK");
         }
         self.in_tx = false;
@@ -307,8 +368,13 @@ impl MyClient {
     /// One LOAD DATA LOCAL INFILE whose "file" is `data`.
     fn load_chunk(&mut self, sql: &str, data: bytes::Bytes) -> TxResult<()> {
         use futures_util::StreamExt;
-        let rt = &self.rt;
-        let conn = self.conn.as_mut().ok_or_else(|| TxError::Fail("mysql: the connection is closed".into()))?;
+        let (rt, conn) = match &mut self.link {
+            Link::Wire(w) => return w.query(sql, None, Some(&data)).map_err(wire::tx_err),
+            Link::Async(a) => {
+                let (rt, conn, _) = a.parts();
+                (rt, conn)
+            }
+        };
         conn.set_infile_handler(async move { Ok(futures_util::stream::once(async move { Ok(data) }).boxed()) });
         rt.block_on(conn.query_drop(sql)).map_err(tx_err)
     }
@@ -355,14 +421,6 @@ fn sql_row(row: &[Datum], out: &mut Vec<u8>) {
     }
     s.push(')');
     out.extend_from_slice(s.as_bytes());
-}
-
-impl Drop for MyClient {
-    fn drop(&mut self) {
-        if let Some(c) = self.conn.take() {
-            let _ = self.rt.block_on(async { tokio::time::timeout(Duration::from_secs(1), c.disconnect()).await });
-        }
-    }
 }
 
 #[cfg(test)]

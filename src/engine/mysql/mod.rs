@@ -6,6 +6,7 @@
 pub mod client;
 pub mod endpoint;
 pub mod managed;
+pub mod wire;
 
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
 use crate::error::{Error, Result};
