@@ -6,7 +6,7 @@
 
 use super::endpoint::Endpoint;
 use super::wire::{self, Wire, WireConnect};
-use crate::engine::{Datum, Param, SqlClient, Stmt, TxError, TxResult};
+use crate::engine::{ConnectError, Datum, Param, SqlClient, Stmt, TxError, TxResult};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Statement, Value};
 use std::time::Duration;
@@ -14,23 +14,6 @@ use std::time::Duration;
 /// Bytes per multi-row INSERT of a load, under any server's max_allowed_packet (4 MiB on
 /// MySQL 5.7, 16 MiB on MariaDB 10.11, 64 MiB on MySQL 8); LOAD DATA streams 4 times that.
 const LOAD_CHUNK: usize = 1 << 20;
-
-/// Why a connection could not be made: the caller decides whose fault that is.
-#[derive(Debug)]
-pub enum ConnectError {
-    /// The server is not there (refused, no socket file, unknown host, timeout).
-    Unreachable(String),
-    /// The server said no (credentials, unknown database, host not allowed).
-    Refused(String),
-}
-
-impl std::fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConnectError::Unreachable(m) | ConnectError::Refused(m) => f.write_str(m),
-        }
-    }
-}
 
 /// How a client talks to the server.
 enum Link {

@@ -8,13 +8,14 @@ pub mod endpoint;
 pub mod managed;
 pub mod wire;
 
+use super::ConnectError;
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
 use crate::error::{Error, Result};
 use crate::instance::server::Server;
 use crate::instance::user::{self, RunAs};
 use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
-use client::{ConnectError, MyClient};
+use client::MyClient;
 use endpoint::Endpoint;
 use std::collections::BTreeMap;
 use std::sync::Once;
