@@ -160,6 +160,18 @@ pub enum ConnectError {
     Refused(String),
 }
 
+impl ConnectError {
+    /// A server given by `--url` that is not there or says no: the user's URL to fix.
+    pub fn url_mistake(self) -> crate::error::Error {
+        match self {
+            ConnectError::Unreachable(m) => {
+                bad_input!("{m}; check the host and port in --url and that the server runs")
+            }
+            ConnectError::Refused(m) => bad_input!("{m}; check the user, password and database in --url"),
+        }
+    }
+}
+
 impl std::fmt::Display for ConnectError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

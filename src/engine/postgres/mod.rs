@@ -185,10 +185,7 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
 
 /// Connect; a server that is not there or says no is the user's URL to fix (exit 2).
 fn connect(info: &ConnInfo, unlogged: bool) -> Result<PgClient> {
-    PgClient::connect(info, unlogged).map_err(|e| match e {
-        ConnectError::Unreachable(m) => bad_input!("{m}; check the host and port in --url and that the server runs"),
-        ConnectError::Refused(m) => bad_input!("{m}; check the user, password and database in --url"),
-    })
+    PgClient::connect(info, unlogged).map_err(ConnectError::url_mistake)
 }
 
 /// What an instance must clean up.

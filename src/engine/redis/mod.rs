@@ -171,10 +171,7 @@ fn on_url(url: &str) -> Result<Box<dyn Instance>> {
     let run = RUN.get_or_init(|| server::random_token(6).unwrap_or_default());
     let endpoint = Endpoint::parse(url)?;
     let prefix = format!("dbrace:{}-{run}:{}:", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    let mut c = RedisClient::connect(&endpoint, prefix.as_bytes()).map_err(|e| match e {
-        ConnectError::Unreachable(m) => bad_input!("{m}; check the host and port in --url and that the server runs"),
-        ConnectError::Refused(m) => bad_input!("{m}; check the user, password and database number in --url"),
-    })?;
+    let mut c = RedisClient::connect(&endpoint, prefix.as_bytes()).map_err(ConnectError::url_mistake)?;
     let version = c.info_field("server", "redis_version").ok().flatten().unwrap_or_else(|| "unknown".into());
     let mut inst = RedisInstance {
         endpoint,
