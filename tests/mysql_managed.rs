@@ -4,26 +4,11 @@
 
 mod common;
 
-use common::{Sandbox, read_json};
+use common::{Sandbox, read_json, servers_under};
 use serde_json::Value;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// mariadbd processes (by executable name: dbrace's own command line names the engine
-/// too) whose command line mentions `dir`.
-fn servers_under(dir: &std::path::Path) -> Vec<String> {
-    let out = Command::new("ps").args(["-eo", "pid=,comm=,args="]).output().unwrap();
-    let needle = dir.to_string_lossy().to_string();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| matches!(l.split_whitespace().nth(1), Some("mariadbd" | "mysqld")) && l.contains(&needle))
-        .map(str::to_string)
-        .collect()
-}
-
-fn no_servers(sb: &Sandbox) -> bool {
-    servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty()
-}
+const MYSQL: &[&str] = &["mariadbd", "mysqld"];
 
 fn require_binaries() {
     let found = ["/usr/sbin/mariadbd", "/usr/sbin/mysqld", "/usr/bin/mariadbd"]
@@ -106,7 +91,7 @@ fn every_profile_runs_verifies_and_reads_back() {
     assert_eq!(s("disk")["default_storage_engine"], "InnoDB");
     assert_eq!(s("disk")["transport"], "socket");
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
-    assert!(no_servers(&sb));
+    assert!(sb.no_servers(MYSQL));
 }
 
 #[test]
@@ -262,7 +247,7 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
         let out = sb.out("my.json");
         let mut child = sb.spawn_run(&out, &["-e", "mysql", "-p", "disk,ram", "-w", "tpcb", "-T", "0.5s", "-r", "20"]);
         let start = Instant::now();
-        while no_servers(&sb) {
+        while sb.no_servers(MYSQL) {
             assert!(start.elapsed() < Duration::from_secs(30), "no server started");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -274,7 +259,7 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
         }
         // The parent-death signal takes the server down even after SIGKILL.
         let start = Instant::now();
-        while !no_servers(&sb) {
+        while !sb.no_servers(MYSQL) {
             assert!(start.elapsed() < Duration::from_secs(10), "server left running after signal {signal}");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -294,12 +279,11 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_run_goes_on() {
     let sb = Sandbox::new();
     let out = sb.out("my.json");
     let child = sb.spawn_run(&out, &["-e", "mysql", "-p", "disk,ram", "-w", "insert-commit", "-T", "3s", "-r", "1"]);
-    // Wait for the measured disk server (the preflight ones come and go within a second).
-    std::thread::sleep(Duration::from_millis(2000));
+    sb.wait_past_preflight(&out);
     let start = Instant::now();
     let pid = loop {
-        if let Some(l) = servers_under(sb.disk.path()).first() {
-            break l.split_whitespace().next().unwrap().parse::<i32>().unwrap();
+        if let Some((pid, _)) = servers_under(MYSQL, sb.disk.path()).first() {
+            break *pid;
         }
         assert!(start.elapsed() < Duration::from_secs(20), "no disk server");
         std::thread::sleep(Duration::from_millis(20));
@@ -314,5 +298,5 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_run_goes_on() {
     assert!(!cells[0]["repeats"][0]["error"].as_str().unwrap().is_empty());
     assert_eq!(cells[1]["repeats"][0]["status"], "ok", "{}", cells[1]);
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
-    assert!(no_servers(&sb));
+    assert!(sb.no_servers(MYSQL));
 }

@@ -8,17 +8,7 @@ use common::{Sandbox, read_json};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// postgres server processes (by executable name, not by arguments: dbrace's own command
-/// line names postgres too) whose command line mentions `dir`.
-fn servers_under(dir: &std::path::Path) -> Vec<String> {
-    let out = Command::new("ps").args(["-eo", "comm=,args="]).output().unwrap();
-    let needle = dir.to_string_lossy().to_string();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.split_whitespace().next() == Some("postgres") && l.contains(&needle))
-        .map(str::to_string)
-        .collect()
-}
+const PG: &[&str] = &["postgres"];
 
 fn require_binaries() {
     let found = std::fs::read_dir("/usr/lib/postgresql").map(|mut d| d.next().is_some()).unwrap_or(false);
@@ -74,7 +64,7 @@ fn every_profile_runs_verifies_and_reads_back() {
         assert_eq!((s(p)["fsync"].as_str(), s(p)["full_page_writes"].as_str()), (Some("off"), Some("off")), "{p}");
     }
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
-    assert!(servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty());
+    assert!(sb.no_servers(PG));
 }
 
 #[test]
@@ -135,7 +125,7 @@ fn a_non_root_user_runs_its_servers_itself() {
     assert_eq!(templates.len(), 1, "{templates:?}");
     assert_eq!(templates[0].metadata().unwrap().uid(), uid, "the template belongs to the user who ran dbrace");
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
-    assert!(servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty());
+    assert!(sb.no_servers(PG));
 }
 
 #[test]
@@ -160,7 +150,7 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
         let mut child =
             sb.spawn_run(&out, &["-e", "postgres", "-p", "disk,ram", "-w", "tpcb", "-T", "0.5s", "-r", "20"]);
         let start = Instant::now();
-        while servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty() {
+        while sb.no_servers(PG) {
             assert!(start.elapsed() < Duration::from_secs(30), "no server started");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -172,7 +162,7 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
         }
         // The parent-death signal takes the server down even after SIGKILL.
         let start = Instant::now();
-        while !(servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty()) {
+        while !(sb.no_servers(PG)) {
             assert!(start.elapsed() < Duration::from_secs(10), "server left running after signal {signal}");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -193,13 +183,7 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_run_goes_on() {
     let sb = Sandbox::new();
     let out = sb.out("pg.json");
     let child = sb.spawn_run(&out, &["-e", "postgres", "-p", "disk,ram", "-w", "insert-commit", "-T", "2s", "-r", "1"]);
-    // The results file appears once the preflight servers are gone: the next disk server
-    // is the measured one.
-    let start = Instant::now();
-    while !out.exists() {
-        assert!(start.elapsed() < Duration::from_secs(60), "no results file: the run did not get past preflight");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    sb.wait_past_preflight(&out);
     let start = Instant::now();
     let pid = loop {
         let ps = Command::new("ps").args(["-eo", "pid=,comm=,args="]).output().unwrap();

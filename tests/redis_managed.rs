@@ -4,26 +4,11 @@
 
 mod common;
 
-use common::{Sandbox, read_json};
+use common::{Sandbox, read_json, servers_under};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// redis-server processes (by executable name: dbrace's own command line names redis too)
-/// whose command line mentions `dir`; dbrace's servers keep theirs, which names their
-/// config file in the instance directory.
-fn servers_under(dir: &std::path::Path) -> Vec<(i32, String)> {
-    let out = Command::new("ps").args(["-eo", "pid=,comm=,args="]).output().unwrap();
-    let needle = dir.to_string_lossy().to_string();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.split_whitespace().nth(1) == Some("redis-server") && l.contains(&needle))
-        .map(|l| (l.split_whitespace().next().unwrap().parse().unwrap(), l.to_string()))
-        .collect()
-}
-
-fn no_servers(sb: &Sandbox) -> bool {
-    servers_under(sb.disk.path()).is_empty() && servers_under(sb.ram.path()).is_empty()
-}
+const REDIS: &[&str] = &["redis-server"];
 
 fn require_binary() {
     let found = Command::new("redis-server").arg("--version").output().is_ok_and(|o| o.status.success());
@@ -79,7 +64,7 @@ fn every_profile_runs_verifies_and_reads_back() {
         "off"
     );
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
-    assert!(no_servers(&sb), "{:?}", servers_under(sb.disk.path()));
+    assert!(sb.no_servers(REDIS), "{:?}", servers_under(REDIS, sb.disk.path()));
 }
 
 #[test]
@@ -117,7 +102,7 @@ fn set_and_sweep_values_reach_the_server_and_a_bad_one_is_bad_input() {
         assert!(err.contains(key) && err.contains("--set"), "{bad}: {err}");
     }
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
-    assert!(no_servers(&sb));
+    assert!(sb.no_servers(REDIS));
 }
 
 #[test]
@@ -151,7 +136,7 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
         let mut child =
             sb.spawn_run(&out, &["-e", "redis", "-p", "disk,ram", "-w", "insert-commit", "-T", "0.5s", "-r", "20"]);
         let start = Instant::now();
-        while no_servers(&sb) {
+        while sb.no_servers(REDIS) {
             assert!(start.elapsed() < Duration::from_secs(30), "no server started");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -163,7 +148,7 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
         }
         // The parent-death signal takes the server down even after SIGKILL.
         let start = Instant::now();
-        while !no_servers(&sb) {
+        while !sb.no_servers(REDIS) {
             assert!(start.elapsed() < Duration::from_secs(10), "server left running after signal {signal}");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -185,11 +170,10 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_run_goes_on() {
     let sb = Sandbox::new();
     let out = sb.out("redis.json");
     let child = sb.spawn_run(&out, &["-e", "redis", "-p", "disk,ram", "-w", "insert-commit", "-T", "3s", "-r", "1"]);
-    // Past the preflight's servers (they live a few milliseconds each), into the disk cell.
-    std::thread::sleep(Duration::from_millis(1500));
+    sb.wait_past_preflight(&out);
     let start = Instant::now();
     let pid = loop {
-        if let Some((pid, _)) = servers_under(sb.disk.path()).first() {
+        if let Some((pid, _)) = servers_under(REDIS, sb.disk.path()).first() {
             break *pid;
         }
         assert!(start.elapsed() < Duration::from_secs(20), "no disk server");
@@ -205,5 +189,5 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_run_goes_on() {
     assert!(!cells[0]["repeats"][0]["error"].as_str().unwrap().is_empty());
     assert_eq!(cells[1]["repeats"][0]["status"], "ok", "{}", cells[1]);
     assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
-    assert!(no_servers(&sb));
+    assert!(sb.no_servers(REDIS));
 }

@@ -42,6 +42,8 @@ impl DataDir {
 
     /// Hand the directory to the user a server runs as.
     pub fn give_to(&self, user: &crate::instance::user::RunAs) -> Result<()> {
+        // A directory under a parent closed to the user is refused with the reason first.
+        crate::instance::user::reachable(&self.path, user)?;
         std::os::unix::fs::chown(&self.path, Some(user.uid), Some(user.gid))
             .map_err(|e| failed!("cannot give {} to user {}: {e}", self.path.display(), user.name))
     }

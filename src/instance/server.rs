@@ -71,6 +71,11 @@ impl Server {
         }
     }
 
+    /// A failed connection to this server: a failed run, with the log's tail.
+    pub fn unreachable(&self, e: impl std::fmt::Display) -> crate::error::Error {
+        failed!("cannot connect to the throwaway server: {e}; {}", self.log_tail())
+    }
+
     /// The last lines of the server's log, on one line.
     pub fn log_tail(&self) -> String {
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();

@@ -78,6 +78,35 @@ impl Sandbox {
     }
 }
 
+/// Server processes named one of `names` (by executable name: dbrace's own command line
+/// names the engine too) whose command line mentions `dir`: (pid, ps line).
+pub fn servers_under(names: &[&str], dir: &Path) -> Vec<(i32, String)> {
+    let out = std::process::Command::new("ps").args(["-eo", "pid=,comm=,args="]).output().unwrap();
+    let needle = dir.to_string_lossy().to_string();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1).is_some_and(|c| names.contains(&c)) && l.contains(&needle))
+        .map(|l| (l.split_whitespace().next().unwrap().parse().unwrap(), l.to_string()))
+        .collect()
+}
+
+impl Sandbox {
+    /// Whether no server named one of `names` runs in either location.
+    pub fn no_servers(&self, names: &[&str]) -> bool {
+        servers_under(names, self.disk.path()).is_empty() && servers_under(names, self.ram.path()).is_empty()
+    }
+
+    /// Wait until a background run has written its results file: the preflight servers
+    /// are gone then, and the next server in a location is a measured one.
+    pub fn wait_past_preflight(&self, out: &Path) {
+        let start = std::time::Instant::now();
+        while !out.exists() {
+            assert!(start.elapsed().as_secs() < 60, "no results file: the run did not get past preflight");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
 /// Read a results file as JSON.
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

@@ -199,11 +199,8 @@ pub fn start(
     user: Option<&RunAs>,
     settings: &[(String, String)],
 ) -> Result<(Server, Endpoint)> {
-    for d in std::iter::once(dir).chain(wal) {
-        if let Some(u) = user {
-            crate::instance::user::reachable(d.path(), u)?;
-            d.give_to(u)?;
-        }
+    if let Some(u) = user {
+        std::iter::once(dir).chain(wal).try_for_each(|d| d.give_to(u))?;
     }
     let data = dir.path().join("data");
     copy_tree(template, &data)?;

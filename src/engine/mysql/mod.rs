@@ -223,10 +223,9 @@ impl MyInstance {
     fn client(&self) -> Result<MyClient> {
         let mut c = match &self.owned {
             Owned::Database { .. } => connect(&self.at, self.memory_tables)?,
-            Owned::Server(server) => MyClient::connect(&self.at, self.memory_tables).map_err(|e| {
-                let tail = server.log_tail();
-                failed!("cannot connect to the throwaway server: {e}; {tail}")
-            })?,
+            Owned::Server(server) => {
+                MyClient::connect(&self.at, self.memory_tables).map_err(|e| server.unreachable(e))?
+            }
         };
         for (k, v) in &self.session {
             c.batch(&format!("SET SESSION {k} = {}", session_value(v))).map_err(|e| {

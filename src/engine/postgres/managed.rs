@@ -136,11 +136,8 @@ pub fn start(
     user: Option<&RunAs>,
     settings: &[(String, String)],
 ) -> Result<(Server, ConnInfo)> {
-    for d in std::iter::once(dir).chain(wal) {
-        if let Some(u) = user {
-            crate::instance::user::reachable(d.path(), u)?;
-            d.give_to(u)?;
-        }
+    if let Some(u) = user {
+        std::iter::once(dir).chain(wal).try_for_each(|d| d.give_to(u))?;
     }
     let pgdata = dir.path().join("pgdata");
     // cp -a keeps the template's owner and 0700 modes, which postgres insists on.

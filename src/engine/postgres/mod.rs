@@ -213,10 +213,7 @@ impl PgInstance {
     fn client(&self) -> Result<PgClient> {
         let mut c = match &self.owned {
             Owned::Database { .. } => connect(&self.info, self.unlogged)?,
-            Owned::Server(server) => PgClient::connect(&self.info, self.unlogged).map_err(|e| {
-                let tail = server.log_tail();
-                failed!("cannot connect to the throwaway server: {e}; {tail}")
-            })?,
+            Owned::Server(server) => PgClient::connect(&self.info, self.unlogged).map_err(|e| server.unreachable(e))?,
         };
         for (k, v) in &self.session {
             c.batch(&format!("SET {k} = '{}'", v.replace('\'', "''")))
