@@ -1,6 +1,7 @@
 //! Engines: one file each. An engine launches or opens an instance for a profile, reads
 //! its settings back, and hands out clients. It never knows a workload's tables.
 
+pub mod access;
 pub mod memory;
 pub mod mysql;
 pub mod postgres;
@@ -82,6 +83,20 @@ pub trait Engine: Sync {
     fn needs_data_dir(&self, profile: &Profile, target: &Target) -> bool;
     /// Start or open a fresh instance for `profile` on `target`, its files in `storage`.
     fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>>;
+    /// Refuse, before anything starts, a profile whose server cannot be handed to a user's
+    /// own tools (`exec`, `serve`).
+    fn check_exposed(&self, _profile: &Profile) -> Result<()> {
+        Err(not_exposable(self.name()))
+    }
+    /// Start a throwaway server for `profile`, its files in `storage`, that ordinary
+    /// clients reach on 127.0.0.1 as `access` says.
+    fn expose(&self, _profile: &Profile, _storage: &Storage, _access: &access::Access) -> Result<access::Exposed> {
+        Err(not_exposable(self.name()))
+    }
+}
+
+fn not_exposable(engine: &str) -> crate::error::Error {
+    bad_input!("{engine} has no server to hand to a command; exec and serve run postgres, mysql or redis")
 }
 
 /// A running instance of an engine, fresh for one cell and repeat.
@@ -92,6 +107,10 @@ pub trait Instance: Send + Sync {
     fn version(&self) -> String;
     /// The settings in effect, read back from the engine.
     fn settings(&self) -> BTreeMap<String, String>;
+    /// Fail when the instance's server has exited (killed from outside, crashed).
+    fn alive(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A connection of either interface.

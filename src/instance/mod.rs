@@ -17,3 +17,16 @@ pub struct Storage {
     pub wal: Option<DataDir>,
 }
 pub use location::{Location, Locations};
+
+impl Storage {
+    /// Fresh directories for `profile` in its locations: the data, and the write-ahead log
+    /// when the profile puts it elsewhere.
+    pub fn create(profile: &crate::profile::Profile, locations: &Locations) -> crate::error::Result<Storage> {
+        let data = Some(DataDir::create(&locations.get(profile.location).path)?);
+        let wal = match profile.wal.filter(|w| *w != profile.location) {
+            Some(w) => Some(DataDir::create(&locations.get(w).path)?),
+            None => None,
+        };
+        Ok(Storage { data, wal })
+    }
+}

@@ -71,6 +71,19 @@ impl Server {
         }
     }
 
+    /// Whether the server has exited (a zombie nobody has waited for yet counts), e.g. a
+    /// server `serve` keeps that was killed from outside.
+    pub fn exited(&self) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
+        matches!(state, None | Some("Z" | "X"))
+    }
+
+    /// Fail, with the log's tail, when the server has exited.
+    pub fn alive(&self) -> Result<()> {
+        if self.exited() { Err(failed!("the server exited: {}", self.log_tail())) } else { Ok(()) }
+    }
+
     /// A failed connection to this server: a failed run, with the log's tail.
     pub fn unreachable(&self, e: impl std::fmt::Display) -> crate::error::Error {
         failed!("cannot connect to the throwaway server: {e}; {}", self.log_tail())
@@ -107,6 +120,20 @@ impl Drop for Server {
 pub fn free_port() -> Result<u16> {
     let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| failed!("no free TCP port on 127.0.0.1: {e}"))?;
     l.local_addr().map(|a| a.port()).map_err(|e| failed!("no free TCP port: {e}"))
+}
+
+/// Refuse a port on 127.0.0.1 that something already listens on, before a server starts.
+pub fn check_port(port: u16) -> Result<()> {
+    match std::net::TcpListener::bind(("127.0.0.1", port)) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => Err(port_taken(port)),
+        Err(e) => Err(bad_input!("cannot listen on 127.0.0.1:{port}: {e}; choose another --port")),
+    }
+}
+
+/// The error for a port the user chose that something else listens on.
+pub fn port_taken(port: u16) -> crate::error::Error {
+    bad_input!("port {port} on 127.0.0.1 is taken (something listens there); stop it or choose another --port")
 }
 
 /// 24 random letters and digits from the kernel, for a throwaway server's password.

@@ -10,7 +10,7 @@ pub mod rng;
 pub mod worker;
 
 use crate::error::{Error, Result};
-use crate::instance::{DataDir, Locations, Storage};
+use crate::instance::{Locations, Storage};
 use crate::plan::Cell;
 use crate::results::{Latency, RepeatResult, RepeatStatus, encode_histogram, now_rfc3339};
 use crate::signals;
@@ -86,13 +86,7 @@ fn storage(cell: &Cell, locations: &Locations) -> Result<Storage> {
     if !cell.engine.needs_data_dir(&cell.profile, &cell.target) {
         return Ok(Storage::default());
     }
-    let p = &cell.profile;
-    let data = Some(DataDir::create(&locations.get(p.location).path)?);
-    let wal = match p.wal.filter(|w| *w != p.location) {
-        Some(w) => Some(DataDir::create(&locations.get(w).path)?),
-        None => None,
-    };
-    Ok(Storage { data, wal })
+    Storage::create(&cell.profile, locations)
 }
 
 fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progress: Progress) -> Result<RepeatResult> {

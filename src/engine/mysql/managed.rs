@@ -6,11 +6,12 @@
 
 use super::client::MyClient;
 use super::endpoint::Endpoint;
-use crate::engine::{SqlClient, Transport};
+use crate::engine::SqlClient;
+use crate::engine::access::{Access, Listen};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::{copy_tree, private_dir};
-use crate::instance::server::{Server, free_port, random_password};
+use crate::instance::server::{Server, random_password};
 use crate::instance::user::RunAs;
 use mysql_async::OptsBuilder;
 use std::collections::HashMap;
@@ -189,8 +190,19 @@ fn install(b: &Binaries, user: Option<&RunAs>, options: &[String], tmp: &Path, p
     Ok(())
 }
 
+/// A started server: root on its socket, and its TCP port when it listens there too.
+pub struct Started {
+    /// The server process.
+    pub server: Server,
+    /// Root on the unix socket (no password), in dbrace's database.
+    pub root: Endpoint,
+    /// The TCP port on 127.0.0.1, when asked for.
+    pub port: Option<u16>,
+}
+
 /// Start a server on a copy of `template` in `dir` (the redo log in `wal` when given),
-/// with `settings` as `--key=value` options; returns it and where clients connect.
+/// with `settings` as `--key=value` options, on its socket and, when `listen` says so,
+/// on 127.0.0.1.
 pub fn start(
     b: &Binaries,
     template: &Path,
@@ -198,7 +210,8 @@ pub fn start(
     wal: Option<&DataDir>,
     user: Option<&RunAs>,
     settings: &[(String, String)],
-) -> Result<(Server, Endpoint)> {
+    listen: Listen,
+) -> Result<Started> {
     if let Some(u) = user {
         std::iter::once(dir).chain(wal).try_for_each(|d| d.give_to(u))?;
     }
@@ -213,21 +226,23 @@ pub fn start(
     let sock = private_dir(&dir.path().join("sock"), user)?;
     let tmp = private_dir(&dir.path().join("tmp"), user)?;
     let socket = sock.join("mysqld.sock");
-    let tcp = crate::engine::transport() == Transport::Tcp;
     // A free port can be taken between our look and the server's bind: then take another.
     let mut attempt = 0;
-    let (server, port) = loop {
+    loop {
         attempt += 1;
         let mut cmd = Command::new(&b.server);
         // --no-defaults must come first: no my.cnf of the system's, ever.
         cmd.arg("--no-defaults").arg(format!("--datadir={}", data.display()));
         cmd.arg(format!("--socket={}", socket.display())).arg(format!("--tmpdir={}", tmp.display()));
         cmd.arg(format!("--pid-file={}", dir.path().join("mysqld.pid").display()));
-        let port = if tcp { free_port()? } else { 0 };
-        if tcp {
-            cmd.args(["--bind-address=127.0.0.1", "--skip-name-resolve"]).arg(format!("--port={port}"));
-        } else {
-            cmd.arg("--skip-networking");
+        let port = listen.port()?;
+        match port {
+            Some(port) => {
+                cmd.args(["--bind-address=127.0.0.1", "--skip-name-resolve"]).arg(format!("--port={port}"));
+            }
+            None => {
+                cmd.arg("--skip-networking");
+            }
         }
         if b.flavor == Flavor::MySql {
             // MySQL's X plugin would listen on 33060 and /tmp/mysqlx.sock.
@@ -246,33 +261,57 @@ pub fn start(
             cmd.arg(option(k, v));
         }
         let mut server = Server::start(cmd, dir.path(), user, libc::SIGKILL, libc::SIGTERM)?;
-        let root = Endpoint::new(OptsBuilder::default().socket(Some(socket.to_string_lossy())).user(Some("root")));
+        let root = OptsBuilder::default().socket(Some(socket.to_string_lossy())).user(Some("root"));
+        let root = Endpoint::new(root);
         let ready = server.wait_ready(Duration::from_secs(60), || {
             socket.exists().then(|| MyClient::connect(&root, false).ok()).flatten()
         });
         match ready {
             Ok(mut c) => {
-                let mut setup = format!("CREATE DATABASE {DATABASE}");
-                let password = if tcp { Some(random_password()?) } else { None };
-                if let Some(pw) = &password {
-                    setup = format!(
-                        "{setup}; CREATE USER '{TCP_USER}'@'127.0.0.1' IDENTIFIED BY '{pw}'; GRANT ALL ON *.* TO '{TCP_USER}'@'127.0.0.1'"
-                    );
-                }
-                c.batch(&setup).map_err(|e| failed!("cannot set up the throwaway server: {e}"))?;
-                break (server, password.map(|p| (port, p)));
+                c.batch(&format!("CREATE DATABASE {DATABASE}"))
+                    .map_err(|e| failed!("cannot set up the throwaway server: {e}"))?;
+                return Ok(Started { server, root: root.with_database(DATABASE), port });
             }
-            Err(e) if attempt < 3 && tcp && server.log_tail().contains("already in use") => drop(e),
-            Err(e) => return Err(first_errors(e, &dir.path().join("server.log"))),
+            Err(e) if attempt < 3 && listen.may_retry() && server.log_tail().contains("already in use") => drop(e),
+            Err(e) => {
+                let tail = std::fs::read_to_string(dir.path().join("server.log")).unwrap_or_default();
+                return Err(listen.taken(&tail, first_errors(e, &dir.path().join("server.log"))));
+            }
         }
+    }
+}
+
+/// Open a started server to TCP clients as `access` says: the account (all privileges;
+/// `dbrace` by default), its password (random unless given) and the database (created
+/// unless it exists; `dbrace` by default). Returns where those clients connect.
+pub fn account(root: &Endpoint, port: u16, access: &Access) -> Result<Endpoint> {
+    let user = access.user.clone().unwrap_or_else(|| TCP_USER.to_string());
+    let password = match &access.password {
+        Some(p) => p.clone(),
+        None => random_password()?,
     };
-    let at = match port {
-        Some((port, password)) => {
-            OptsBuilder::default().ip_or_hostname("127.0.0.1").tcp_port(port).user(Some(TCP_USER)).pass(Some(password))
+    let database = access.database.clone().unwrap_or_else(|| DATABASE.to_string());
+    let mut c = MyClient::connect(root, false).map_err(|e| failed!("throwaway server: {e}"))?;
+    let (who, secret) = (format!("{}@'127.0.0.1'", literal(&user)), literal(&password));
+    let sql = format!(
+        "CREATE USER IF NOT EXISTS {who} IDENTIFIED BY {secret}; ALTER USER {who} IDENTIFIED BY {secret}; \
+         GRANT ALL ON *.* TO {who} WITH GRANT OPTION; CREATE DATABASE IF NOT EXISTS `{}`",
+        database.replace('`', "``")
+    );
+    c.batch(&sql).map_err(|e| {
+        if access.given() {
+            bad_input!("mysql refused the account or database: {e}; check --user, --password and --database")
+        } else {
+            failed!("cannot set up the throwaway server's account: {e}")
         }
-        None => OptsBuilder::default().socket(Some(socket.to_string_lossy())).user(Some("root")),
-    };
-    Ok((server, Endpoint::new(at.db_name(Some(DATABASE)))))
+    })?;
+    let at = OptsBuilder::default().ip_or_hostname("127.0.0.1").tcp_port(port).user(Some(user)).pass(Some(password));
+    Ok(Endpoint::new(at.db_name(Some(database))))
+}
+
+/// A quoted SQL string literal (backslashes are escapes in MySQL's strings).
+fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 /// A failed start told by the server's first `[ERROR]` lines, which name the cause (its

@@ -9,6 +9,7 @@ pub mod managed;
 pub mod wire;
 
 use super::ConnectError;
+use super::access::{self, Access, Exposed, Listen};
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
 use crate::error::{Error, Result};
 use crate::instance::server::Server;
@@ -128,6 +129,16 @@ impl Engine for Mysql {
             (Target::Managed, None) => Err(failed!("a managed mysql needs a data directory")),
         }
     }
+    /// `unlogged` is server-wide here (`default_storage_engine=MEMORY`): a command's own
+    /// tables get it too, so every profile applies.
+    fn check_exposed(&self, profile: &Profile) -> Result<()> {
+        self.check(profile, &Target::Managed)
+    }
+    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
+        let dir = storage.data.as_ref().ok_or_else(|| failed!("a managed mysql needs a data directory"))?;
+        let inst = managed_instance(profile, dir, storage.wal.as_ref(), Listen::Tcp(access.port), access)?;
+        Ok(exposed(inst))
+    }
 }
 
 /// Say once per run who the servers run as, since it is not who the user is.
@@ -137,6 +148,18 @@ fn announce(u: &RunAs) {
 }
 
 fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
+    Ok(Box::new(managed_instance(profile, dir, wal, Listen::from_transport(), &Access::default())?))
+}
+
+/// A throwaway server for `profile`, listening as `listen` says; TCP clients connect as
+/// `access` says.
+fn managed_instance(
+    profile: &Profile,
+    dir: &DataDir,
+    wal: Option<&DataDir>,
+    listen: Listen,
+    access: &Access,
+) -> Result<MyInstance> {
     let b = managed::binaries()?;
     let run_as = user::for_server("MariaDB", "mysql")?;
     if let Some(u) = &run_as {
@@ -148,7 +171,11 @@ fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result
         expected.extend(memory_settings());
     }
     let expected = merged(expected, &profile.settings);
-    let (server, at) = managed::start(&b, &template, dir, wal, run_as.as_ref(), &expected)?;
+    let started = managed::start(&b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
+    let at = match started.port {
+        Some(port) => managed::account(&started.root, port, access)?,
+        None => started.root,
+    };
     let mut inst = MyInstance {
         at,
         session: Vec::new(),
@@ -156,7 +183,7 @@ fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result
         memory_tables: profile.unlogged,
         version: b.version.clone(),
         settings: BTreeMap::new(),
-        owned: Owned::Server(server),
+        owned: Owned::Server(started.server),
     };
     inst.settings = inst.read_back(&profile.name)?;
     // Where data and redo log really are: no setting says which filesystem.
@@ -167,7 +194,25 @@ fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result
         let fs = crate::instance::location::fs_type(&real);
         inst.settings.insert("redo_log".into(), format!("{} ({fs})", real.display()));
     }
-    Ok(Box::new(inst))
+    Ok(inst)
+}
+
+/// The connection handed to a user's tools: DATABASE_URL and the mysql client's variables.
+fn exposed(inst: MyInstance) -> Exposed {
+    let o = &inst.at.opts;
+    let (user, password) = (o.user().unwrap_or_default().to_string(), o.pass().unwrap_or_default().to_string());
+    let (host, port, db) = (o.ip_or_hostname().to_string(), o.tcp_port(), o.db_name().unwrap_or_default().to_string());
+    let (url, redacted) = access::urls("mysql", &user, &password, &host, port, &db);
+    let env = vec![
+        ("DATABASE_URL".to_string(), url.clone()),
+        ("MYSQL_HOST".to_string(), host),
+        ("MYSQL_TCP_PORT".to_string(), port.to_string()),
+        ("MYSQL_USER".to_string(), user),
+        ("MYSQL_PWD".to_string(), password.clone()),
+        ("MYSQL_DATABASE".to_string(), db),
+    ];
+    // A socket path would win over the host for clients that see one.
+    Exposed { instance: Box::new(inst), url, redacted, env, unset: &["MYSQL_UNIX_PORT"], password }
 }
 
 fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
@@ -321,6 +366,12 @@ impl Instance for MyInstance {
     }
     fn settings(&self) -> BTreeMap<String, String> {
         self.settings.clone()
+    }
+    fn alive(&self) -> Result<()> {
+        match &self.owned {
+            Owned::Server(s) => s.alive(),
+            Owned::Database { .. } => Ok(()),
+        }
     }
 }
 

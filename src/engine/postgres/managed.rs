@@ -6,11 +6,11 @@
 use super::client::PgClient;
 use super::conninfo::ConnInfo;
 use crate::engine::SqlClient;
-use crate::engine::Transport;
+use crate::engine::access::{Access, Listen};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::{copy_tree, private_dir};
-use crate::instance::server::{Server, free_port, random_password};
+use crate::instance::server::{Server, random_password};
 use crate::instance::user::RunAs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -127,7 +127,19 @@ pub fn template(b: &Binaries, user: Option<&RunAs>) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Start a server on a copy of the template in `dir`, with `settings` as -c options.
+/// A started server: its socket (trust, as the superuser), and its TCP port when it
+/// listens there too.
+pub struct Started {
+    /// The server process.
+    pub server: Server,
+    /// Where the superuser connects, on the unix socket.
+    pub socket: ConnInfo,
+    /// The TCP port on 127.0.0.1, when asked for.
+    pub port: Option<u16>,
+}
+
+/// Start a server on a copy of the template in `dir`, with `settings` as -c options,
+/// listening on its socket and, when `listen` says so, on 127.0.0.1.
 pub fn start(
     b: &Binaries,
     template: &Path,
@@ -135,7 +147,8 @@ pub fn start(
     wal: Option<&DataDir>,
     user: Option<&RunAs>,
     settings: &[(String, String)],
-) -> Result<(Server, ConnInfo)> {
+    listen: Listen,
+) -> Result<Started> {
     if let Some(u) = user {
         std::iter::once(dir).chain(wal).try_for_each(|d| d.give_to(u))?;
     }
@@ -154,15 +167,15 @@ pub fn start(
         }
     }
     let sock = private_dir(&dir.path().join("sock"), user)?;
-    let tcp = crate::engine::transport() == Transport::Tcp;
     // A free port can be taken between our look and the server's bind: then take another.
     let mut attempt = 0;
-    let (server, port) = loop {
+    loop {
         attempt += 1;
-        let port = if tcp { free_port()? } else { 5432 };
+        let tcp = listen.port()?;
+        let port = tcp.unwrap_or(5432);
         let mut cmd = Command::new(b.dir.join("postgres"));
         cmd.arg("-D").arg(&pgdata).arg("-k").arg(&sock).arg("-p").arg(port.to_string());
-        cmd.arg("-c").arg(if tcp { "listen_addresses=127.0.0.1" } else { "listen_addresses=" });
+        cmd.arg("-c").arg(if tcp.is_some() { "listen_addresses=127.0.0.1" } else { "listen_addresses=" });
         // Dynamic shared memory as files in the data directory: a killed server's segments
         // then go with the directory instead of piling up in /dev/shm.
         cmd.args(["-c", "dynamic_shared_memory_type=mmap"]);
@@ -172,20 +185,61 @@ pub fn start(
         let mut server = Server::start(cmd, dir.path(), user, libc::SIGQUIT, libc::SIGINT)?;
         let socket = socket_info(&sock, port);
         match server.wait_ready(Duration::from_secs(60), || PgClient::connect(&socket, false).ok()) {
-            Ok(_) => break (server, port),
-            Err(e) if attempt < 3 && tcp && server.log_tail().contains("already in use") => drop(e),
-            Err(e) => return Err(e),
+            Ok(_) => return Ok(Started { server, socket, port: tcp }),
+            Err(e) if attempt < 3 && listen.may_retry() && server.log_tail().contains("already in use") => drop(e),
+            Err(e) => return Err(listen.taken(&server.log_tail(), e)),
+        }
+    }
+}
+
+/// Open a started server to TCP clients as `access` says: the role (a superuser, created
+/// unless it is the template's), its password (random unless given) and the database
+/// (created unless it exists; `postgres` by default). Returns where those clients connect.
+pub fn account(socket: &ConnInfo, port: u16, access: &Access) -> Result<ConnInfo> {
+    let user = access.user.clone().unwrap_or_else(|| SUPERUSER.to_string());
+    let password = match &access.password {
+        Some(p) => p.clone(),
+        None => random_password()?,
+    };
+    let database = access.database.clone().unwrap_or_else(|| "postgres".to_string());
+    // A refusal of a name the user gave is theirs to fix; of ours, a failed run.
+    let refused = |what: &str, e: crate::engine::TxError| {
+        if access.given() {
+            bad_input!("postgres refused {what}: {e}; check --user, --password and --database")
+        } else {
+            failed!("cannot set up the throwaway server's {what}: {e}")
         }
     };
-    let mut info = socket_info(&sock, port);
-    if tcp {
-        let password = random_password()?;
-        let mut c = PgClient::connect(&info, false).map_err(|e| failed!("throwaway server: {e}"))?;
-        c.batch(&format!("ALTER ROLE {SUPERUSER} PASSWORD '{password}'"))
-            .map_err(|e| failed!("cannot set the throwaway server's password: {e}"))?;
-        info = ConnInfo { host: "127.0.0.1".into(), password: Some(password), ..info };
+    let mut c = PgClient::connect(socket, false).map_err(|e| failed!("throwaway server: {e}"))?;
+    let (role, secret) = (ident(&user), literal(&password));
+    let sql = if user == SUPERUSER {
+        format!("ALTER ROLE {role} PASSWORD {secret}")
+    } else {
+        format!("CREATE ROLE {role} SUPERUSER LOGIN PASSWORD {secret}")
+    };
+    c.batch(&sql).map_err(|e| refused("the role", e))?;
+    let exists = c
+        .scalar(&format!("SELECT count(*) FROM pg_database WHERE datname = {}", literal(&database)))
+        .map_err(|e| refused("the database", e))?;
+    if exists == 0 {
+        // A file copy of template1 (two checkpoints, nothing synced with fsync off) is
+        // quicker than WAL-logging every block of it, the default since 15.
+        let major: u32 = c.server_version.split(['.', ' ']).next().and_then(|m| m.parse().ok()).unwrap_or(0);
+        let strategy = if major >= 15 { " STRATEGY FILE_COPY" } else { "" };
+        c.batch(&format!("CREATE DATABASE {} OWNER {role}{strategy}", ident(&database)))
+            .map_err(|e| refused("the database", e))?;
     }
-    Ok((server, info))
+    Ok(ConnInfo { host: "127.0.0.1".into(), port, user, password: Some(password), database })
+}
+
+/// A quoted SQL identifier.
+fn ident(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// A quoted SQL string literal.
+fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
 }
 
 fn socket_info(sock: &Path, port: u16) -> ConnInfo {

@@ -7,6 +7,7 @@ pub mod conninfo;
 pub mod managed;
 
 use super::ConnectError;
+use super::access::{self, Access, Exposed, Listen};
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
 use crate::error::{Error, Result};
 use crate::instance::server::Server;
@@ -113,6 +114,20 @@ impl Engine for Postgres {
             (Target::Managed, None) => Err(failed!("a managed postgres needs a data directory")),
         }
     }
+    fn check_exposed(&self, profile: &Profile) -> Result<()> {
+        if profile.unlogged {
+            return Err(bad_input!(
+                "profile '{}' makes the tables dbrace creates UNLOGGED, and a command creates its own; for postgres use ram-nosync (data on tmpfs, nothing synced)",
+                profile.name
+            ));
+        }
+        self.check(profile, &Target::Managed)
+    }
+    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
+        let dir = storage.data.as_ref().ok_or_else(|| failed!("a managed postgres needs a data directory"))?;
+        let inst = managed_instance(profile, dir, storage.wal.as_ref(), Listen::Tcp(access.port), access)?;
+        Ok(exposed(inst))
+    }
 }
 
 /// Say once per run who the servers run as, since it is not who the user is.
@@ -122,6 +137,18 @@ fn announce(u: &RunAs) {
 }
 
 fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
+    Ok(Box::new(managed_instance(profile, dir, wal, Listen::from_transport(), &Access::default())?))
+}
+
+/// A throwaway server for `profile`, listening as `listen` says; TCP clients connect as
+/// `access` says.
+fn managed_instance(
+    profile: &Profile,
+    dir: &DataDir,
+    wal: Option<&DataDir>,
+    listen: Listen,
+    access: &Access,
+) -> Result<PgInstance> {
     let b = managed::binaries()?;
     let run_as = user::for_server("PostgreSQL", "postgres")?;
     if let Some(u) = &run_as {
@@ -137,7 +164,11 @@ fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result
         }
     };
     let expected = merged(durability_settings(profile.durability), &profile.settings);
-    let (server, info) = managed::start(&b, &template, dir, wal, run_as.as_ref(), &expected)?;
+    let started = managed::start(&b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
+    let info = match started.port {
+        Some(port) => managed::account(&started.socket, port, access)?,
+        None => started.socket,
+    };
     let mut inst = PgInstance {
         info,
         session: Vec::new(),
@@ -145,7 +176,7 @@ fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result
         unlogged: profile.unlogged,
         version: b.version.clone(),
         settings: BTreeMap::new(),
-        owned: Owned::Server(server),
+        owned: Owned::Server(started.server),
     };
     inst.settings = inst.read_back(&profile.name)?;
     // Where the WAL really is: no setting says so, the filesystem does.
@@ -154,7 +185,24 @@ fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result
         let fs = crate::instance::location::fs_type(&real);
         inst.settings.insert("pg_wal".into(), format!("{} ({fs})", real.display()));
     }
-    Ok(Box::new(inst))
+    Ok(inst)
+}
+
+/// The connection handed to a user's tools: DATABASE_URL and libpq's variables.
+fn exposed(inst: PgInstance) -> Exposed {
+    let i = &inst.info;
+    let password = i.password.clone().unwrap_or_default();
+    let (url, redacted) = access::urls("postgresql", &i.user, &password, &i.host, i.port, &i.database);
+    let env = vec![
+        ("DATABASE_URL".to_string(), url.clone()),
+        ("PGHOST".to_string(), i.host.clone()),
+        ("PGPORT".to_string(), i.port.to_string()),
+        ("PGUSER".to_string(), i.user.clone()),
+        ("PGPASSWORD".to_string(), password.clone()),
+        ("PGDATABASE".to_string(), i.database.clone()),
+    ];
+    // PGHOSTADDR wins over PGHOST, and a service file can name another server.
+    Exposed { instance: Box::new(inst), url, redacted, env, unset: &["PGHOSTADDR", "PGSERVICE"], password }
 }
 
 fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
@@ -273,6 +321,12 @@ impl Instance for PgInstance {
     }
     fn settings(&self) -> BTreeMap<String, String> {
         self.settings.clone()
+    }
+    fn alive(&self) -> Result<()> {
+        match &self.owned {
+            Owned::Server(s) => s.alive(),
+            Owned::Database { .. } => Ok(()),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! beside it or a free 127.0.0.1 port with a random password. Ready on the first PING.
 
 use super::client::{Addr, Endpoint, RedisClient};
-use crate::engine::{Transport, transport};
+use crate::engine::access::{self, Access};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::server::{self, Server};
@@ -50,66 +50,94 @@ fn quoted(v: &str) -> String {
 /// The config file: where the server listens and keeps its files, then `settings`.
 fn config(dir: &Path, listen: &Listen, settings: &[(String, String)]) -> String {
     let mut c = String::from("# dbrace's throwaway redis-server; removed with its directory\n");
-    let mut line = |k: &str, v: &str| c.push_str(&format!("{k} {}\n", quoted(v)));
-    line("daemonize", "no");
+    let mut line = |k: &str, v: &[&str]| {
+        let words: Vec<String> = v.iter().map(|w| quoted(w)).collect();
+        c.push_str(&format!("{k} {}\n", words.join(" ")));
+    };
+    line("daemonize", &["no"]);
     // Keep the command line (it names this file, hence the directory) for the reaper.
-    line("set-proc-title", "no");
-    line("logfile", "");
-    line("dir", &dir.to_string_lossy());
-    line("bind", "127.0.0.1");
-    line("protected-mode", "yes");
+    line("set-proc-title", &["no"]);
+    line("logfile", &[""]);
+    line("dir", &[&dir.to_string_lossy()]);
+    line("bind", &["127.0.0.1"]);
+    line("protected-mode", &["yes"]);
     match listen {
         Listen::Socket(path) => {
-            line("port", "0");
-            line("unixsocket", &path.to_string_lossy());
-            line("unixsocketperm", "700");
+            line("port", &["0"]);
+            line("unixsocket", &[&path.to_string_lossy()]);
+            line("unixsocketperm", &["700"]);
         }
-        Listen::Tcp(port, password) => {
-            line("port", &port.to_string());
-            line("requirepass", password);
+        Listen::Tcp { port, password, user } => {
+            line("port", &[&port.to_string()]);
+            line("requirepass", &[password]);
+            if let Some(u) = user {
+                // An account of the user's naming, allowed everything, as `default` is.
+                line("user", &[u, "on", &format!(">{password}"), "~*", "&*", "+@all"]);
+            }
         }
     }
     for (k, v) in settings {
-        line(k, v);
+        line(k, &[v]);
     }
     c
 }
 
 enum Listen {
     Socket(PathBuf),
-    Tcp(u16, String),
+    Tcp { port: u16, password: String, user: Option<String> },
 }
 
-/// Start a server in `dir` with `settings` (the profile's and `--set`'s) in its config file.
+/// The database number `--database` names (Redis has 16 by default).
+pub fn database(access: &Access) -> Result<i64> {
+    match &access.database {
+        None => Ok(0),
+        Some(d) => match d.parse::<i64>() {
+            Ok(n) if (0..16).contains(&n) => Ok(n),
+            _ => Err(bad_input!("--database {d}: Redis databases are numbers, 0 to 15")),
+        },
+    }
+}
+
+/// Start a server in `dir` with `settings` (the profile's and `--set`'s) in its config
+/// file, on a socket beside it or on 127.0.0.1 as `listen` says; TCP clients log in as
+/// `access` says (a random password unless given).
 pub fn start(
     b: &Binary,
     dir: &DataDir,
     user: Option<&RunAs>,
     settings: &[(String, String)],
+    listen: access::Listen,
+    access: &Access,
 ) -> Result<(Server, Endpoint)> {
     if let Some(u) = user {
         dir.give_to(u)?;
     }
     let conf = dir.path().join("redis.conf");
-    let tcp = transport() == Transport::Tcp;
+    let db = database(access)?;
     // A free port can be taken between our look and the server's bind: then take another.
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let (listen, endpoint) = if tcp {
-            let (port, password) = (server::free_port()?, server::random_token(24)?);
-            let ep = Endpoint {
-                addr: Addr::Tcp("127.0.0.1".into(), port),
-                username: None,
-                password: Some(password.clone()),
-                db: 0,
-            };
-            (Listen::Tcp(port, password), ep)
-        } else {
-            let sock = dir.path().join("redis.sock");
-            (Listen::Socket(sock.clone()), Endpoint { addr: Addr::Unix(sock), username: None, password: None, db: 0 })
+        let (how, endpoint) = match listen.port()? {
+            Some(port) => {
+                let password = match &access.password {
+                    Some(p) => p.clone(),
+                    None => server::random_token(24)?,
+                };
+                let ep = Endpoint {
+                    addr: Addr::Tcp("127.0.0.1".into(), port),
+                    username: access.user.clone(),
+                    password: Some(password.clone()),
+                    db,
+                };
+                (Listen::Tcp { port, password, user: access.user.clone() }, ep)
+            }
+            None => {
+                let sock = dir.path().join("redis.sock");
+                (Listen::Socket(sock.clone()), Endpoint { addr: Addr::Unix(sock), username: None, password: None, db })
+            }
         };
-        write_private(&conf, &config(dir.path(), &listen, settings), user)?;
+        write_private(&conf, &config(dir.path(), &how, settings), user)?;
         let mut cmd = Command::new(&b.path);
         cmd.arg(&conf);
         // On dbrace's death and on stop alike, SIGTERM: redis exits at once (nothing to
@@ -117,8 +145,8 @@ pub fn start(
         let mut server = Server::start(cmd, dir.path(), user, libc::SIGTERM, libc::SIGTERM)?;
         match server.wait_ready(Duration::from_secs(30), || RedisClient::connect(&endpoint, b"").ok()) {
             Ok(_) => return Ok((server, endpoint)),
-            Err(e) if attempt < 3 && tcp && server.log_tail().contains("already in use") => drop(e),
-            Err(e) => return Err(e),
+            Err(e) if attempt < 3 && listen.may_retry() && server.log_tail().contains("already in use") => drop(e),
+            Err(e) => return Err(listen.taken(&server.log_tail(), e)),
         }
     }
 }
@@ -145,7 +173,7 @@ mod tests {
     fn the_config_file_quotes_every_value_and_ends_with_the_settings() {
         let c = config(
             Path::new("/d/x \"y\""),
-            &Listen::Tcp(7000, "pw".into()),
+            &Listen::Tcp { port: 7000, password: "pw".into(), user: None },
             &[("save".into(), "".into()), ("appendfsync".into(), "always".into())],
         );
         assert!(c.contains("dir \"/d/x \\\"y\\\"\"\n"), "{c}");
@@ -154,5 +182,11 @@ mod tests {
         let c = config(Path::new("/d"), &Listen::Socket("/d/redis.sock".into()), &[]);
         assert!(c.contains("port \"0\"\nunixsocket \"/d/redis.sock\"\nunixsocketperm \"700\"\n"), "{c}");
         assert!(!c.contains("requirepass"), "{c}");
+        let c =
+            config(Path::new("/d"), &Listen::Tcp { port: 1, password: "p w".into(), user: Some("app".into()) }, &[]);
+        assert!(c.contains("user \"app\" \"on\" \">p w\" \"~*\" \"&*\" \"+@all\"\n"), "{c}");
+        let db = |d: &str| database(&Access { database: Some(d.into()), ..Access::default() });
+        assert_eq!(db("3").unwrap(), 3);
+        assert!(db("16").is_err() && db("shop").is_err());
     }
 }

@@ -6,6 +6,7 @@ pub mod client;
 pub mod managed;
 
 use super::ConnectError;
+use super::access::{self, Access, Exposed, Listen};
 use super::{Connection, Engine, Instance, Interface, Target};
 use crate::error::Result;
 use crate::instance::server::{self, Server};
@@ -129,6 +130,13 @@ impl Engine for Redis {
             (Target::Managed, None) => Err(failed!("a managed redis needs a data directory")),
         }
     }
+    fn check_exposed(&self, profile: &Profile) -> Result<()> {
+        self.check(profile, &Target::Managed)
+    }
+    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
+        let dir = storage.data.as_ref().ok_or_else(|| failed!("a managed redis needs a data directory"))?;
+        exposed(managed_instance(profile, dir, Listen::Tcp(access.port), access)?)
+    }
 }
 
 /// Say once per run who the servers run as, when we are root.
@@ -141,13 +149,19 @@ fn announce(u: Option<&RunAs>) {
 }
 
 fn on_managed(profile: &Profile, dir: &DataDir) -> Result<Box<dyn Instance>> {
+    Ok(Box::new(managed_instance(profile, dir, Listen::from_transport(), &Access::default())?))
+}
+
+/// A throwaway server for `profile`, listening as `listen` says; TCP clients log in as
+/// `access` says.
+fn managed_instance(profile: &Profile, dir: &DataDir, listen: Listen, access: &Access) -> Result<RedisInstance> {
     let b = managed::binary()?;
     let run_as = run_as()?;
     if user::is_root() {
         announce(run_as.as_ref());
     }
     let expected = profile_settings(profile);
-    let (server, endpoint) = managed::start(&b, dir, run_as.as_ref(), &expected)?;
+    let (server, endpoint) = managed::start(&b, dir, run_as.as_ref(), &expected, listen, access)?;
     let mut inst = RedisInstance {
         endpoint,
         prefix: Vec::new(),
@@ -160,7 +174,21 @@ fn on_managed(profile: &Profile, dir: &DataDir) -> Result<Box<dyn Instance>> {
     // Where the data really is: the filesystem of its dir says ram or disk.
     let fs = crate::instance::location::fs_type(dir.path());
     inst.settings.insert("dir_filesystem".into(), fs);
-    Ok(Box::new(inst))
+    Ok(inst)
+}
+
+/// The connection handed to a user's tools: REDIS_URL.
+fn exposed(inst: RedisInstance) -> Result<Exposed> {
+    let ep = &inst.endpoint;
+    let client::Addr::Tcp(host, port) = &ep.addr else {
+        return Err(failed!("a redis-server handed to a command listens on TCP"));
+    };
+    let password = ep.password.clone().unwrap_or_default();
+    // `default` named: redis-cli reads `redis://:PASSWORD@…` as an empty user name.
+    let user = ep.username.clone().unwrap_or_else(|| "default".to_string());
+    let (url, redacted) = access::urls("redis", &user, &password, host, *port, &ep.db.to_string());
+    let env = vec![("REDIS_URL".to_string(), url.clone())];
+    Ok(Exposed { instance: Box::new(inst), url, redacted, env, unset: &[], password })
 }
 
 fn on_url(url: &str) -> Result<Box<dyn Instance>> {
@@ -272,6 +300,12 @@ impl Instance for RedisInstance {
     }
     fn settings(&self) -> BTreeMap<String, String> {
         self.settings.clone()
+    }
+    fn alive(&self) -> Result<()> {
+        match &self.owned {
+            Owned::Server(s) => s.alive(),
+            Owned::Keys => Ok(()),
+        }
     }
 }
 
