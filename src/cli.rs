@@ -27,6 +27,10 @@ pub enum Command {
     Engines(EnginesArgs),
     /// Remove what killed runs left behind: servers, data directories, scratch files.
     Clean(CleanArgs),
+    /// Time your own command (a test suite) against a throwaway server under each profile.
+    Exec(Box<ExecArgs>),
+    /// Start one tuned throwaway server, print how to reach it, remove it on Ctrl-C.
+    Serve(ServeArgs),
 }
 
 /// Where instances keep their data.
@@ -190,6 +194,112 @@ pub struct CompareArgs {
     pub fail_if_slower: Option<f64>,
 }
 
+/// Where a throwaway server answers, for commands that hard-code their connection.
+#[derive(Args, Debug, Clone)]
+pub struct AccessArgs {
+    /// TCP port on 127.0.0.1 [default: a free one]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub port: Option<u16>,
+    /// Account the server answers to, created with every privilege [default: dbrace]
+    #[arg(long, value_name = "USER")]
+    pub user: Option<String>,
+    /// The account's password [default: random]; given to the command, kept in no results file
+    #[arg(long, value_name = "PASSWORD")]
+    pub password: Option<String>,
+    /// Database, created if missing [default: postgres for postgres, dbrace for mysql, 0 for redis]
+    #[arg(long, value_name = "NAME")]
+    pub database: Option<String>,
+}
+
+/// `dbrace exec`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example: dbrace exec --profile disk,ram,ram-nosync --setup schema.sql -- pytest -q")]
+pub struct ExecArgs {
+    /// The engine whose throwaway servers the command runs against: postgres, mysql or redis
+    #[arg(long, short = 'e', default_value = "postgres", value_name = "ENGINE")]
+    pub engine: String,
+    /// Profiles, comma-separated; the first is the baseline (see `dbrace engines`)
+    #[arg(long, short = 'p', value_delimiter = ',', default_value = "disk,ram-nosync", value_name = "LIST")]
+    pub profile: Vec<String>,
+    /// Timed runs per profile, interleaved across profiles (A B C A B C …)
+    #[arg(long, short = 'r', value_name = "N", default_value = "5", allow_hyphen_values = true, value_parser = parse_repeat)]
+    pub repeat: u32,
+    /// Untimed runs per profile before the timed ones, so that compilers and caches warming
+    /// up are not credited to the first profile
+    #[arg(long, value_name = "N", default_value = "1", value_parser = parse_warmup_runs)]
+    pub warmup: u32,
+    /// SQL applied to every server once it is up (a schema, seed data)
+    #[arg(long, value_name = "FILE")]
+    pub setup: Option<PathBuf>,
+    /// A command run once per server before its runs, untimed (migrations, seeds); split into
+    /// words as a shell would, run without one
+    #[arg(long, value_name = "CMD")]
+    pub prepare: Option<String>,
+    /// One server per profile for all its runs, instead of a fresh one per run
+    #[arg(long)]
+    pub reuse: bool,
+    /// Where the servers answer.
+    #[command(flatten)]
+    pub access: AccessArgs,
+    /// Stop a run that takes longer than this (its whole process group); it counts as failed
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_positive_duration)]
+    pub timeout: Option<Duration>,
+    /// Exit 0 even when runs fail (failed runs are still shown, and never averaged in)
+    #[arg(long, short = 'i')]
+    pub ignore_failure: bool,
+    /// Pass the command's output through (to stderr) instead of keeping it for failures
+    #[arg(long)]
+    pub show_output: bool,
+    /// Output format of the report on stdout
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+    /// Also write every run and the summary as JSON to FILE
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// No per-run lines on stderr
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Where data lives.
+    #[command(flatten)]
+    pub locations: LocationArgs,
+    /// The command and its arguments, after --; run from its argv, never through a shell
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// How `dbrace serve` prints the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ServeFormat {
+    /// `export NAME='value'` lines for a shell.
+    Env,
+    /// One JSON object.
+    Json,
+}
+
+/// `dbrace serve`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example: dbrace serve postgres --setup schema.sql > db.env & sleep 1; . ./db.env; psql")]
+pub struct ServeArgs {
+    /// The engine: postgres, mysql or redis
+    #[arg(value_name = "ENGINE")]
+    pub engine: String,
+    /// The profile (see `dbrace engines`)
+    #[arg(long, short = 'p', default_value = "ram-nosync", value_name = "PROFILE")]
+    pub profile: String,
+    /// SQL applied once the server is up (a schema, seed data)
+    #[arg(long, value_name = "FILE")]
+    pub setup: Option<PathBuf>,
+    /// Where the server answers.
+    #[command(flatten)]
+    pub access: AccessArgs,
+    /// How to print the connection on stdout
+    #[arg(long, short = 'f', value_enum, default_value = "env")]
+    pub format: ServeFormat,
+    /// Where data lives.
+    #[command(flatten)]
+    pub locations: LocationArgs,
+}
+
 /// `dbrace clean`.
 #[derive(Args, Debug)]
 pub struct CleanArgs {
@@ -256,6 +366,13 @@ fn parse_count(s: &str) -> Result<u64, String> {
 
 fn parse_repeat(s: &str) -> Result<u32, String> {
     bounded(s, "repeat", 1000).map(|v| v as u32)
+}
+
+fn parse_warmup_runs(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(v) if v <= 100 => Ok(v),
+        _ => Err(format!("warmup must be a number of runs from 0 to 100 (got '{s}')")),
+    }
 }
 
 fn parse_scale(s: &str) -> Result<u32, String> {

@@ -21,11 +21,13 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
         Command::Compare(a) => compare_cmd(a),
         Command::Engines(a) => engines(a),
         Command::Clean(a) => clean(a),
+        Command::Exec(a) => crate::exec::run(*a),
+        Command::Serve(a) => crate::serve::run(a),
     }
 }
 
 /// Record the machine options every command shares.
-fn machine(a: &crate::cli::LocationArgs) {
+pub(crate) fn machine(a: &crate::cli::LocationArgs) {
     crate::instance::user::choose(a.run_as.clone());
     crate::engine::postgres::managed::choose_bin_dir(a.pg_bin.clone());
     crate::engine::mysql::managed::choose_bin_dir(a.mysql_bin.clone());
@@ -55,16 +57,7 @@ fn run(a: RunArgs) -> Result<i32> {
     check_charts(&a.charts)?;
     let progress = Progress { enabled: !a.quiet };
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
-    for l in [&locations.disk, &locations.ram] {
-        let n = datadir::reap(&l.path);
-        if n > 0 {
-            progress.line(&format!(
-                "removed {n} data director{} left by a killed run in {}",
-                if n == 1 { "y" } else { "ies" },
-                l.path.display()
-            ));
-        }
-    }
+    reap_locations(&locations, progress);
     let workload = WorkloadOptions { scale: a.scale, tables: a.tables, table_size: a.table_size };
     check_space(&plan, &locations, &workload)?;
     runner::preflight(&plan, &locations)?;
@@ -118,6 +111,20 @@ fn run(a: RunArgs) -> Result<i32> {
     Ok(if all_ok { 0 } else { 1 })
 }
 
+/// Remove what killed runs left in both locations, and say so.
+pub(crate) fn reap_locations(locations: &Locations, progress: Progress) {
+    for l in [&locations.disk, &locations.ram] {
+        let n = datadir::reap(&l.path);
+        if n > 0 {
+            progress.line(&format!(
+                "removed {n} data director{} left by a killed run in {}",
+                if n == 1 { "y" } else { "ies" },
+                l.path.display()
+            ));
+        }
+    }
+}
+
 /// The options of script workloads.
 fn script_config(a: &RunArgs) -> Result<workload::script::Config> {
     let defines = a
@@ -137,7 +144,7 @@ fn script_config(a: &RunArgs) -> Result<workload::script::Config> {
 }
 
 /// Refuse an unusable output file (`flag` names its option) before measuring anything.
-fn check_writable(out: &Path, flag: &str, example: &str) -> Result<()> {
+pub(crate) fn check_writable(out: &Path, flag: &str, example: &str) -> Result<()> {
     if out.is_dir() {
         return Err(bad_input!("{flag} {} is a directory; give a file name such as {example}", out.display()));
     }

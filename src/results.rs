@@ -307,18 +307,23 @@ pub fn decode_histogram(s: &str) -> Result<Histogram<u64>> {
         .map_err(|e| bad_input!("a latency histogram in the results file is damaged: {e:?}"))
 }
 
+/// Write `value` as pretty JSON atomically: a temporary file beside `path`, then rename.
+pub fn save_json(value: &impl Serialize, path: &Path) -> Result<()> {
+    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    let json = serde_json::to_vec_pretty(value).map_err(|e| failed!("cannot encode results: {e}"))?;
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &json).and_then(|_| f.sync_all()))
+        .and_then(|_| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        failed!("cannot write results to {}: {e}", path.display())
+    })
+}
+
 impl Results {
     /// Write atomically: a temporary file beside the target, then rename.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-        let json = serde_json::to_vec_pretty(self).map_err(|e| failed!("cannot encode results: {e}"))?;
-        let written = std::fs::File::create(&tmp)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, &json).and_then(|_| f.sync_all()))
-            .and_then(|_| std::fs::rename(&tmp, path));
-        written.map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            failed!("cannot write results to {}: {e}", path.display())
-        })
+        save_json(self, path)
     }
 
     /// Read a results file, refusing other schemas with a clear message.
@@ -331,6 +336,12 @@ impl Results {
                 path.display()
             )
         })?;
+        if v.get("kind").and_then(|k| k.as_str()) == Some("exec") {
+            return Err(bad_input!(
+                "{} holds the runs of `dbrace exec`, which it printed already; give a file written by `dbrace run --out`",
+                path.display()
+            ));
+        }
         match v.get("schema").and_then(|s| s.as_u64()) {
             Some(s) if s == u64::from(SCHEMA) => {}
             Some(s) => {

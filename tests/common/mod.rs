@@ -32,14 +32,29 @@ impl Sandbox {
         }
     }
 
-    /// `dbrace` with this sandbox's cache; `run` and `engines` also get its locations.
+    /// `dbrace` with this sandbox's cache; `run`, `engines`, `clean`, `exec` and `serve` also
+    /// get its locations (right after the subcommand: exec's command takes what follows it).
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::cargo_bin("dbrace").unwrap();
         c.env("XDG_CACHE_HOME", self.cache.path()).env_remove("HOME");
-        c.args(args);
-        if matches!(args.first(), Some(&"run") | Some(&"engines") | Some(&"clean")) {
-            c.arg("--disk-dir").arg(self.disk.path()).arg("--ram-dir").arg(self.ram.path());
+        c.args(self.with_locations(args));
+        c
+    }
+
+    /// `args` with this sandbox's locations after the subcommand, when it takes them.
+    pub fn with_locations(&self, args: &[&str]) -> Vec<std::ffi::OsString> {
+        let mut v: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        if matches!(args.first(), Some(&"run" | &"engines" | &"clean" | &"exec" | &"serve")) {
+            let locations = ["--disk-dir".into(), self.disk.path().into(), "--ram-dir".into(), self.ram.path().into()];
+            v.splice(1..1, locations);
         }
+        v
+    }
+
+    /// `dbrace ARGS` (with this sandbox's cache and locations) in the background.
+    pub fn spawn(&self, args: &[&str]) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbrace"));
+        c.env("XDG_CACHE_HOME", self.cache.path()).args(self.with_locations(args));
         c
     }
 

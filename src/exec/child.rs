@@ -1,0 +1,264 @@
+//! One run of the user's command: spawned from its argv in a process group of its own,
+//! stdin empty, its output to a file (or dbrace's stderr), timed — wall clock, and the user
+//! and system CPU of the command and every child it waited for — and stopped with its whole
+//! group on `--timeout` or a signal to dbrace.
+
+use crate::error::Result;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Where the command's output goes.
+#[derive(Clone, Copy, Debug)]
+pub enum Output<'a> {
+    /// A file, truncated first; its tail explains a failure.
+    File(&'a Path),
+    /// dbrace's stderr, as it comes (`--show-output`).
+    Stderr,
+}
+
+/// What to run and how.
+pub struct Spawn<'a> {
+    /// The command and its arguments.
+    pub argv: &'a [String],
+    /// Variables set for it (over dbrace's own environment).
+    pub env: &'a [(String, String)],
+    /// Variables removed from its environment.
+    pub unset: &'a [&'static str],
+    /// Where its stdout and stderr go.
+    pub output: Output<'a>,
+    /// Stop it after this long.
+    pub timeout: Option<Duration>,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal killed it (not one of ours).
+    Signaled(i32),
+    /// It ran past `--timeout` and was stopped.
+    TimedOut,
+    /// dbrace was asked to stop (this signal) and stopped it.
+    Interrupted(i32),
+}
+
+impl Ending {
+    /// Whether the run succeeded.
+    pub fn ok(self) -> bool {
+        self == Ending::Exited(0)
+    }
+}
+
+/// A finished run.
+#[derive(Clone, Copy, Debug)]
+pub struct Timed {
+    /// From spawn to exit.
+    pub wall: Duration,
+    /// User CPU of the command and the children it waited for.
+    pub user: Duration,
+    /// System CPU of the command and the children it waited for.
+    pub system: Duration,
+    /// How it ended.
+    pub ending: Ending,
+}
+
+/// After SIGTERM, how long the command's group has before SIGKILL.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// Run the command to its end, a timeout, or a signal to dbrace.
+pub fn run(s: &Spawn) -> Result<Timed> {
+    let program = &s.argv[0];
+    let mut cmd = Command::new(program);
+    cmd.args(&s.argv[1..]);
+    for k in s.unset {
+        cmd.env_remove(k);
+    }
+    cmd.envs(s.env.iter().map(|(k, v)| (k, v)));
+    cmd.stdin(Stdio::null());
+    let (out, err) = match s.output {
+        Output::File(path) => {
+            let f = std::fs::File::create(path).map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
+            let g = f.try_clone().map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
+            (Stdio::from(f), Stdio::from(g))
+        }
+        Output::Stderr => {
+            use std::os::fd::AsFd;
+            let dup =
+                || std::io::stderr().as_fd().try_clone_to_owned().map_err(|e| failed!("cannot share stderr: {e}"));
+            (Stdio::from(dup()?), Stdio::from(dup()?))
+        }
+    };
+    cmd.stdout(out).stderr(err);
+    // A group of its own: a timeout or Ctrl-C stops the whole tree it started, and the
+    // terminal's Ctrl-C reaches dbrace alone, which stops it in order.
+    cmd.process_group(0);
+    // SAFETY: prctl is async-signal-safe; it runs in the child between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            // If dbrace dies, so does the command, rather than run against a server gone.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let child = cmd.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => bad_input!("command '{program}' not found; install it, or give its path"),
+        _ => failed!("cannot run '{program}': {e}"),
+    })?;
+    let pid = child.id() as libc::pid_t;
+    // Waiting in a thread of its own marks the exit the moment it happens, while this one
+    // watches the clock and the signals.
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send((wait_exit(pid), Instant::now()));
+    });
+    let mut stopping: Option<(Ending, Instant)> = None;
+    let end = loop {
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok((_, end)) => break end,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Instant::now(),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        match stopping {
+            None => {
+                let why = match (crate::signals::pending(), s.timeout) {
+                    (Some(sig), _) => Some(Ending::Interrupted(sig)),
+                    (None, Some(t)) if start.elapsed() >= t => Some(Ending::TimedOut),
+                    _ => None,
+                };
+                if let Some(why) = why {
+                    signal_group(pid, libc::SIGTERM);
+                    stopping = Some((why, Instant::now()));
+                }
+            }
+            Some((_, since)) if since.elapsed() >= GRACE => signal_group(pid, libc::SIGKILL),
+            Some(_) => {}
+        }
+    };
+    // What the command left running in its group goes too, before its pid (the group's
+    // id) can be reused: a leftover must not run on into the next run.
+    signal_group(pid, libc::SIGKILL);
+    let (status, usage) = reap(pid)?;
+    drop(child);
+    let ending = match stopping {
+        Some((why, _)) => why,
+        None if libc::WIFEXITED(status) => Ending::Exited(libc::WEXITSTATUS(status)),
+        None if libc::WIFSIGNALED(status) => Ending::Signaled(libc::WTERMSIG(status)),
+        None => Ending::Exited(status),
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    Ok(Timed { wall: end - start, user: tv(usage.ru_utime), system: tv(usage.ru_stime), ending })
+}
+
+/// Block until `pid` has exited, without reaping it (its group can still be signalled).
+fn wait_exit(pid: libc::pid_t) -> bool {
+    loop {
+        // SAFETY: a zeroed siginfo_t is a valid out-parameter.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if r == 0 {
+            return true;
+        }
+        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return false;
+        }
+    }
+}
+
+/// Reap `pid`: its wait status, and the resources it and its waited-for children used.
+fn reap(pid: libc::pid_t) -> Result<(i32, libc::rusage)> {
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid out-parameter.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            return Ok((status, usage));
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(failed!("cannot wait for the command: {e}"));
+        }
+    }
+}
+
+/// Send `sig` to the process group led by `pid`.
+fn signal_group(pid: libc::pid_t, sig: i32) {
+    // SAFETY: kill has no memory effects; the group is the command's own (it is not yet
+    // reaped, so its id cannot name anyone else's group).
+    unsafe { libc::kill(-pid, sig) };
+}
+
+/// The last lines of a run's output (at most 20 lines, 4 KiB), for a failure's report.
+pub fn tail(path: &Path) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    const MAX: u64 = 4096;
+    let Ok(mut f) = std::fs::File::open(path) else { return String::new() };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(MAX)));
+    let mut bytes = Vec::new();
+    let _ = f.read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    // A cut first line is dropped, unless it is all there is.
+    let skip = usize::from(len > MAX && lines.len() > 1);
+    let keep = &lines[skip..];
+    keep[keep.len().saturating_sub(20)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_sh(script: &str, timeout: Option<Duration>, out: &Path) -> Timed {
+        let argv = vec!["sh".to_string(), "-c".to_string(), script.to_string()];
+        let env = vec![("DBRACE_TEST_VAR".to_string(), "seen".to_string())];
+        run(&Spawn { argv: &argv, env: &env, unset: &["HOME"], output: Output::File(out), timeout }).unwrap()
+    }
+
+    #[test]
+    fn exit_codes_output_env_and_cpu_of_the_whole_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let t = run_sh("echo $DBRACE_TEST_VAR ${HOME:-nohome}; echo oops >&2; exit 3", None, &out);
+        assert_eq!(t.ending, Ending::Exited(3));
+        assert_eq!(tail(&out), "seen nohome\noops");
+        // A grandchild's CPU counts once its parent waited for it.
+        let t = run_sh("sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'", None, &out);
+        assert!(t.ending.ok());
+        assert!(t.user + t.system > Duration::from_millis(20), "{t:?}");
+    }
+
+    #[test]
+    fn a_timeout_stops_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let pidfile = dir.path().join("pid");
+        let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+        let t = run_sh(&script, Some(Duration::from_millis(300)), &out);
+        assert_eq!(t.ending, Ending::TimedOut);
+        assert!(t.wall < Duration::from_secs(5), "{t:?}");
+        let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+        // The background sleep was in the group: gone (or a zombie of init's, briefly).
+        std::thread::sleep(Duration::from_millis(100));
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        assert!(stat.is_empty() || stat.contains(") Z"), "{stat}");
+    }
+
+    #[test]
+    fn tails_keep_the_last_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out");
+        let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(&p, text).unwrap();
+        let t = tail(&p);
+        assert!(t.starts_with("line 81\n") && t.ends_with("line 100"), "{t}");
+        assert_eq!(tail(&dir.path().join("missing")), "");
+    }
+}

@@ -1,0 +1,337 @@
+//! `dbrace exec`: run a user's own command (a test suite) against a throwaway server under
+//! each profile, time it as hyperfine times commands — untimed warm-ups first, profiles
+//! interleaved across repeats — and say how much faster each profile made it, or that it
+//! made no significant difference.
+
+pub mod child;
+pub mod command;
+pub mod report;
+pub mod results;
+pub mod summary;
+
+use crate::cli::ExecArgs;
+use crate::commands::{check_writable, machine, reap_locations};
+use crate::engine::Engine;
+use crate::engine::access::Access;
+use crate::error::{Error, Result};
+use crate::host::Host;
+use crate::instance::{Locations, datadir};
+use crate::profile::Profile;
+use crate::results::{RunStatus, now_rfc3339};
+use crate::runner::progress::Progress;
+use crate::session::{Session, Setup, Spec, scrub};
+use crate::{engine, signals};
+use child::{Ending, Output, Spawn};
+use results::{ExecOptions, ExecResults, ProfileRuns, Run, RunOutcome};
+use std::path::{Path, PathBuf};
+
+/// Everything an exec needs, checked before any server starts.
+struct Job {
+    engine: &'static dyn Engine,
+    profiles: Vec<Profile>,
+    argv: Vec<String>,
+    prepare: Option<Vec<String>>,
+    setup: Option<Setup>,
+    access: Access,
+}
+
+/// Resolve a profile list for `engine` as exec and serve run it: built-in names only, each
+/// one the engine can hand to a command.
+pub fn profiles(names: &[String], engine: &dyn Engine) -> Result<Vec<Profile>> {
+    let mut out: Vec<Profile> = Vec::new();
+    for n in names {
+        let p = Profile::builtin(n).ok_or_else(|| {
+            bad_input!("unknown profile '{n}'; valid profiles: {}", crate::profile::builtin_names().join(", "))
+        })?;
+        let p = engine.resolve_profile(&p).ok_or_else(|| bad_input!("{} has no '{n}' mode", engine.name()))?;
+        if out.iter().any(|x| x.name == p.name) {
+            return Err(bad_input!("profile '{n}' is given twice; name each profile once"));
+        }
+        engine.check_exposed(&p)?;
+        out.push(p);
+    }
+    if out.is_empty() {
+        return Err(bad_input!("no profile given; use e.g. --profile disk,ram-nosync"));
+    }
+    Ok(out)
+}
+
+/// The access flags as the engines take them.
+pub fn access(a: &crate::cli::AccessArgs) -> Access {
+    Access { port: a.port, user: a.user.clone(), password: a.password.clone(), database: a.database.clone() }
+}
+
+fn check(a: &ExecArgs) -> Result<Job> {
+    command::check(&a.command, "command")?;
+    let prepare = a.prepare.as_deref().map(command::split).transpose()?;
+    if let Some(p) = &prepare {
+        command::check(p, "--prepare")?;
+    }
+    let engine = engine::by_name(&a.engine)?;
+    let profiles = profiles(&a.profile, engine)?;
+    let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
+    let access = access(&a.access);
+    if let Some(port) = access.port {
+        if a.reuse && profiles.len() > 1 {
+            return Err(bad_input!(
+                "--reuse keeps one server per profile up at once, and they cannot all listen on --port {port}; drop --reuse or give one profile"
+            ));
+        }
+        crate::instance::server::check_port(port)?;
+    }
+    if let Some(out) = &a.out {
+        check_writable(out, "--out", "exec.json")?;
+    }
+    Ok(Job { engine, profiles, argv: a.command.clone(), prepare, setup, access })
+}
+
+/// Run `dbrace exec`; the exit code.
+pub fn run(a: ExecArgs) -> Result<i32> {
+    signals::install();
+    machine(&a.locations);
+    let job = check(&a)?;
+    let progress = Progress { enabled: !a.quiet };
+    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
+    reap_locations(&locations, progress);
+    let secret = job.access.password.clone().unwrap_or_default();
+    let mut results = ExecResults {
+        kind: results::KIND.into(),
+        schema: results::SCHEMA,
+        dbrace_version: env!("CARGO_PKG_VERSION").to_string(),
+        status: RunStatus::Running,
+        started_at: now_rfc3339(),
+        finished_at: None,
+        engine: job.engine.name().to_string(),
+        command: command::recorded(&job.argv, &secret),
+        prepare: job.prepare.as_ref().map(|p| command::recorded(p, &secret)),
+        setup: job.setup.as_ref().map(|s| s.path.display().to_string()),
+        options: ExecOptions {
+            repeat: a.repeat,
+            warmup: a.warmup,
+            reuse: a.reuse,
+            timeout_s: a.timeout.map(|t| t.as_secs_f64()),
+            ignore_failure: a.ignore_failure,
+            baseline: job.profiles[0].name.clone(),
+            port: job.access.port,
+        },
+        host: Host::detect(),
+        locations: vec![locations.disk.clone(), locations.ram.clone()],
+        profiles: job
+            .profiles
+            .iter()
+            .map(|p| ProfileRuns {
+                profile: p.clone(),
+                engine_version: None,
+                settings: Default::default(),
+                runs: vec![],
+            })
+            .collect(),
+        summary: None,
+    };
+    let output = datadir::scratch(&locations.disk.path, "exec-output");
+    let mut runner = Runner {
+        job: &job,
+        a: &a,
+        locations: &locations,
+        output: if a.show_output { None } else { Some(output.clone()) },
+        sessions: job.profiles.iter().map(|_| None).collect(),
+        progress,
+    };
+    let outcome = runner.all(&mut results, a.out.as_deref());
+    // Servers stop and their directories go before the report is printed.
+    drop(runner);
+    let _ = std::fs::remove_file(&output);
+    results.finished_at = Some(now_rfc3339());
+    results.status = match &outcome {
+        Ok(()) => RunStatus::Complete,
+        Err(Error::Interrupted(_)) => RunStatus::Interrupted,
+        Err(_) => RunStatus::Failed,
+    };
+    let summary = summary::summarize(&results);
+    results.summary = Some(summary.clone());
+    if let Some(out) = &a.out {
+        crate::results::save_json(&results, out)?;
+    }
+    if results.profiles.iter().any(|p| p.runs.iter().any(|r| !r.warmup)) {
+        print!("{}", report::render(&results, &summary, a.format)?);
+    }
+    if let Some(out) = &a.out {
+        progress.line(&format!("results: {}", out.display()));
+    }
+    outcome?;
+    let timed = |p: &ProfileRuns| p.runs.iter().filter(|r| !r.warmup).count();
+    let failed: usize = summary.profiles.iter().map(|p| p.failed).sum();
+    if failed > 0 && !a.ignore_failure {
+        let total: usize = results.profiles.iter().map(timed).sum();
+        return Err(failed!(
+            "{failed} of {total} timed runs failed (shown above, never averaged in); --ignore-failure exits 0 anyway"
+        ));
+    }
+    Ok(0)
+}
+
+/// The runs of one exec, and the servers they use.
+struct Runner<'a> {
+    job: &'a Job,
+    a: &'a ExecArgs,
+    locations: &'a Locations,
+    /// The file a run's output goes to (none with `--show-output`).
+    output: Option<PathBuf>,
+    /// The server of each profile between runs (`--reuse`), else none.
+    sessions: Vec<Option<Session>>,
+    progress: Progress,
+}
+
+impl Runner<'_> {
+    /// Warm-ups, then the timed runs, profiles interleaved (A B C A B C …) so drift hits
+    /// every profile alike; `out` is rewritten after each run.
+    fn all(&mut self, results: &mut ExecResults, out: Option<&Path>) -> Result<()> {
+        let (warmup, repeat, n) = (self.a.warmup, self.a.repeat, self.job.profiles.len() as u32);
+        let total = (warmup + repeat) * n;
+        let slots = (1..=warmup).map(|w| (true, w)).chain((1..=repeat).map(|r| (false, r)));
+        let mut done = 0;
+        for (warm, k) in slots {
+            for i in 0..self.job.profiles.len() {
+                signals::check()?;
+                done += 1;
+                let run = self.one(i, warm, k, results)?;
+                let name = &self.job.profiles[i].name;
+                let label = if warm { format!("{name} warm-up {k}") } else { format!("{name} #{k}") };
+                let line = match run.status {
+                    RunOutcome::Ok if warm => format!("{:.3} s (untimed)", run.wall_s),
+                    RunOutcome::Ok => format!("{:.3} s", run.wall_s),
+                    _ => format!("FAILED: {}", describe(&run)),
+                };
+                self.progress.line(&format!("[{done:>3}/{total}] {label}: {line}"));
+                let failed_warmup = warm && run.status != RunOutcome::Ok && !self.a.ignore_failure;
+                let tail = run.output_tail.clone();
+                results.profiles[i].runs.push(run);
+                if let Some(out) = out {
+                    crate::results::save_json(results, out)?;
+                }
+                if failed_warmup {
+                    // A command that fails while warming up will fail timed too: say so now.
+                    for l in tail.iter().flat_map(|t| t.lines()) {
+                        eprintln!("    | {l}");
+                    }
+                    return Err(failed!(
+                        "the warm-up run under {name} failed; fix the command (its output ends above), or pass --ignore-failure"
+                    ));
+                }
+            }
+        }
+        signals::check()
+    }
+
+    /// One run under profile `i`: a server (fresh, or the profile's kept one), `--prepare`
+    /// when the server is new, then the command, timed.
+    fn one(&mut self, i: usize, warmup: bool, k: u32, results: &mut ExecResults) -> Result<Run> {
+        let profile = &self.job.profiles[i];
+        let (mut server_start_s, mut prepare_s) = (None, None);
+        if self.sessions[i].is_none() {
+            let spec = Spec {
+                engine: self.job.engine,
+                profile,
+                access: &self.job.access,
+                setup: self.job.setup.as_ref(),
+                locations: self.locations,
+            };
+            let session = Session::start(&spec)?;
+            server_start_s = Some(session.ready_s);
+            let kept = &mut results.profiles[i];
+            if kept.engine_version.is_none() {
+                kept.engine_version = Some(session.version());
+                kept.settings = session.settings();
+            }
+            if let Some(prepare) = &self.job.prepare {
+                prepare_s = Some(self.prepare(prepare, &session, &profile.name)?);
+            }
+            self.sessions[i] = Some(session);
+        }
+        let session = self.sessions[i].as_ref().ok_or_else(|| failed!("no server for {}", profile.name))?;
+        let mut env = session.env().to_vec();
+        env.push(("DBRACE_PROFILE".into(), profile.name.clone()));
+        let output = self.output.as_deref().map_or(Output::Stderr, Output::File);
+        let spawn = Spawn { argv: &self.job.argv, env: &env, unset: session.unset(), output, timeout: self.a.timeout };
+        let started_at = now_rfc3339();
+        let timed = child::run(&spawn);
+        let secrets = [session.password().to_string(), self.job.access.password.clone().unwrap_or_default()];
+        if !self.a.reuse {
+            // Stopped and removed between runs, untimed.
+            self.sessions[i] = None;
+        }
+        let t = timed?;
+        if let Ending::Interrupted(sig) = t.ending {
+            return Err(Error::Interrupted(sig));
+        }
+        let (status, exit_code, signal) = match t.ending {
+            Ending::Exited(0) => (RunOutcome::Ok, Some(0), None),
+            Ending::Exited(c) => (RunOutcome::Failed, Some(c), None),
+            Ending::Signaled(s) => (RunOutcome::Failed, None, Some(s)),
+            _ => (RunOutcome::TimedOut, None, None),
+        };
+        let output_tail = match (&self.output, status) {
+            (Some(path), RunOutcome::Failed | RunOutcome::TimedOut) => {
+                Some(secrets.iter().fold(child::tail(path), |t, s| scrub(&t, s)))
+            }
+            _ => None,
+        };
+        Ok(Run {
+            repeat: k,
+            warmup,
+            status,
+            exit_code,
+            signal,
+            wall_s: t.wall.as_secs_f64(),
+            user_s: t.user.as_secs_f64(),
+            system_s: t.system.as_secs_f64(),
+            started_at,
+            server_start_s,
+            prepare_s,
+            output_tail,
+        })
+    }
+
+    /// Run `--prepare` against a new server, untimed; a failure stops the exec.
+    fn prepare(&self, argv: &[String], session: &Session, profile: &str) -> Result<f64> {
+        let mut env = session.env().to_vec();
+        env.push(("DBRACE_PROFILE".into(), profile.to_string()));
+        let output = self.output.as_deref().map_or(Output::Stderr, Output::File);
+        let t = child::run(&Spawn { argv, env: &env, unset: session.unset(), output, timeout: self.a.timeout })?;
+        match t.ending {
+            Ending::Exited(0) => Ok(t.wall.as_secs_f64()),
+            Ending::Interrupted(sig) => Err(Error::Interrupted(sig)),
+            other => {
+                if let Some(path) = &self.output {
+                    for l in scrub(&child::tail(path), session.password()).lines() {
+                        eprintln!("    | {l}");
+                    }
+                }
+                Err(failed!(
+                    "--prepare '{}' failed under {profile} ({}); its output ends above",
+                    command::shown(argv),
+                    ending_words(other, t.wall.as_secs_f64())
+                ))
+            }
+        }
+    }
+}
+
+/// A failed run in a few words.
+pub(crate) fn describe(run: &Run) -> String {
+    match (run.status, run.exit_code, run.signal) {
+        (RunOutcome::TimedOut, _, _) => format!("timed out after {:.1} s", run.wall_s),
+        (_, Some(c), _) => format!("exit code {c}"),
+        (_, _, Some(s)) => format!("killed by signal {s}"),
+        _ => "failed".into(),
+    }
+}
+
+fn ending_words(e: Ending, wall_s: f64) -> String {
+    match e {
+        Ending::Exited(c) => format!("exit code {c}"),
+        Ending::Signaled(s) => format!("killed by signal {s}"),
+        Ending::TimedOut => format!("timed out after {wall_s:.1} s"),
+        Ending::Interrupted(s) => format!("interrupted by signal {s}"),
+    }
+}

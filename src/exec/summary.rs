@@ -1,0 +1,248 @@
+//! Runs -> per profile mean ± σ, range and CPU, as hyperfine shows them; and each profile's
+//! speed against the baseline as the ratio of median wall times with its 95% bootstrap
+//! interval (`stats::ratio`). A difference is claimed only when that interval excludes 1
+//! *and* a Mann–Whitney U test over the runs gives p < 0.05: with three runs a side the
+//! interval alone excludes 1 whenever every run of one profile beat every run of the other,
+//! which noise does one time in ten (two runs a side: one in three). Otherwise the answer
+//! is that the profiles make no significant difference for this command, said plainly.
+
+use super::results::{ExecResults, Run};
+use crate::mann_whitney;
+use crate::stats::{self, Ratio};
+use serde::{Deserialize, Serialize};
+
+/// Statistics of one profile's successful timed runs.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Times {
+    /// Mean wall time, seconds.
+    pub mean_s: f64,
+    /// Sample standard deviation of the wall time (0 with one run), seconds.
+    pub stddev_s: f64,
+    /// Median wall time, seconds.
+    pub median_s: f64,
+    /// Fastest run, seconds.
+    pub min_s: f64,
+    /// Slowest run, seconds.
+    pub max_s: f64,
+    /// Mean user CPU, seconds.
+    pub user_s: f64,
+    /// Mean system CPU, seconds.
+    pub system_s: f64,
+}
+
+/// One profile's summary.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ProfileSummary {
+    /// The profile.
+    pub profile: String,
+    /// Successful timed runs.
+    pub runs: usize,
+    /// Timed runs that failed or timed out.
+    pub failed: usize,
+    /// Statistics of the successful runs (none without one).
+    pub times: Option<Times>,
+    /// Against the baseline (none for the baseline itself, or without successful runs).
+    pub versus: Option<Versus>,
+}
+
+/// One profile against the baseline.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Versus {
+    /// How many times faster: the baseline's median wall time over this profile's, with
+    /// its 95% bootstrap interval.
+    pub speedup: Ratio,
+    /// Two-sided Mann–Whitney U test over the wall times.
+    pub p: f64,
+    /// What may be said.
+    pub verdict: Verdict,
+}
+
+/// What may be said of a profile against the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Significantly faster.
+    Faster,
+    /// Significantly slower.
+    Slower,
+    /// No significant difference.
+    NoDifference,
+    /// Too few runs for the test to reach p < 0.05 at all.
+    TooFewRuns,
+}
+
+/// The significance level.
+const ALPHA: f64 = 0.05;
+
+/// Compare `walls` with the baseline's.
+fn versus(base: &[f64], walls: &[f64]) -> Versus {
+    let speedup = stats::ratio(base, walls);
+    let p = mann_whitney::test(base, walls).map_or(1.0, |t| t.p);
+    let verdict = if mann_whitney::min_p(base.len(), walls.len()) >= ALPHA || speedup.lo.is_none() {
+        Verdict::TooFewRuns
+    } else if p < ALPHA && !speedup.within_noise {
+        if speedup.value >= 1.0 { Verdict::Faster } else { Verdict::Slower }
+    } else {
+        Verdict::NoDifference
+    };
+    Versus { speedup, p, verdict }
+}
+
+/// What the runs say about the profiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Difference {
+    /// At least one profile is significantly faster or slower.
+    Significant,
+    /// No profile differs significantly.
+    None,
+    /// Too few runs to tell, or nothing to compare.
+    Unknown,
+}
+
+/// The summary of an exec.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Summary {
+    /// The profile others are compared with.
+    pub baseline: String,
+    /// Every profile, in the order asked for.
+    pub profiles: Vec<ProfileSummary>,
+    /// Whether the profiles make a difference.
+    pub difference: Difference,
+}
+
+/// Summarize the runs of `r` against its baseline.
+pub fn summarize(r: &ExecResults) -> Summary {
+    let walls = |runs: &[Run]| -> Vec<f64> { runs.iter().filter(|x| x.measured()).map(|x| x.wall_s).collect() };
+    let baseline = r.options.baseline.clone();
+    let base: Vec<f64> =
+        r.profiles.iter().find(|p| p.profile.name == baseline).map(|p| walls(&p.runs)).unwrap_or_default();
+    let profiles: Vec<ProfileSummary> = r
+        .profiles
+        .iter()
+        .map(|p| {
+            let ok: Vec<&Run> = p.runs.iter().filter(|x| x.measured()).collect();
+            let failed = p.runs.iter().filter(|x| !x.warmup && !x.measured()).count();
+            let w = walls(&p.runs);
+            let versus = (p.profile.name != baseline && !w.is_empty() && !base.is_empty()).then(|| versus(&base, &w));
+            ProfileSummary { profile: p.profile.name.clone(), runs: ok.len(), failed, times: times(&ok), versus }
+        })
+        .collect();
+    let verdicts: Vec<Verdict> = profiles.iter().filter_map(|p| p.versus.map(|v| v.verdict)).collect();
+    let difference = if verdicts.iter().any(|v| matches!(v, Verdict::Faster | Verdict::Slower)) {
+        Difference::Significant
+    } else if !verdicts.is_empty() && verdicts.iter().all(|v| *v == Verdict::NoDifference) {
+        Difference::None
+    } else {
+        Difference::Unknown
+    };
+    Summary { baseline, profiles, difference }
+}
+
+fn times(ok: &[&Run]) -> Option<Times> {
+    if ok.is_empty() {
+        return None;
+    }
+    let n = ok.len() as f64;
+    let wall: Vec<f64> = ok.iter().map(|r| r.wall_s).collect();
+    let mean = wall.iter().sum::<f64>() / n;
+    let var = if ok.len() > 1 { wall.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+    Some(Times {
+        mean_s: mean,
+        stddev_s: var.sqrt(),
+        median_s: stats::median(&wall),
+        min_s: wall.iter().copied().fold(f64::INFINITY, f64::min),
+        max_s: wall.iter().copied().fold(0.0, f64::max),
+        user_s: ok.iter().map(|r| r.user_s).sum::<f64>() / n,
+        system_s: ok.iter().map(|r| r.system_s).sum::<f64>() / n,
+    })
+}
+
+/// One profile's speed against the baseline in words: "ran 2.90 times faster than disk
+/// (95% interval 2.81–3.02, p = 0.008)", or that no difference can be claimed, and why.
+pub fn speed_sentence(profile: &str, baseline: &str, v: &Versus) -> String {
+    let r = &v.speedup;
+    let detail = match (r.lo, r.hi) {
+        (Some(lo), Some(hi)) if r.value >= 1.0 => format!("95% interval {lo:.2}–{hi:.2}, p = {:.3}", v.p),
+        (Some(lo), Some(hi)) => format!("95% interval {:.2}–{:.2}, p = {:.3}", 1.0 / hi, 1.0 / lo, v.p),
+        _ => "one run each: no interval".to_string(),
+    };
+    let (times, how) = if r.value >= 1.0 { (r.value, "faster") } else { (1.0 / r.value, "slower") };
+    match v.verdict {
+        Verdict::Faster | Verdict::Slower => format!("{profile} ran {times:.2} times {how} than {baseline} ({detail})"),
+        Verdict::NoDifference => {
+            format!("{profile}: no significant difference from {baseline} (measured {times:.2} times {how}; {detail})")
+        }
+        Verdict::TooFewRuns => format!(
+            "{profile}: too few runs to tell it from {baseline} (measured {times:.2} times {how}; {detail}); use --repeat 5"
+        ),
+    }
+}
+
+/// The closing line: what the runs say about the profiles, plainly.
+pub fn verdict(s: &Summary) -> Option<String> {
+    match s.difference {
+        Difference::None => Some("The profiles make no significant difference for this command.".into()),
+        Difference::Unknown
+            if s.profiles.iter().any(|p| p.versus.is_some_and(|v| v.verdict == Verdict::TooFewRuns)) =>
+        {
+            Some(format!(
+                "Too few successful runs to claim a difference: a U test needs 4 runs a side (or 3 against 5) to reach p < {ALPHA}; use --repeat 5 or more."
+            ))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_difference_needs_the_interval_and_the_test() {
+        let base = [3.0, 3.1, 2.9, 3.05, 2.95];
+        let fast = [1.0, 1.1, 0.9, 1.05, 0.95];
+        let v = versus(&base, &fast);
+        assert_eq!(v.verdict, Verdict::Faster);
+        assert!(v.p < 0.01 && v.speedup.value == 3.0, "{v:?}");
+        let s = speed_sentence("ram-nosync", "disk", &v);
+        assert!(s.starts_with("ram-nosync ran 3.00 times faster than disk (95% interval "), "{s}");
+        assert_eq!(versus(&fast, &base).verdict, Verdict::Slower);
+        assert!(speed_sentence("disk", "ram", &versus(&fast, &base)).contains("3.00 times slower than ram"));
+        // Interleaved: no difference, said so.
+        let same = [3.02, 2.92, 3.08, 2.97, 3.0];
+        let v = versus(&base, &same);
+        assert_eq!(v.verdict, Verdict::NoDifference);
+        assert!(speed_sentence("ram", "disk", &v).starts_with("ram: no significant difference from disk"));
+        // Three a side, every run apart: the interval excludes 1, yet p is 0.1.
+        let v = versus(&[3.0, 3.1, 2.9], &[1.0, 1.1, 0.9]);
+        assert!(!v.speedup.within_noise && (v.p - 0.1).abs() < 1e-12);
+        assert_eq!(v.verdict, Verdict::TooFewRuns);
+        assert_eq!(versus(&[3.0], &[1.0]).verdict, Verdict::TooFewRuns);
+    }
+
+    #[test]
+    fn mean_stddev_and_range_as_hyperfine() {
+        let run = |w: f64| Run {
+            repeat: 1,
+            warmup: false,
+            status: super::super::results::RunOutcome::Ok,
+            exit_code: Some(0),
+            signal: None,
+            wall_s: w,
+            user_s: w / 2.0,
+            system_s: 0.1,
+            started_at: String::new(),
+            server_start_s: None,
+            prepare_s: None,
+            output_tail: None,
+        };
+        let runs = [run(1.0), run(2.0), run(3.0), run(6.0)];
+        let t = times(&runs.iter().collect::<Vec<_>>()).unwrap();
+        assert_eq!((t.mean_s, t.median_s, t.min_s, t.max_s), (3.0, 2.5, 1.0, 6.0));
+        // Sample variance: (4 + 1 + 0 + 9) / 3.
+        assert!((t.stddev_s - (14.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!(t.user_s, 1.5);
+        assert!(times(&[]).is_none());
+    }
+}
