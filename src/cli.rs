@@ -215,7 +215,8 @@ pub struct AccessArgs {
 #[derive(Args, Debug)]
 #[command(after_help = "Example: dbrace exec --profile disk,ram,ram-nosync --setup schema.sql -- pytest -q")]
 pub struct ExecArgs {
-    /// The engine whose throwaway servers the command runs against: postgres, mysql or redis
+    /// The engine whose throwaway servers the command runs against: postgres, mysql, redis,
+    /// or sqlite (a database file in the profile's location)
     #[arg(long, short = 'e', default_value = "postgres", value_name = "ENGINE")]
     pub engine: String,
     /// Profiles, comma-separated; the first is the baseline (see `dbrace engines`)
@@ -250,8 +251,9 @@ pub struct ExecArgs {
     /// Pass the command's output through (to stderr) instead of keeping it for failures
     #[arg(long)]
     pub show_output: bool,
-    /// Output format of the report on stdout
-    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    /// Output format of the report on stdout: table (as hyperfine), markdown, csv (one row
+    /// per run) or json (every run and the summary)
+    #[arg(long, short = 'f', value_enum, default_value = "table", hide_possible_values = true)]
     pub format: Format,
     /// Also write every run and the summary as JSON to FILE
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -280,7 +282,7 @@ pub enum ServeFormat {
 #[derive(Args, Debug)]
 #[command(after_help = "Example: dbrace serve postgres --setup schema.sql > db.env & sleep 1; . ./db.env; psql")]
 pub struct ServeArgs {
-    /// The engine: postgres, mysql or redis
+    /// The engine: postgres, mysql, redis or sqlite
     #[arg(value_name = "ENGINE")]
     pub engine: String,
     /// The profile (see `dbrace engines`)

@@ -143,7 +143,8 @@ fn bad_input_exits_2_before_any_server_starts() {
         (&["exec", "-p", "disk", "--", "no-such-command-dbrace", "-x"], "'no-such-command-dbrace' not found on PATH"),
         (&["exec", "--prepare", "no-such-migrate up", "--", "true"], "--prepare 'no-such-migrate' not found"),
         (&["exec", "-p", "disk,fast", "--", "true"], "unknown profile 'fast'"),
-        (&["exec", "-e", "sqlite", "--", "true"], "sqlite has no server to hand to a command"),
+        (&["exec", "-e", "memory", "--", "true"], "memory has no server to hand to a command"),
+        (&["exec", "-e", "sqlite", "-p", "disk,nosync", "--", "true"], "for sqlite, exec and serve take disk and ram"),
         (&["exec", "-p", "unlogged", "--", "true"], "for postgres use ram-nosync"),
         (&["exec", "-e", "redis", "--setup", "schema.sql", "--", "true"], "--setup takes SQL"),
         (&["exec", "--setup", "/no/such/schema.sql", "--", "true"], "cannot read --setup /no/such/schema.sql"),
@@ -296,4 +297,26 @@ fn a_signal_mid_exec_stops_the_command_and_the_server_and_leaves_nothing() {
         assert!(sb.no_servers(&["postgres"]), "a server survived");
         assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
     }
+}
+
+#[test]
+fn sqlite_hands_out_a_database_file_in_the_profiles_location() {
+    let sb = Sandbox::new();
+    let schema = sb.out("schema.sql");
+    std::fs::write(&schema, "CREATE TABLE items (id int);\nINSERT INTO items VALUES (1), (2);\n").unwrap();
+    let got = sb.out("got");
+    let script = format!(
+        r#"f="${{DATABASE_URL#sqlite:///}}"; echo "$DBRACE_PROFILE $f $(sqlite3 "$f" 'pragma journal_mode; select count(*) from items' | tr '\n' ' ')" >> {}"#,
+        got.display()
+    );
+    let args = ["exec", "-q", "-e", "sqlite", "-p", "disk,ram", "-r", "1", "--warmup", "0", "--setup"];
+    sb.cmd(&args).arg(&schema).args(["--", "sh", "-c", &script]).assert().success();
+    let l = lines(&got);
+    assert_eq!(l.len(), 2, "{l:?}");
+    for (line, dir) in l.iter().zip([sb.disk.path(), sb.ram.path()]) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        assert!(f[1].starts_with(dir.to_str().unwrap()) && f[1].ends_with(".db"), "{line}");
+        assert_eq!(&f[2..], ["wal", "2"], "{line}");
+    }
+    assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
 }

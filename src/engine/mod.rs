@@ -96,7 +96,7 @@ pub trait Engine: Sync {
 }
 
 fn not_exposable(engine: &str) -> crate::error::Error {
-    bad_input!("{engine} has no server to hand to a command; exec and serve run postgres, mysql or redis")
+    bad_input!("{engine} has no server to hand to a command; exec and serve run postgres, mysql, redis or sqlite")
 }
 
 /// A running instance of an engine, fresh for one cell and repeat.

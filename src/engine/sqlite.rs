@@ -1,6 +1,7 @@
 //! SQLite, embedded (bundled): a database file in the profile's location, WAL, and
 //! durability mapped to `synchronous`; `unlogged` is a shared in-memory database.
 
+use super::access::{Access, Exposed};
 use super::{Connection, Datum, Engine, Instance, Interface, Param, SqlClient, Stmt, Target, TxError, TxResult};
 use crate::error::Result;
 use crate::instance::Storage;
@@ -92,6 +93,32 @@ impl Engine for Sqlite {
         // connection on a file costs every commit some lock bookkeeping in the kernel.
         let anchor = profile.unlogged.then(|| Mutex::new(anchor));
         Ok(Box::new(SqliteInstance { target, pragmas, _anchor: anchor, settings }))
+    }
+    /// A database file in the profile's location, in WAL mode (which stays with the file).
+    /// `synchronous` belongs to each connection, the command's own included, so only the
+    /// durable profiles mean for the command what their names say.
+    fn check_exposed(&self, profile: &Profile) -> Result<()> {
+        if profile.unlogged || profile.durability != Durability::Durable {
+            return Err(bad_input!(
+                "profile '{}' is set on dbrace's own SQLite connections ({}), and a command opens its own: for sqlite, exec and serve take disk and ram",
+                profile.name,
+                if profile.unlogged { "an in-memory database" } else { "PRAGMA synchronous" }
+            ));
+        }
+        self.check(profile, &Target::Managed)
+    }
+    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
+        if access.port.is_some() || access.given() {
+            return Err(bad_input!(
+                "sqlite is a file, with no port, account or database name; drop --port, --user, --password and --database"
+            ));
+        }
+        let instance = self.launch(profile, &Target::Managed, storage)?;
+        let path = storage.data.as_ref().map(|d| d.path().join("dbrace.db")).unwrap_or_default();
+        // SQLAlchemy's form: three slashes, then the absolute path's own.
+        let url = format!("sqlite:///{}", path.display());
+        let env = vec![("DATABASE_URL".to_string(), url.clone())];
+        Ok(Exposed { instance, redacted: url.clone(), url, env, unset: &[], password: String::new() })
     }
 }
 
