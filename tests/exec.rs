@@ -85,6 +85,9 @@ fn two_profiles_timed_with_the_connection_in_the_commands_environment() {
         assert!(!kept.contains(pw.as_str()), "a password in the results file");
     }
     assert!(sb.no_servers(&["postgres"]) && sb.leftovers().is_empty(), "{:?}", sb.leftovers());
+    // `dbrace report` reads `run` files, and says what this one is.
+    let a = sb.cmd(&["report", out.to_str().unwrap()]).assert().code(2);
+    assert!(text(&a.get_output().stderr).contains("holds the runs of `dbrace exec`"));
 }
 
 #[test]

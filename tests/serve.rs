@@ -82,3 +82,20 @@ fn serve_as_json_with_the_users_account_and_ctrl_c() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(sb.no_servers(&["redis-server"]) && sb.leftovers().is_empty());
 }
+
+#[test]
+fn serve_fails_when_its_server_dies_under_it() {
+    let sb = Sandbox::new();
+    let (mut child, _) = serve(&sb, &["serve", "redis", "-p", "ram"]);
+    let servers = common::servers_under(&["redis-server"], sb.ram.path());
+    assert_eq!(servers.len(), 1, "{servers:?}");
+    unsafe { libc::kill(servers[0].0, libc::SIGKILL) };
+    let start = Instant::now();
+    let status = child.wait().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("the server exited"), "{err}");
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
