@@ -246,7 +246,7 @@ fn bounded(s: &str, what: &str, max: u64) -> Result<u64, String> {
     }
 }
 
-fn parse_clients(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_clients(s: &str) -> Result<u32, String> {
     bounded(s, "clients", 10_000).map(|v| v as u32)
 }
 
@@ -258,16 +258,16 @@ fn parse_repeat(s: &str) -> Result<u32, String> {
     bounded(s, "repeat", 1000).map(|v| v as u32)
 }
 
-fn parse_scale(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_scale(s: &str) -> Result<u32, String> {
     bounded(s, "scale", 100_000).map(|v| v as u32)
 }
 
-fn parse_tables(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_tables(s: &str) -> Result<u32, String> {
     bounded(s, "tables", 10_000).map(|v| v as u32)
 }
 
 /// Ids are SQL integers (32-bit) and a range reads up to id + 99.
-fn parse_table_size(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_table_size(s: &str) -> Result<u64, String> {
     bounded(s, "table-size", 2_000_000_000)
 }
 

@@ -37,6 +37,7 @@ fn run(a: RunArgs) -> Result<i32> {
     crate::engine::postgres::client::choose_protocol(a.protocol);
     crate::engine::choose_transport(a.transport);
     workload::script::configure(script_config(&a)?);
+    let workload = WorkloadOptions { scale: a.scale, tables: a.tables, table_size: a.table_size };
     let plan = plan::build(&Request {
         engines: a.engine.clone(),
         profiles: a.profile.clone(),
@@ -46,6 +47,7 @@ fn run(a: RunArgs) -> Result<i32> {
         baseline: a.baseline.clone(),
         urls: a.url.clone(),
         sweep: a.sweep.clone(),
+        options: workload,
     })?;
     let out = match &a.out {
         Some(p) => p.clone(),
@@ -65,8 +67,7 @@ fn run(a: RunArgs) -> Result<i32> {
             ));
         }
     }
-    let workload = WorkloadOptions { scale: a.scale, tables: a.tables, table_size: a.table_size };
-    check_space(&plan, &locations, &workload)?;
+    check_space(&plan, &locations)?;
     runner::preflight(&plan, &locations)?;
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
@@ -79,7 +80,6 @@ fn run(a: RunArgs) -> Result<i32> {
         transactions: a.transactions,
         warmup: a.warmup,
         repeat: a.repeat,
-        workload,
         seed,
     };
     let mut results = Results {
@@ -198,8 +198,9 @@ fn write_charts(results: &Results, baseline: &str, a: &ChartArgs, source: &Path,
 }
 
 /// Refuse a data set that cannot fit its location, before loading fills it up.
-fn check_space(plan: &plan::Plan, locations: &Locations, opts: &WorkloadOptions) -> Result<()> {
+fn check_space(plan: &plan::Plan, locations: &Locations) -> Result<()> {
     for c in &plan.cells {
+        let opts = &c.options;
         let need = c.workload.estimated_bytes(opts);
         let loc = locations.get(c.profile.location);
         if c.engine.needs_data_dir(&c.profile, &c.target) && need > loc.free_bytes {

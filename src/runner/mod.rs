@@ -14,7 +14,6 @@ use crate::instance::{DataDir, Locations, Storage};
 use crate::plan::Cell;
 use crate::results::{Latency, RepeatResult, RepeatStatus, encode_histogram, now_rfc3339};
 use crate::signals;
-use crate::workload::WorkloadOptions;
 use coordinator::{Coordinator, Measurement};
 use progress::Progress;
 use std::time::{Duration, Instant};
@@ -31,8 +30,6 @@ pub struct Settings {
     pub warmup: Duration,
     /// Repeats per cell, interleaved across cells.
     pub repeat: u32,
-    /// Workload options (scale).
-    pub workload: WorkloadOptions,
     /// Base seed for the clients' generators.
     pub seed: u64,
 }
@@ -107,13 +104,13 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     let load_start = Instant::now();
     // Loading has its own connection, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).
-    cell.workload.prepare(&mut instance.connect()?, &s.workload)?;
+    cell.workload.prepare(&mut instance.connect()?, &cell.options)?;
     let load_s = load_start.elapsed().as_secs_f64();
     signals::check()?;
 
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
     let clients = (0..cell.clients)
-        .map(|i| cell.workload.client(instance.connect()?, i, seed.wrapping_add(u64::from(i)), &s.workload))
+        .map(|i| cell.workload.client(instance.connect()?, i, seed.wrapping_add(u64::from(i)), &cell.options))
         .collect::<Result<Vec<_>>>()?;
     let ctl = Control::new(clients.len());
     let mut clients = clients.into_iter();
@@ -158,7 +155,7 @@ fn summarize(
     (start_s, load_s): (f64, f64),
     s: &Settings,
 ) -> Result<RepeatResult> {
-    let (opts, duration_mode) = (&s.workload, s.duration.is_some());
+    let (opts, duration_mode) = (&cell.options, s.duration.is_some());
     let mut hist = crate::results::new_histogram();
     let mut timeline: Vec<u64> = Vec::new();
     let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);

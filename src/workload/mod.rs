@@ -30,6 +30,23 @@ impl Default for WorkloadOptions {
     }
 }
 
+impl WorkloadOptions {
+    /// The options `--sweep` can vary, by their command-line names.
+    pub const KEYS: &'static [&'static str] = &["scale", "tables", "table-size"];
+
+    /// Set one option from its command-line name and text, checked as the flag is.
+    pub fn set(&mut self, key: &str, value: &str) -> std::result::Result<(), String> {
+        use crate::cli::{parse_scale, parse_table_size, parse_tables};
+        match key {
+            "scale" => self.scale = parse_scale(value)?,
+            "tables" => self.tables = parse_tables(value)?,
+            "table-size" => self.table_size = parse_table_size(value)?,
+            _ => return Err(format!("unknown workload option '{key}'; options: {}", Self::KEYS.join(", "))),
+        }
+        Ok(())
+    }
+}
+
 /// What clients do.
 pub trait Workload: Sync {
     /// The workload's name on the command line.
