@@ -137,6 +137,17 @@ pub struct RunArgs {
     /// No progress bars or per-repeat lines on stderr
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Read options from a TOML file whose keys are these long options
+    /// (e.g. engine = ["sqlite", "postgres"]); the command line wins
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+    /// Print the cells this run would measure, its estimated time and the options as a
+    /// --config file; start nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The options given, as a --config file (filled in by main).
+    #[arg(skip)]
+    pub as_config: String,
     /// HTML report and charts.
     #[command(flatten)]
     pub charts: ChartArgs,

@@ -49,6 +49,10 @@ fn run(a: RunArgs) -> Result<i32> {
         sweep: a.sweep.clone(),
         options: workload,
     })?;
+    if a.dry_run {
+        print!("{}", dry_run(&plan, &a));
+        return Ok(0);
+    }
     let out = match &a.out {
         Some(p) => p.clone(),
         None => default_results_path()?,
@@ -116,6 +120,38 @@ fn run(a: RunArgs) -> Result<i32> {
     charts?;
     let all_ok = outcome?;
     Ok(if all_ok { 0 } else { 1 })
+}
+
+/// What `--dry-run` prints: the cells, a rough time for each, and the run as a config file.
+fn dry_run(plan: &plan::Plan, a: &RunArgs) -> String {
+    let measured = a.warmup.as_secs_f64() + a.duration.as_secs_f64();
+    let mut out = String::new();
+    let mut total = 0.0;
+    let width = plan.cells.iter().map(|c| c.id().len()).max().unwrap_or(0);
+    for c in &plan.cells {
+        // A throwaway server starts in about a second; a load writes some 50 MB/s.
+        let server = if c.engine.needs_data_dir(&c.profile, &c.target) { 1.0 } else { 0.0 };
+        let load = c.workload.estimated_bytes(&c.options) as f64 / 50e6;
+        let each = server + load + if a.transactions.is_some() { a.warmup.as_secs_f64() } else { measured };
+        total += each * f64::from(a.repeat);
+        out += &format!("  {:width$}  ≈ {} × {}\n", c.id(), a.repeat, secs(each));
+    }
+    let per = match a.transactions {
+        Some(t) => format!(", plus {t} transactions per client each repeat"),
+        None => String::new(),
+    };
+    let head = format!("would measure {} cells × {} repeats, ≈ {}{per}:\n", plan.cells.len(), a.repeat, secs(total));
+    out.insert_str(0, &head);
+    for s in &plan.skipped {
+        out += &format!("skipping {s}\n");
+    }
+    out += &format!("baseline: {}\n\nas a --config file:\n{}", plan.baseline, a.as_config);
+    out
+}
+
+/// A rough time, in the unit that reads best.
+fn secs(s: f64) -> String {
+    if s < 90.0 { format!("{s:.1} s") } else { format!("{:.0} min", s / 60.0) }
 }
 
 /// The options of script workloads.
