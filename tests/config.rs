@@ -15,8 +15,9 @@ fn a_config_file_describes_the_matrix_and_the_command_line_wins() {
          [sweep]\nclients = [1, 2]\n",
     )
     .unwrap();
-    let out = sb.out("r.json");
+    let (out, svg) = (sb.out("r.json"), sb.out("sweep.svg"));
     let mut args = vec!["run", "--config", cfg.to_str().unwrap(), "--repeat", "1", "--out", out.to_str().unwrap()];
+    args.extend(["--plot", svg.to_str().unwrap(), "--chart", "sweep"]);
     args.extend(QUICK);
     let o = sb.cmd(&args).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -26,6 +27,10 @@ fn a_config_file_describes_the_matrix_and_the_command_line_wins() {
     for c in r["cells"].as_array().unwrap() {
         assert_eq!(c["repeats"].as_array().unwrap().len(), 1, "--repeat 1 on the command line wins over the file");
     }
+    // The sweep chart draws each profile as a line over the client counts.
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.contains("Sweep of clients"), "{svg}");
+    assert_eq!(svg.matches("<polyline").count(), 2, "one line per profile");
 }
 
 #[test]
