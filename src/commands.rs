@@ -65,7 +65,14 @@ fn run(a: RunArgs) -> Result<i32> {
             ));
         }
     }
-    let workload = WorkloadOptions { scale: a.scale, tables: a.tables, table_size: a.table_size };
+    let workload = WorkloadOptions {
+        scale: a.scale,
+        tables: a.tables,
+        table_size: a.table_size,
+        per_statement: a.report_per_statement,
+        records: a.records,
+        distribution: a.distribution,
+    };
     check_space(&plan, &locations, &workload)?;
     runner::preflight(&plan, &locations)?;
     for s in &plan.skipped {
@@ -100,6 +107,8 @@ fn run(a: RunArgs) -> Result<i32> {
             scale: a.scale,
             tables: a.tables,
             table_size: a.table_size,
+            records: a.records,
+            distribution: a.distribution,
             seed,
             baseline: plan.baseline.clone(),
         },
