@@ -60,8 +60,8 @@ pub struct RunArgs {
     #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
     /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
-    /// oltp-ro, oltp-wo, script:FILE[@WEIGHT] (pgbench's script format; all script: entries
-    /// form one mix) [default: insert-commit,tpcb]
+    /// oltp-ro, oltp-wo, ycsb-a … ycsb-f, script:FILE[@WEIGHT] (pgbench's script format; all
+    /// script: entries form one mix) [default: insert-commit,tpcb]
     #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
     pub workload: Vec<String>,
     /// A script variable, repeatable: NAME=VALUE (pgbench's -D)
@@ -102,6 +102,13 @@ pub struct RunArgs {
     /// sysbench's --table-size: rows per table of the oltp workloads
     #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_table_size)]
     pub table_size: u64,
+    /// YCSB's recordcount: records loaded into usertable by the ycsb workloads
+    #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_records)]
+    pub records: u64,
+    /// YCSB's requestdistribution for the ycsb workloads: zipfian, uniform or latest
+    /// [default: latest for ycsb-d, zipfian for the others, as YCSB's workload files]
+    #[arg(long, value_name = "DIST")]
+    pub distribution: Option<crate::workload::ycsb::Distribution>,
     /// An existing server to run against instead of a throwaway one, e.g.
     /// postgres://USER:PASSWORD@HOST:PORT/DB, mysql://… or redis://[USER:PASSWORD@]HOST:PORT/DB
     /// (the password never appears in output)
@@ -280,6 +287,11 @@ pub(crate) fn parse_tables(s: &str) -> Result<u32, String> {
 /// Ids are SQL integers (32-bit) and a range reads up to id + 99.
 pub(crate) fn parse_table_size(s: &str) -> Result<u64, String> {
     bounded(s, "table-size", 2_000_000_000)
+}
+
+/// Record numbers are hashed into 64-bit keys; two billion keeps a load within reason.
+pub(crate) fn parse_records(s: &str) -> Result<u64, String> {
+    bounded(s, "records", 2_000_000_000)
 }
 
 #[cfg(test)]

@@ -37,7 +37,14 @@ fn run(a: RunArgs) -> Result<i32> {
     crate::engine::postgres::client::choose_protocol(a.protocol);
     crate::engine::choose_transport(a.transport);
     workload::script::configure(script_config(&a)?);
-    let workload = WorkloadOptions { scale: a.scale, tables: a.tables, table_size: a.table_size };
+    let workload = WorkloadOptions {
+        scale: a.scale,
+        tables: a.tables,
+        table_size: a.table_size,
+        per_statement: a.report_per_statement,
+        records: a.records,
+        distribution: a.distribution,
+    };
     let plan = plan::build(&Request {
         engines: a.engine.clone(),
         profiles: a.profile.clone(),
@@ -104,6 +111,8 @@ fn run(a: RunArgs) -> Result<i32> {
             scale: a.scale,
             tables: a.tables,
             table_size: a.table_size,
+            records: a.records,
+            distribution: a.distribution,
             seed,
             baseline: plan.baseline.clone(),
         },

@@ -93,6 +93,12 @@ pub struct RunOptions {
     /// Rows per oltp table (sysbench's --table-size).
     #[serde(default = "sysbench_table_size")]
     pub table_size: u64,
+    /// Records of the ycsb workloads (YCSB's recordcount).
+    #[serde(default = "ycsb_records")]
+    pub records: u64,
+    /// The ycsb workloads' request distribution, when given (else each workload's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<crate::workload::ycsb::Distribution>,
     /// Seed of the clients' random generators.
     pub seed: u64,
     /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
@@ -105,6 +111,10 @@ fn one() -> u32 {
 
 fn sysbench_table_size() -> u64 {
     10_000
+}
+
+fn ycsb_records() -> u64 {
+    crate::workload::ycsb::DEFAULT_RECORDS
 }
 
 /// One cell: engine × profile × workload × clients, and its repeats.

@@ -6,6 +6,7 @@ pub mod insert_commit;
 pub mod oltp;
 pub mod script;
 pub mod tpcb;
+pub mod ycsb;
 
 use crate::engine::{Connection, Interface, KvClient, SqlClient, TxResult};
 use crate::error::Result;
@@ -21,26 +22,41 @@ pub struct WorkloadOptions {
     pub tables: u32,
     /// Rows per table of the oltp workloads (sysbench's --table-size).
     pub table_size: u64,
+    /// Per-statement (per-operation) latency while measured (`--report-per-statement`).
+    pub per_statement: bool,
+    // ycsb: --records, --distribution.
+    /// Records in the ycsb workloads' usertable (YCSB's recordcount).
+    pub records: u64,
+    /// The ycsb workloads' request distribution; `None`: each workload file's own.
+    pub distribution: Option<ycsb::Distribution>,
 }
 
 impl Default for WorkloadOptions {
-    /// pgbench's and sysbench's own defaults.
+    /// pgbench's and sysbench's own defaults; 10,000 YCSB records (see ycsb::DEFAULT_RECORDS).
     fn default() -> Self {
-        WorkloadOptions { scale: 1, tables: 1, table_size: 10_000 }
+        WorkloadOptions {
+            scale: 1,
+            tables: 1,
+            table_size: 10_000,
+            per_statement: false,
+            records: ycsb::DEFAULT_RECORDS,
+            distribution: None,
+        }
     }
 }
 
 impl WorkloadOptions {
     /// The options `--sweep` can vary, by their command-line names.
-    pub const KEYS: &'static [&'static str] = &["scale", "tables", "table-size"];
+    pub const KEYS: &'static [&'static str] = &["scale", "tables", "table-size", "records"];
 
     /// Set one option from its command-line name and text, checked as the flag is.
     pub fn set(&mut self, key: &str, value: &str) -> std::result::Result<(), String> {
-        use crate::cli::{parse_scale, parse_table_size, parse_tables};
+        use crate::cli::{parse_records, parse_scale, parse_table_size, parse_tables};
         match key {
             "scale" => self.scale = parse_scale(value)?,
             "tables" => self.tables = parse_tables(value)?,
             "table-size" => self.table_size = parse_table_size(value)?,
+            "records" => self.records = parse_records(value)?,
             _ => return Err(format!("unknown workload option '{key}'; options: {}", Self::KEYS.join(", "))),
         }
         Ok(())
@@ -106,6 +122,12 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &oltp::OLTP_RW,
         &oltp::OLTP_RO,
         &oltp::OLTP_WO,
+        &ycsb::YCSB_A,
+        &ycsb::YCSB_B,
+        &ycsb::YCSB_C,
+        &ycsb::YCSB_D,
+        &ycsb::YCSB_E,
+        &ycsb::YCSB_F,
     ]
 }
 
