@@ -90,6 +90,14 @@ pub struct RunArgs {
     /// Unmeasured warm-up before each measurement
     #[arg(long, value_name = "TIME", default_value = "0.2s", allow_hyphen_values = true, value_parser = parse_duration)]
     pub warmup: Duration,
+    /// Open loop: schedule TPS transactions per second over the clients as Poisson arrivals
+    /// (pgbench's -R); latency counts from each transaction's scheduled start
+    #[arg(long, value_name = "TPS", allow_hyphen_values = true, value_parser = parse_rate)]
+    pub rate: Option<f64>,
+    /// With --rate: count transactions finishing later than MS milliseconds as late, and skip
+    /// those already that late when their turn comes (pgbench's -L)
+    #[arg(long, value_name = "MS", allow_hyphen_values = true, value_parser = parse_latency_limit)]
+    pub latency_limit: Option<Duration>,
     /// Repeats per cell, interleaved across cells (A B C A B C …)
     #[arg(long, short = 'r', value_name = "N", default_value = "3", allow_hyphen_values = true, value_parser = parse_repeat)]
     pub repeat: u32,
@@ -255,6 +263,31 @@ fn parse_positive_duration(s: &str) -> Result<Duration, String> {
     if d.is_zero() { Err(format!("'{s}' must be greater than zero")) } else { Ok(d) }
 }
 
+/// A rate in transactions per second: positive and finite (fractions allowed, as pgbench).
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1e9 => Ok(v),
+        Ok(v) if v > 1e9 => Err(format!("rate must be at most 1e9 transactions per second (got {s})")),
+        Ok(_) => Err(format!("rate must be greater than 0 transactions per second (got {s}); e.g. --rate 500")),
+        Err(_) => Err(format!("rate must be a number of transactions per second (got '{s}'); e.g. --rate 500")),
+    }
+}
+
+/// A latency limit: milliseconds when bare (as pgbench's -L), or a duration with a unit.
+fn parse_latency_limit(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let d = match t.parse::<f64>() {
+        Ok(ms) if ms.is_finite() && ms > 0.0 => return Ok(Duration::from_secs_f64(ms / 1e3)),
+        Ok(_) => Duration::ZERO,
+        Err(_) => parse_duration(t)?,
+    };
+    if d.is_zero() {
+        Err(format!("latency limit must be greater than 0 ms (got {s}); e.g. --latency-limit 10"))
+    } else {
+        Ok(d)
+    }
+}
+
 fn bounded(s: &str, what: &str, max: u64) -> Result<u64, String> {
     match s.trim().parse::<i64>() {
         Ok(v) if v >= 1 && v as u64 <= max => Ok(v as u64),
@@ -309,6 +342,24 @@ mod tests {
         assert!(parse_duration("3 parsecs").is_err());
         assert!(parse_positive_duration("0s").is_err());
         assert!(parse_duration("100000000000000000000").unwrap_err().contains("week"));
+    }
+
+    #[test]
+    fn rates_and_limits() {
+        assert_eq!(parse_rate("200").unwrap(), 200.0);
+        assert_eq!(parse_rate("0.5").unwrap(), 0.5);
+        assert!(parse_rate("0").unwrap_err().contains("greater than 0"));
+        assert!(parse_rate("-3").unwrap_err().contains("greater than 0"));
+        assert!(parse_rate("NaN").is_err());
+        assert!(parse_rate("inf").unwrap_err().contains("at most"));
+        assert!(parse_rate("fast").unwrap_err().contains("a number"));
+        assert_eq!(parse_latency_limit("10").unwrap(), Duration::from_millis(10));
+        assert_eq!(parse_latency_limit("0.5").unwrap(), Duration::from_micros(500));
+        assert_eq!(parse_latency_limit("2s").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_latency_limit("250ms").unwrap(), Duration::from_millis(250));
+        assert!(parse_latency_limit("0").unwrap_err().contains("greater than 0"));
+        assert!(parse_latency_limit("-1").unwrap_err().contains("greater than 0"));
+        assert!(parse_latency_limit("soon").is_err());
     }
 
     #[test]

@@ -32,6 +32,11 @@ fn machine(a: &crate::cli::LocationArgs) {
 }
 
 fn run(a: RunArgs) -> Result<i32> {
+    if a.latency_limit.is_some() && a.rate.is_none() {
+        return Err(bad_input!(
+            "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
+        ));
+    }
     signals::install();
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
@@ -92,6 +97,8 @@ fn run(a: RunArgs) -> Result<i32> {
         warmup: a.warmup,
         repeat: a.repeat,
         seed,
+        rate: a.rate,
+        latency_limit: a.latency_limit,
     };
     let mut results = Results {
         schema: SCHEMA,
@@ -115,6 +122,8 @@ fn run(a: RunArgs) -> Result<i32> {
             distribution: a.distribution,
             seed,
             baseline: plan.baseline.clone(),
+            rate: a.rate,
+            latency_limit_ms: a.latency_limit.map(|d| d.as_secs_f64() * 1e3),
         },
         cells: Vec::new(),
     };

@@ -3,15 +3,18 @@
 //! allocator, for every SQL workload (the oltp ones read 100-row ranges to the end).
 //! (SQLite's own memory is SQLite's measured work and does not pass through Rust's
 //! allocator.) The Redis client packs its commands into a reused buffer; the `redis`
-//! crate's reply parser boxes its parse state once per reply, and that is all.
+//! crate's reply parser boxes its parse state once per reply, and that is all. The open loop
+//! of `--rate` (waiting for arrivals, skipping slots past `--latency-limit`) adds none either.
 
 use dbrace::engine::{Engine, Target, mysql::Mysql, postgres::Postgres, redis::Redis, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
+use dbrace::runner::schedule::Schedule;
 use dbrace::runner::worker::{self, Control, MEASURE};
 use dbrace::workload::{Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 struct Counting;
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
@@ -35,6 +38,11 @@ static A: Counting = Counting;
 
 /// Rust allocations made by `n` measured transactions on `engine`, setup excluded.
 fn allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
+    allocations_paced(engine, w, n, None)
+}
+
+/// As `allocations`, on an open-loop schedule of `(rate, latency limit)` when given.
+fn allocations_paced(engine: &dyn Engine, w: &dyn Workload, n: u64, pace: Option<(f64, Option<Duration>)>) -> u64 {
     // As root, PostgreSQL runs as `postgres`, which must reach the directory.
     let base = if unsafe { libc::geteuid() } == 0 { "/var/tmp" } else { env!("CARGO_TARGET_TMPDIR") };
     let base = tempfile::Builder::new().prefix("dbrace-hot-").tempdir_in(base).unwrap();
@@ -48,10 +56,14 @@ fn allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
     let tx = w.client(inst.connect().unwrap(), 0, 1, &opts).unwrap();
     let ctl = Control::new(1);
     ctl.phase.store(MEASURE, Ordering::Release);
+    let schedule = pace.map(|(rate, limit)| Schedule::new(rate, limit, 7));
     let before = ALLOCS.load(Ordering::Relaxed);
-    let r = worker::run(tx, &ctl, 0, Some(n), None);
+    let r = worker::run_paced(tx, &ctl, 0, Some(n), None, schedule);
     let after = ALLOCS.load(Ordering::Relaxed);
-    assert_eq!(r.measured, n);
+    // Skipped slots count towards the transactions asked for, as in pgbench.
+    assert_eq!(r.measured + r.skipped, n);
+    // The skipping path is the one under test when a limit is given.
+    assert!(pace.is_none_or(|(_, limit)| limit.is_none() || r.skipped > 0), "no slot skipped at {pace:?}");
     assert!(r.first_error.is_none(), "{:?}", r.first_error);
     after - before
 }
@@ -77,6 +89,12 @@ fn no_allocation_per_transaction() {
     }
     // Here, not in a test of its own: the counter is global, and tests run at once would
     // count each other's allocations.
+    // Open loop: 20,000/s waits for most arrivals; 10^7/s with a 50 µs limit skips most slots.
+    for pace in [(20_000.0, None), (1e7, Some(Duration::from_micros(50)))] {
+        let few = allocations_paced(&Sqlite, &tpcb::TPCB, 100, Some(pace));
+        let many = allocations_paced(&Sqlite, &tpcb::TPCB, 2100, Some(pace));
+        assert_eq!(many, few, "sqlite tpcb at {pace:?}: {} allocations for 2000 more slots", many - few);
+    }
     let few = allocations(&Redis, &InsertCommit, 100);
     let many = allocations(&Redis, &InsertCommit, 2100);
     assert!(many - few <= 2000, "redis insert-commit: {} allocations for 2000 more transactions", many - few);
