@@ -65,7 +65,19 @@ fn run(a: RunArgs) -> Result<i32> {
             ));
         }
     }
-    let workload = WorkloadOptions { scale: a.scale, tables: a.tables, table_size: a.table_size };
+    let pace = match a.transactions {
+        Some(n) => workload::counters::clock::Pace::Tracks(n),
+        None => workload::counters::clock::Pace::Time(a.duration),
+    };
+    let workload = WorkloadOptions {
+        scale: a.scale,
+        tables: a.tables,
+        table_size: a.table_size,
+        counters: a.counters.options(pace),
+    };
+    for c in &plan.cells {
+        c.workload.check(&workload)?;
+    }
     check_space(&plan, &locations, &workload)?;
     runner::preflight(&plan, &locations)?;
     for s in &plan.skipped {
@@ -100,6 +112,11 @@ fn run(a: RunArgs) -> Result<i32> {
             scale: a.scale,
             tables: a.tables,
             table_size: a.table_size,
+            counters: plan
+                .cells
+                .iter()
+                .any(|c| c.workload.name().starts_with(workload::counters::FAMILY))
+                .then(|| settings.workload.counters.clone()),
             seed,
             baseline: plan.baseline.clone(),
         },

@@ -93,6 +93,9 @@ pub struct RunOptions {
     /// Rows per oltp table (sysbench's --table-size).
     #[serde(default = "sysbench_table_size")]
     pub table_size: u64,
+    /// Options of the counters workloads, when the run has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<crate::workload::counters::CountersOptions>,
     /// Seed of the clients' random generators.
     pub seed: u64,
     /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
