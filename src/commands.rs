@@ -352,6 +352,8 @@ fn engines(a: EnginesArgs) -> Result<i32> {
         let on: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
         println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
     }
+    let both: Vec<_> = engine::all().iter().map(|e| e.name()).collect();
+    println!("  {:<14} counters-write and counters-read, a row each [{}]", workload::counters::FAMILY, both.join(", "));
     let sql: Vec<_> =
         engine::all().iter().filter(|e| e.interface() == engine::Interface::Sql).map(|e| e.name()).collect();
     println!(

@@ -96,30 +96,32 @@ impl Default for CountersOptions {
     }
 }
 
+/// Where `dbrace run --help` lists them.
+const HEADING: &str = "Counters workload options (--workload counters)";
+
 /// `--counters-*` on `dbrace run`.
 #[derive(clap::Args, Debug, Clone)]
-#[command(next_help_heading = "Counters workload options (--workload counters)")]
 pub struct CountersArgs {
     /// Keys (metrics) tracked; a track picks one uniformly
-    #[arg(long = "counters-keys", value_name = "N", default_value = "100", allow_hyphen_values = true,
+    #[arg(help_heading = HEADING, long = "counters-keys", value_name = "N", default_value = "100", allow_hyphen_values = true,
           value_parser = parse_keys)]
     pub keys: u32,
     /// Counters a track increments (nested map flattened to paths such as duration.sum),
     /// e.g. 1, 10 or 25, at most 50
-    #[arg(long = "counters-values", value_name = "N", default_value = "10", allow_hyphen_values = true,
+    #[arg(help_heading = HEADING, long = "counters-values", value_name = "N", default_value = "10", allow_hyphen_values = true,
           value_parser = parse_values)]
     pub values: u32,
     /// Time the tracks' clock moves over during a run, e.g. 30d, 12h, 2w (0: every track at
     /// one static timestamp); the read workload's data set covers it too
-    #[arg(long = "counters-spread", value_name = "TIME", default_value = "30d", allow_hyphen_values = true,
+    #[arg(help_heading = HEADING, long = "counters-spread", value_name = "TIME", default_value = "30d", allow_hyphen_values = true,
           value_parser = parse_spread)]
     pub spread: i64,
     /// What one read asks for: SPAN[:GRANULARITY], the buckets of GRANULARITY (minute, hour,
-    /// day, week, month, quarter, year; default hour) starting in SPAN, e.g. 1d, 7d:day, 1y:month
-    #[arg(long = "counters-range", value_name = "SPAN[:GRAN]", default_value = "1d:hour", allow_hyphen_values = true)]
+    /// day, week, month, quarter, year; default hour) starting in SPAN, e.g. 1d, 7d:day, 52w:month
+    #[arg(help_heading = HEADING, long = "counters-range", value_name = "SPAN[:GRAN]", default_value = "1d:hour", allow_hyphen_values = true)]
     pub range: ReadRange,
     /// How SQL engines store counters: a JSON document per bucket, or a row per counter
-    #[arg(long = "counters-schema", value_enum, default_value = "json")]
+    #[arg(help_heading = HEADING, long = "counters-schema", value_enum, default_value = "json")]
     pub schema: Schema,
 }
 
