@@ -60,8 +60,9 @@ pub struct RunArgs {
     #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
     /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
-    /// oltp-ro, oltp-wo, ycsb-a … ycsb-f, script:FILE[@WEIGHT] (pgbench's script format; all
-    /// script: entries form one mix) [default: insert-commit,tpcb]
+    /// oltp-ro, oltp-wo, ycsb-a … ycsb-f, counters (metrics tracks and reads: counters-write +
+    /// counters-read), script:FILE[@WEIGHT] (pgbench's script format; all script: entries form
+    /// one mix) [default: insert-commit,tpcb]
     #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
     pub workload: Vec<String>,
     /// A script variable, repeatable: NAME=VALUE (pgbench's -D)
@@ -163,6 +164,9 @@ pub struct RunArgs {
     /// The options given, as a --config file (filled in by main).
     #[arg(skip)]
     pub as_config: String,
+    /// Options of the counters workloads.
+    #[command(flatten)]
+    pub counters: crate::workload::counters::CountersArgs,
     /// HTML report and charts.
     #[command(flatten)]
     pub charts: ChartArgs,

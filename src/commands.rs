@@ -42,6 +42,10 @@ fn run(a: RunArgs) -> Result<i32> {
     crate::engine::postgres::client::choose_protocol(a.protocol);
     crate::engine::choose_transport(a.transport);
     workload::script::configure(script_config(&a)?);
+    let pace = match a.transactions {
+        Some(n) => workload::counters::clock::Pace::Tracks(n),
+        None => workload::counters::clock::Pace::Time(a.duration),
+    };
     let workload = WorkloadOptions {
         scale: a.scale,
         tables: a.tables,
@@ -49,6 +53,7 @@ fn run(a: RunArgs) -> Result<i32> {
         per_statement: a.report_per_statement,
         records: a.records,
         distribution: a.distribution,
+        counters: a.counters.options(pace),
     };
     let plan = plan::build(&Request {
         engines: a.engine.clone(),
@@ -59,7 +64,7 @@ fn run(a: RunArgs) -> Result<i32> {
         baseline: a.baseline.clone(),
         urls: a.url.clone(),
         sweep: a.sweep.clone(),
-        options: workload,
+        options: workload.clone(),
     })?;
     if a.dry_run {
         print!("{}", dry_run(&plan, &a));
@@ -82,6 +87,9 @@ fn run(a: RunArgs) -> Result<i32> {
                 l.path.display()
             ));
         }
+    }
+    for c in &plan.cells {
+        c.workload.check(&c.options)?;
     }
     check_space(&plan, &locations)?;
     runner::preflight(&plan, &locations)?;
@@ -120,6 +128,11 @@ fn run(a: RunArgs) -> Result<i32> {
             table_size: a.table_size,
             records: a.records,
             distribution: a.distribution,
+            counters: plan
+                .cells
+                .iter()
+                .any(|c| c.workload.name().starts_with(workload::counters::FAMILY))
+                .then(|| workload.counters.clone()),
             seed,
             baseline: plan.baseline.clone(),
             rate: a.rate,
@@ -390,6 +403,8 @@ fn engines(a: EnginesArgs) -> Result<i32> {
         let on: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
         println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
     }
+    let both: Vec<_> = engine::all().iter().map(|e| e.name()).collect();
+    println!("  {:<14} counters-write and counters-read, a row each [{}]", workload::counters::FAMILY, both.join(", "));
     let sql: Vec<_> =
         engine::all().iter().filter(|e| e.interface() == engine::Interface::Sql).map(|e| e.name()).collect();
     println!(

@@ -99,6 +99,9 @@ pub struct RunOptions {
     /// The ycsb workloads' request distribution, when given (else each workload's own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distribution: Option<crate::workload::ycsb::Distribution>,
+    /// Options of the counters workloads, when the run has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<crate::workload::counters::CountersOptions>,
     /// Seed of the clients' random generators.
     pub seed: u64,
     /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.

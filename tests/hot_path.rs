@@ -1,6 +1,7 @@
 //! The transaction loop allocates nothing on the Rust side: the worker loop with the SQLite,
 //! PostgreSQL and MySQL (wire) clients, driven as the runner drives them, under a counting global
-//! allocator, for every SQL workload (the oltp ones read 100-row ranges to the end).
+//! allocator, for every SQL workload (the oltp ones read 100-row ranges to the end, the
+//! counters ones write seven buckets or read 24).
 //! (SQLite's own memory is SQLite's measured work and does not pass through Rust's
 //! allocator.) The Redis client packs its commands into a reused buffer; the `redis`
 //! crate's reply parser boxes its parse state once per reply, and that is all. The open loop
@@ -11,6 +12,7 @@ use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
 use dbrace::runner::schedule::Schedule;
 use dbrace::runner::worker::{self, Control, MEASURE};
+use dbrace::workload::counters::{self, CountersOptions};
 use dbrace::workload::{Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,8 +51,9 @@ fn allocations_paced(engine: &dyn Engine, w: &dyn Workload, n: u64, pace: Option
     std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
     let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
-    // Two small oltp tables: a range still reads 100 rows.
-    let opts = WorkloadOptions { tables: 2, table_size: 1000, ..WorkloadOptions::default() };
+    // Two small oltp tables: a range still reads 100 rows; counters of a few keys.
+    let counters = CountersOptions { keys: 3, ..CountersOptions::default() };
+    let opts = WorkloadOptions { tables: 2, table_size: 1000, counters, ..WorkloadOptions::default() };
     let mut setup = inst.connect().unwrap();
     w.prepare(&mut setup, &opts).unwrap();
     let tx = w.client(inst.connect().unwrap(), 0, 1, &opts).unwrap();
@@ -79,6 +82,8 @@ fn no_allocation_per_transaction() {
             &oltp::OLTP_RW,
             &oltp::OLTP_RO,
             &oltp::OLTP_WO,
+            &counters::WRITE,
+            &counters::READ,
         ] {
             // Setup inside worker::run (the histogram) is the same for both counts.
             let few = allocations(engine, w, 100);

@@ -2,6 +2,7 @@
 //! `Transactor` per client, and verifies its invariant afterwards. It never names an
 //! engine's binary; SQL workloads speak through `SqlClient` only.
 
+pub mod counters;
 pub mod insert_commit;
 pub mod oltp;
 pub mod script;
@@ -29,6 +30,8 @@ pub struct WorkloadOptions {
     pub records: u64,
     /// The ycsb workloads' request distribution; `None`: each workload file's own.
     pub distribution: Option<ycsb::Distribution>,
+    /// Options of the counters workloads (`--counters-*`).
+    pub counters: counters::CountersOptions,
 }
 
 impl Default for WorkloadOptions {
@@ -41,6 +44,7 @@ impl Default for WorkloadOptions {
             per_statement: false,
             records: ycsb::DEFAULT_RECORDS,
             distribution: None,
+            counters: Default::default(),
         }
     }
 }
@@ -71,6 +75,10 @@ pub trait Workload: Sync {
     fn about(&self) -> &'static str;
     /// Whether it can drive this kind of client.
     fn supports(&self, iface: Interface) -> bool;
+    /// Refuse options this workload cannot run with, before anything starts.
+    fn check(&self, _opts: &WorkloadOptions) -> Result<()> {
+        Ok(())
+    }
     /// Bytes the data set may take on disk, with headroom for a log (0: small or unknown).
     fn estimated_bytes(&self, _opts: &WorkloadOptions) -> u64 {
         0
@@ -128,6 +136,8 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &ycsb::YCSB_D,
         &ycsb::YCSB_E,
         &ycsb::YCSB_F,
+        &counters::WRITE,
+        &counters::READ,
     ]
 }
 
@@ -137,19 +147,23 @@ pub fn by_name(name: &str) -> Result<&'static dyn Workload> {
         return script::load(&[name]);
     }
     all().iter().copied().find(|w| w.name() == name).ok_or_else(|| {
-        let names: Vec<_> = all().iter().map(|w| w.name()).collect();
+        let mut names: Vec<_> = all().iter().map(|w| w.name()).collect();
+        names.push(counters::FAMILY);
         bad_input!("unknown workload '{name}'; valid workloads: {}", names.join(", "))
     })
 }
 
 /// Look up a `--workload` list: every `script:` entry joins one mix (as pgbench's
-/// repeated `-f`), placed where the first one stands.
+/// repeated `-f`), placed where the first one stands; `counters` is its two halves,
+/// `counters-write` and `counters-read`, so writes and reads get a row each.
 pub fn resolve(names: &[String]) -> Result<Vec<&'static dyn Workload>> {
     let scripts: Vec<&str> = names.iter().map(String::as_str).filter(|n| script::is_script(n)).collect();
     let mut out = Vec::new();
     let mut mixed = false;
     for n in names {
-        if !script::is_script(n) {
+        if n == counters::FAMILY {
+            out.extend([&counters::WRITE as &dyn Workload, &counters::READ]);
+        } else if !script::is_script(n) {
             out.push(by_name(n)?);
         } else if !mixed {
             mixed = true;
