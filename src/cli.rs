@@ -64,8 +64,9 @@ pub struct RunArgs {
     #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
     /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
-    /// oltp-ro, oltp-wo, script:FILE[@WEIGHT] (pgbench's script format; all script: entries
-    /// form one mix) [default: insert-commit,tpcb]
+    /// oltp-ro, oltp-wo, ycsb-a … ycsb-f, counters (metrics tracks and reads: counters-write +
+    /// counters-read), script:FILE[@WEIGHT] (pgbench's script format; all script: entries form
+    /// one mix) [default: insert-commit,tpcb]
     #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
     pub workload: Vec<String>,
     /// A script variable, repeatable: NAME=VALUE (pgbench's -D)
@@ -94,6 +95,14 @@ pub struct RunArgs {
     /// Unmeasured warm-up before each measurement
     #[arg(long, value_name = "TIME", default_value = "0.2s", allow_hyphen_values = true, value_parser = parse_duration)]
     pub warmup: Duration,
+    /// Open loop: schedule TPS transactions per second over the clients as Poisson arrivals
+    /// (pgbench's -R); latency counts from each transaction's scheduled start
+    #[arg(long, value_name = "TPS", allow_hyphen_values = true, value_parser = parse_rate)]
+    pub rate: Option<f64>,
+    /// With --rate: count transactions finishing later than MS milliseconds as late, and skip
+    /// those already that late when their turn comes (pgbench's -L)
+    #[arg(long, value_name = "MS", allow_hyphen_values = true, value_parser = parse_latency_limit)]
+    pub latency_limit: Option<Duration>,
     /// Repeats per cell, interleaved across cells (A B C A B C …)
     #[arg(long, short = 'r', value_name = "N", default_value = "3", allow_hyphen_values = true, value_parser = parse_repeat)]
     pub repeat: u32,
@@ -106,6 +115,13 @@ pub struct RunArgs {
     /// sysbench's --table-size: rows per table of the oltp workloads
     #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_table_size)]
     pub table_size: u64,
+    /// YCSB's recordcount: records loaded into usertable by the ycsb workloads
+    #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_records)]
+    pub records: u64,
+    /// YCSB's requestdistribution for the ycsb workloads: zipfian, uniform or latest
+    /// [default: latest for ycsb-d, zipfian for the others, as YCSB's workload files]
+    #[arg(long, value_name = "DIST")]
+    pub distribution: Option<crate::workload::ycsb::Distribution>,
     /// An existing server to run against instead of a throwaway one, e.g.
     /// postgres://USER:PASSWORD@HOST:PORT/DB, mysql://… or redis://[USER:PASSWORD@]HOST:PORT/DB
     /// (the password never appears in output)
@@ -141,6 +157,20 @@ pub struct RunArgs {
     /// No progress bars or per-repeat lines on stderr
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Read options from a TOML file whose keys are these long options
+    /// (e.g. engine = ["sqlite", "postgres"]); the command line wins
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+    /// Print the cells this run would measure, its estimated time and the options as a
+    /// --config file; start nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The options given, as a --config file (filled in by main).
+    #[arg(skip)]
+    pub as_config: String,
+    /// Options of the counters workloads.
+    #[command(flatten)]
+    pub counters: crate::workload::counters::CountersArgs,
     /// HTML report and charts.
     #[command(flatten)]
     pub charts: ChartArgs,
@@ -349,6 +379,31 @@ fn parse_positive_duration(s: &str) -> Result<Duration, String> {
     if d.is_zero() { Err(format!("'{s}' must be greater than zero")) } else { Ok(d) }
 }
 
+/// A rate in transactions per second: positive and finite (fractions allowed, as pgbench).
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1e9 => Ok(v),
+        Ok(v) if v > 1e9 => Err(format!("rate must be at most 1e9 transactions per second (got {s})")),
+        Ok(_) => Err(format!("rate must be greater than 0 transactions per second (got {s}); e.g. --rate 500")),
+        Err(_) => Err(format!("rate must be a number of transactions per second (got '{s}'); e.g. --rate 500")),
+    }
+}
+
+/// A latency limit: milliseconds when bare (as pgbench's -L), or a duration with a unit.
+fn parse_latency_limit(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let d = match t.parse::<f64>() {
+        Ok(ms) if ms.is_finite() && ms > 0.0 => return Ok(Duration::from_secs_f64(ms / 1e3)),
+        Ok(_) => Duration::ZERO,
+        Err(_) => parse_duration(t)?,
+    };
+    if d.is_zero() {
+        Err(format!("latency limit must be greater than 0 ms (got {s}); e.g. --latency-limit 10"))
+    } else {
+        Ok(d)
+    }
+}
+
 fn bounded(s: &str, what: &str, max: u64) -> Result<u64, String> {
     match s.trim().parse::<i64>() {
         Ok(v) if v >= 1 && v as u64 <= max => Ok(v as u64),
@@ -358,7 +413,7 @@ fn bounded(s: &str, what: &str, max: u64) -> Result<u64, String> {
     }
 }
 
-fn parse_clients(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_clients(s: &str) -> Result<u32, String> {
     bounded(s, "clients", 10_000).map(|v| v as u32)
 }
 
@@ -377,17 +432,22 @@ fn parse_warmup_runs(s: &str) -> Result<u32, String> {
     }
 }
 
-fn parse_scale(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_scale(s: &str) -> Result<u32, String> {
     bounded(s, "scale", 100_000).map(|v| v as u32)
 }
 
-fn parse_tables(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_tables(s: &str) -> Result<u32, String> {
     bounded(s, "tables", 10_000).map(|v| v as u32)
 }
 
 /// Ids are SQL integers (32-bit) and a range reads up to id + 99.
-fn parse_table_size(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_table_size(s: &str) -> Result<u64, String> {
     bounded(s, "table-size", 2_000_000_000)
+}
+
+/// Record numbers are hashed into 64-bit keys; two billion keeps a load within reason.
+pub(crate) fn parse_records(s: &str) -> Result<u64, String> {
+    bounded(s, "records", 2_000_000_000)
 }
 
 #[cfg(test)]
@@ -405,6 +465,24 @@ mod tests {
         assert!(parse_duration("3 parsecs").is_err());
         assert!(parse_positive_duration("0s").is_err());
         assert!(parse_duration("100000000000000000000").unwrap_err().contains("week"));
+    }
+
+    #[test]
+    fn rates_and_limits() {
+        assert_eq!(parse_rate("200").unwrap(), 200.0);
+        assert_eq!(parse_rate("0.5").unwrap(), 0.5);
+        assert!(parse_rate("0").unwrap_err().contains("greater than 0"));
+        assert!(parse_rate("-3").unwrap_err().contains("greater than 0"));
+        assert!(parse_rate("NaN").is_err());
+        assert!(parse_rate("inf").unwrap_err().contains("at most"));
+        assert!(parse_rate("fast").unwrap_err().contains("a number"));
+        assert_eq!(parse_latency_limit("10").unwrap(), Duration::from_millis(10));
+        assert_eq!(parse_latency_limit("0.5").unwrap(), Duration::from_micros(500));
+        assert_eq!(parse_latency_limit("2s").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_latency_limit("250ms").unwrap(), Duration::from_millis(250));
+        assert!(parse_latency_limit("0").unwrap_err().contains("greater than 0"));
+        assert!(parse_latency_limit("-1").unwrap_err().contains("greater than 0"));
+        assert!(parse_latency_limit("soon").is_err());
     }
 
     #[test]

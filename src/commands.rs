@@ -34,11 +34,29 @@ pub(crate) fn machine(a: &crate::cli::LocationArgs) {
 }
 
 fn run(a: RunArgs) -> Result<i32> {
+    if a.latency_limit.is_some() && a.rate.is_none() {
+        return Err(bad_input!(
+            "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
+        ));
+    }
     signals::install();
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
     crate::engine::choose_transport(a.transport);
     workload::script::configure(script_config(&a)?);
+    let pace = match a.transactions {
+        Some(n) => workload::counters::clock::Pace::Tracks(n),
+        None => workload::counters::clock::Pace::Time(a.duration),
+    };
+    let workload = WorkloadOptions {
+        scale: a.scale,
+        tables: a.tables,
+        table_size: a.table_size,
+        per_statement: a.report_per_statement,
+        records: a.records,
+        distribution: a.distribution,
+        counters: a.counters.options(pace),
+    };
     let plan = plan::build(&Request {
         engines: a.engine.clone(),
         profiles: a.profile.clone(),
@@ -48,7 +66,12 @@ fn run(a: RunArgs) -> Result<i32> {
         baseline: a.baseline.clone(),
         urls: a.url.clone(),
         sweep: a.sweep.clone(),
+        options: workload.clone(),
     })?;
+    if a.dry_run {
+        print!("{}", dry_run(&plan, &a));
+        return Ok(0);
+    }
     let out = match &a.out {
         Some(p) => p.clone(),
         None => default_results_path()?,
@@ -58,8 +81,10 @@ fn run(a: RunArgs) -> Result<i32> {
     let progress = Progress { enabled: !a.quiet };
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     reap_locations(&locations, progress);
-    let workload = WorkloadOptions { scale: a.scale, tables: a.tables, table_size: a.table_size };
-    check_space(&plan, &locations, &workload)?;
+    for c in &plan.cells {
+        c.workload.check(&c.options)?;
+    }
+    check_space(&plan, &locations)?;
     runner::preflight(&plan, &locations)?;
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
@@ -72,8 +97,9 @@ fn run(a: RunArgs) -> Result<i32> {
         transactions: a.transactions,
         warmup: a.warmup,
         repeat: a.repeat,
-        workload,
         seed,
+        rate: a.rate,
+        latency_limit: a.latency_limit,
     };
     let mut results = Results {
         schema: SCHEMA,
@@ -93,8 +119,17 @@ fn run(a: RunArgs) -> Result<i32> {
             scale: a.scale,
             tables: a.tables,
             table_size: a.table_size,
+            records: a.records,
+            distribution: a.distribution,
+            counters: plan
+                .cells
+                .iter()
+                .any(|c| c.workload.name().starts_with(workload::counters::FAMILY))
+                .then(|| workload.counters.clone()),
             seed,
             baseline: plan.baseline.clone(),
+            rate: a.rate,
+            latency_limit_ms: a.latency_limit.map(|d| d.as_secs_f64() * 1e3),
         },
         cells: Vec::new(),
     };
@@ -123,6 +158,38 @@ pub(crate) fn reap_locations(locations: &Locations, progress: Progress) {
             ));
         }
     }
+}
+
+/// What `--dry-run` prints: the cells, a rough time for each, and the run as a config file.
+fn dry_run(plan: &plan::Plan, a: &RunArgs) -> String {
+    let measured = a.warmup.as_secs_f64() + a.duration.as_secs_f64();
+    let mut out = String::new();
+    let mut total = 0.0;
+    let width = plan.cells.iter().map(|c| c.id().len()).max().unwrap_or(0);
+    for c in &plan.cells {
+        // A throwaway server starts in about a second; a load writes some 50 MB/s.
+        let server = if c.engine.needs_data_dir(&c.profile, &c.target) { 1.0 } else { 0.0 };
+        let load = c.workload.estimated_bytes(&c.options) as f64 / 50e6;
+        let each = server + load + if a.transactions.is_some() { a.warmup.as_secs_f64() } else { measured };
+        total += each * f64::from(a.repeat);
+        out += &format!("  {:width$}  ≈ {} × {}\n", c.id(), a.repeat, secs(each));
+    }
+    let per = match a.transactions {
+        Some(t) => format!(", plus {t} transactions per client each repeat"),
+        None => String::new(),
+    };
+    let head = format!("would measure {} cells × {} repeats, ≈ {}{per}:\n", plan.cells.len(), a.repeat, secs(total));
+    out.insert_str(0, &head);
+    for s in &plan.skipped {
+        out += &format!("skipping {s}\n");
+    }
+    out += &format!("baseline: {}\n\nas a --config file:\n{}", plan.baseline, a.as_config);
+    out
+}
+
+/// A rough time, in the unit that reads best.
+fn secs(s: f64) -> String {
+    if s < 90.0 { format!("{s:.1} s") } else { format!("{:.0} min", s / 60.0) }
 }
 
 /// The options of script workloads.
@@ -205,8 +272,9 @@ fn write_charts(results: &Results, baseline: &str, a: &ChartArgs, source: &Path,
 }
 
 /// Refuse a data set that cannot fit its location, before loading fills it up.
-fn check_space(plan: &plan::Plan, locations: &Locations, opts: &WorkloadOptions) -> Result<()> {
+fn check_space(plan: &plan::Plan, locations: &Locations) -> Result<()> {
     for c in &plan.cells {
+        let opts = &c.options;
         let need = c.workload.estimated_bytes(opts);
         let loc = locations.get(c.profile.location);
         if c.engine.needs_data_dir(&c.profile, &c.target) && need > loc.free_bytes {
@@ -342,6 +410,8 @@ fn engines(a: EnginesArgs) -> Result<i32> {
         let on: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
         println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
     }
+    let both: Vec<_> = engine::all().iter().map(|e| e.name()).collect();
+    println!("  {:<14} counters-write and counters-read, a row each [{}]", workload::counters::FAMILY, both.join(", "));
     let sql: Vec<_> =
         engine::all().iter().filter(|e| e.interface() == engine::Interface::Sql).map(|e| e.name()).collect();
     println!(

@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod cli;
 pub mod commands;
 pub mod compare;
+pub mod config;
 pub mod engine;
 pub mod exec;
 pub mod host;

@@ -1,15 +1,29 @@
 //! CLI entry: parse, dispatch, map errors to exit codes.
 
-use clap::Parser;
 use clap::error::ErrorKind;
-use dbrace::cli::Cli;
+use clap::{CommandFactory, FromArgMatches};
+use dbrace::cli::{Cli, Command};
 
 fn main() {
     // Die quietly on a closed pipe (`dbrace report r.json | head`), as Unix tools do,
     // instead of panicking on the failed write.
     // SAFETY: setting a signal disposition before any thread starts.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    let cli = match Cli::try_parse() {
+    let args = match dbrace::config::expand(std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("dbrace: {e}");
+            std::process::exit(e.exit_code());
+        }
+    };
+    let parsed = Cli::command().try_get_matches_from(args).and_then(|m| {
+        let mut cli = Cli::from_arg_matches(&m)?;
+        if let (Command::Run(a), Some(run)) = (&mut cli.command, m.subcommand_matches("run")) {
+            a.as_config = dbrace::config::from_matches(run);
+        }
+        Ok(cli)
+    });
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
         Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {

@@ -3,7 +3,7 @@
 use crate::engine::{self, Engine, Target};
 use crate::error::Result;
 use crate::profile::{self, Profile};
-use crate::workload::{self, Workload};
+use crate::workload::{self, Workload, WorkloadOptions};
 
 /// One combination: engine × profile × workload × clients.
 pub struct Cell {
@@ -17,6 +17,8 @@ pub struct Cell {
     pub clients: u32,
     /// How the engine is reached.
     pub target: Target,
+    /// The workload's options (data set size), as swept for this cell.
+    pub options: WorkloadOptions,
 }
 
 impl Cell {
@@ -45,6 +47,25 @@ pub struct Request {
     pub urls: Vec<String>,
     /// `KEY=a,b,c`: one cell per value, the engine restarted with each.
     pub sweep: Option<String>,
+    /// The workloads' options; a sweep over one of them overrides it per cell.
+    pub options: WorkloadOptions,
+}
+
+/// What `--sweep KEY=a,b,c` varies.
+enum Sweep {
+    /// Client counts: one cell per value, as `--clients a,b,c`.
+    Clients(Vec<u32>),
+    /// A workload option such as `scale`: the key and one option set per value.
+    Option(String, Vec<(String, WorkloadOptions)>),
+    /// An engine setting: (engine, key, value) for each value and engine that knows it.
+    Setting(Vec<(String, String, String)>),
+}
+
+/// One way to run an engine × profile: the settings and options of one sweep value.
+struct Variant {
+    label: Option<String>,
+    settings: Vec<(String, String, String)>,
+    options: WorkloadOptions,
 }
 
 /// The validated matrix.
@@ -96,14 +117,15 @@ pub fn build(req: &Request) -> Result<Plan> {
         // Defaults adapt to the engines; only workloads the user named must all run.
         workloads.retain(|w| engines.iter().any(|e| w.supports(e.interface())));
     }
-    if req.clients.is_empty() {
+    let sets = parse_sets(&req.sets, &engines)?;
+    let sweep = req.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options)).transpose()?;
+    let clients = match &sweep {
+        Some(Sweep::Clients(values)) => values.clone(),
+        _ => req.clients.clone(),
+    };
+    if clients.is_empty() {
         return Err(bad_input!("no client count given; use --clients N"));
     }
-    let sets = parse_sets(&req.sets, &engines)?;
-    let sweep = match &req.sweep {
-        Some(s) => parse_sweep(s, &engines)?,
-        None => Vec::new(),
-    };
     let targets = targets(&req.urls, &engines)?;
 
     for w in &workloads {
@@ -120,30 +142,25 @@ pub fn build(req: &Request) -> Result<Plan> {
     let mut cells: Vec<Cell> = Vec::new();
     let mut refused = std::collections::HashMap::new();
     for w in &workloads {
-        for &clients in &req.clients {
+        for &clients in &clients {
             for e in &engines {
                 if !w.supports(e.interface()) {
                     note(&mut skipped, format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
                     continue;
                 }
-                // One variant per sweep value this engine takes (just one without a sweep).
-                let mut variants: Vec<Option<&(String, String, String)>> =
-                    sweep.iter().filter(|(en, _, _)| en == e.name()).map(Some).collect();
-                if variants.is_empty() {
-                    variants.push(None);
-                }
+                let variants = variants(sweep.as_ref(), e.name(), &req.options);
                 for (p, variant) in profiles.iter().flat_map(|p| variants.iter().map(move |v| (p, v))) {
                     let Some(mut profile) = e.resolve_profile(p) else {
                         continue;
                     };
                     profile.settings = sets
                         .iter()
-                        .chain(*variant)
+                        .chain(&variant.settings)
                         .filter(|(en, _, _)| en == e.name())
                         .map(|(_, k, v)| (k.clone(), v.clone()))
                         .collect();
-                    if let Some((_, k, v)) = variant {
-                        profile.name = format!("{}+{k}={v}", profile.name);
+                    if let Some(label) = &variant.label {
+                        profile.name = format!("{}+{label}", profile.name);
                     }
                     let target = targets(e.name());
                     if let Err(err) = e.check(&profile, &target) {
@@ -151,7 +168,8 @@ pub fn build(req: &Request) -> Result<Plan> {
                         refused.entry(e.name()).or_insert(err);
                         continue;
                     }
-                    let cell = Cell { engine: *e, profile, workload: *w, clients, target };
+                    let options = variant.options.clone();
+                    let cell = Cell { engine: *e, profile, workload: *w, clients, target, options };
                     if !cells.iter().any(|c| c.id() == cell.id()) {
                         cells.push(cell);
                     }
@@ -218,17 +236,57 @@ fn targets(urls: &[String], engines: &[&'static dyn Engine]) -> Result<impl Fn(&
     })
 }
 
-/// Parse `--sweep KEY=a,b,c` into one setting per value and engine that knows the key.
-fn parse_sweep(s: &str, engines: &[&'static dyn Engine]) -> Result<Vec<(String, String, String)>> {
+/// The ways an engine runs under the sweep: one per value it takes, or just one.
+fn variants(sweep: Option<&Sweep>, engine: &str, options: &WorkloadOptions) -> Vec<Variant> {
+    let plain = || Variant { label: None, settings: Vec::new(), options: options.clone() };
+    let out: Vec<Variant> = match sweep {
+        Some(Sweep::Option(key, values)) => values
+            .iter()
+            .map(|(v, o)| Variant { label: Some(format!("{key}={v}")), settings: Vec::new(), options: o.clone() })
+            .collect(),
+        Some(Sweep::Setting(sets)) => sets
+            .iter()
+            .filter(|(en, _, _)| en == engine)
+            .map(|set| Variant { label: Some(format!("{}={}", set.1, set.2)), settings: vec![set.clone()], ..plain() })
+            .collect(),
+        Some(Sweep::Clients(_)) | None => Vec::new(),
+    };
+    if out.is_empty() { vec![plain()] } else { out }
+}
+
+/// Parse `--sweep KEY=a,b,c`: over `clients`, a workload option (`scale`, …), or a
+/// setting of every engine that knows the key.
+fn parse_sweep(s: &str, engines: &[&'static dyn Engine], options: &WorkloadOptions) -> Result<Sweep> {
     let Some((k, values)) = s.split_once('=') else {
         return Err(bad_input!("--sweep '{s}' is not KEY=a,b,c; write e.g. --sweep shared_buffers=128MB,1GB"));
     };
-    let values: Vec<&str> = values.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+    let (k, values): (&str, Vec<&str>) =
+        (k.trim(), values.split(',').map(str::trim).filter(|v| !v.is_empty()).collect());
     if values.len() < 2 {
         return Err(bad_input!("--sweep {s}: give at least two values, comma-separated"));
     }
+    if k == "clients" {
+        let counts = values.iter().map(|v| crate::cli::parse_clients(v).map_err(|e| bad_input!("--sweep {s}: {e}")));
+        return Ok(Sweep::Clients(counts.collect::<Result<_>>()?));
+    }
+    if WorkloadOptions::KEYS.contains(&k) {
+        let mut out = Vec::new();
+        for v in values {
+            let mut o = options.clone();
+            o.set(k, v).map_err(|e| bad_input!("--sweep {s}: {e}"))?;
+            out.push((v.to_string(), o));
+        }
+        return Ok(Sweep::Option(k.to_string(), out));
+    }
     let sets: Vec<String> = values.iter().map(|v| format!("{k}={v}")).collect();
-    parse_sets(&sets, engines)
+    parse_sets(&sets, engines).map(Sweep::Setting).map_err(|e| match e {
+        crate::error::Error::Input(m) => bad_input!(
+            "--sweep {s}: {}; --sweep also takes clients and the workload options {}",
+            m.split_once(": ").map_or(m.as_str(), |(_, why)| why),
+            WorkloadOptions::KEYS.join(", ")
+        ),
+        other => other,
+    })
 }
 
 /// Parse `--set` values into (engine, key, value), each key known to its engine.
@@ -336,6 +394,26 @@ mod tests {
         assert_eq!(p.cells[1].profile.settings, vec![("cache_size".to_string(), "-2000".to_string())]);
         assert!(build(&Request { sweep: Some("cache_size=1".into()), ..req() }).is_err());
         assert!(build(&Request { sweep: Some("nope=1,2".into()), ..req() }).is_err());
+    }
+
+    #[test]
+    fn sweeps_over_clients_and_workload_options() {
+        let base = Request {
+            profiles: vec!["ram".into()],
+            workloads: vec!["tpcb".into()],
+            engines: vec!["sqlite".into()],
+            ..req()
+        };
+        let p = build(&Request { sweep: Some("clients=1,2,4".into()), ..base.clone() }).unwrap();
+        let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
+        assert_eq!(ids, ["sqlite/ram/tpcb/c1", "sqlite/ram/tpcb/c2", "sqlite/ram/tpcb/c4"]);
+        let p = build(&Request { sweep: Some("scale=1,3".into()), ..base.clone() }).unwrap();
+        let got: Vec<_> = p.cells.iter().map(|c| (c.id(), c.options.scale)).collect();
+        assert_eq!(got, [("sqlite/ram+scale=1/tpcb/c1".to_string(), 1), ("sqlite/ram+scale=3/tpcb/c1".to_string(), 3)]);
+        for bad in ["clients=1,0", "scale=1,x", "tables=2", "nope=1,2"] {
+            let e = build(&Request { sweep: Some(bad.into()), ..base.clone() }).err().unwrap().to_string();
+            assert!(e.starts_with("--sweep"), "{bad}: {e}");
+        }
     }
 
     #[test]

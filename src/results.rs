@@ -93,10 +93,25 @@ pub struct RunOptions {
     /// Rows per oltp table (sysbench's --table-size).
     #[serde(default = "sysbench_table_size")]
     pub table_size: u64,
+    /// Records of the ycsb workloads (YCSB's recordcount).
+    #[serde(default = "ycsb_records")]
+    pub records: u64,
+    /// The ycsb workloads' request distribution, when given (else each workload's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<crate::workload::ycsb::Distribution>,
+    /// Options of the counters workloads, when the run has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<crate::workload::counters::CountersOptions>,
     /// Seed of the clients' random generators.
     pub seed: u64,
     /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
     pub baseline: String,
+    /// Open loop: transactions per second scheduled over each cell's clients (`--rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// With a rate: the latency limit, milliseconds (`--latency-limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_limit_ms: Option<f64>,
 }
 
 fn one() -> u32 {
@@ -105,6 +120,10 @@ fn one() -> u32 {
 
 fn sysbench_table_size() -> u64 {
     10_000
+}
+
+fn ycsb_records() -> u64 {
+    crate::workload::ycsb::DEFAULT_RECORDS
 }
 
 /// One cell: engine × profile × workload × clients, and its repeats.
@@ -172,6 +191,22 @@ pub struct RepeatResult {
     /// Per-statement latency of script workloads (`--report-per-statement`), all clients.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub statements: Vec<StatementLatency>,
+    /// How the open-loop schedule went (`--rate`); absent in closed-loop runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<ScheduleStats>,
+}
+
+/// An open-loop repeat's schedule, as pgbench reports it under `-R` and `-L`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleStats {
+    /// How late measured transactions started against their schedule, on average, ms.
+    pub lag_avg_ms: f64,
+    /// The latest start, ms.
+    pub lag_max_ms: f64,
+    /// Slots skipped unrun: already past `--latency-limit` when their turn came.
+    pub skipped: u64,
+    /// Committed transactions that finished later than `--latency-limit`.
+    pub late: u64,
 }
 
 /// One command of a script and its latency while measured, as pgbench -r reports it.
@@ -247,6 +282,7 @@ impl RepeatResult {
             client_cpu_s: 0.0,
             verify: None,
             statements: Vec::new(),
+            schedule: None,
         }
     }
 }
@@ -369,4 +405,30 @@ impl Results {
 /// Now as RFC 3339 in UTC, to the second.
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files written before `--rate` existed have no schedule fields: they still load, and
+    /// a closed-loop repeat writes none (its JSON is as before).
+    #[test]
+    fn schedule_fields_are_optional_and_round_trip() {
+        let mut r = RepeatResult::failed(1, "x".into(), String::new(), String::new());
+        let closed = serde_json::to_value(&r).unwrap();
+        assert!(closed.get("schedule").is_none());
+        let back: RepeatResult = serde_json::from_value(closed).unwrap();
+        assert_eq!(back.schedule, None);
+        r.schedule = Some(ScheduleStats { lag_avg_ms: 0.25, lag_max_ms: 3.5, skipped: 7, late: 11 });
+        let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back.schedule, r.schedule);
+
+        let old = serde_json::json!({"duration_s": 1.0, "transactions": null, "warmup_s": 0.2, "repeat": 3,
+            "scale": 1, "seed": 5, "baseline": "disk"});
+        let o: RunOptions = serde_json::from_value(old).unwrap();
+        assert_eq!((o.rate, o.latency_limit_ms), (None, None));
+        let text = serde_json::to_string(&o).unwrap();
+        assert!(!text.contains("rate") && !text.contains("latency_limit"), "{text}");
+    }
 }

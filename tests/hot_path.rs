@@ -1,17 +1,22 @@
 //! The transaction loop allocates nothing on the Rust side: the worker loop with the SQLite,
 //! PostgreSQL and MySQL (wire) clients, driven as the runner drives them, under a counting global
-//! allocator, for every SQL workload (the oltp ones read 100-row ranges to the end).
+//! allocator, for every SQL workload (the oltp ones read 100-row ranges to the end, the
+//! counters ones write seven buckets or read 24).
 //! (SQLite's own memory is SQLite's measured work and does not pass through Rust's
 //! allocator.) The Redis client packs its commands into a reused buffer; the `redis`
-//! crate's reply parser boxes its parse state once per reply, and that is all.
+//! crate's reply parser boxes its parse state once per reply, and that is all. The open loop
+//! of `--rate` (waiting for arrivals, skipping slots past `--latency-limit`) adds none either.
 
 use dbrace::engine::{Engine, Target, mysql::Mysql, postgres::Postgres, redis::Redis, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
+use dbrace::runner::schedule::Schedule;
 use dbrace::runner::worker::{self, Control, MEASURE};
+use dbrace::workload::counters::{self, CountersOptions};
 use dbrace::workload::{Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 struct Counting;
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
@@ -35,23 +40,33 @@ static A: Counting = Counting;
 
 /// Rust allocations made by `n` measured transactions on `engine`, setup excluded.
 fn allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
+    allocations_paced(engine, w, n, None)
+}
+
+/// As `allocations`, on an open-loop schedule of `(rate, latency limit)` when given.
+fn allocations_paced(engine: &dyn Engine, w: &dyn Workload, n: u64, pace: Option<(f64, Option<Duration>)>) -> u64 {
     // As root, PostgreSQL runs as `postgres`, which must reach the directory.
     let base = if unsafe { libc::geteuid() } == 0 { "/var/tmp" } else { env!("CARGO_TARGET_TMPDIR") };
     let base = tempfile::Builder::new().prefix("dbrace-hot-").tempdir_in(base).unwrap();
     std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
     let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
-    // Two small oltp tables: a range still reads 100 rows.
-    let opts = WorkloadOptions { tables: 2, table_size: 1000, ..WorkloadOptions::default() };
+    // Two small oltp tables: a range still reads 100 rows; counters of a few keys.
+    let counters = CountersOptions { keys: 3, ..CountersOptions::default() };
+    let opts = WorkloadOptions { tables: 2, table_size: 1000, counters, ..WorkloadOptions::default() };
     let mut setup = inst.connect().unwrap();
     w.prepare(&mut setup, &opts).unwrap();
     let tx = w.client(inst.connect().unwrap(), 0, 1, &opts).unwrap();
     let ctl = Control::new(1);
     ctl.phase.store(MEASURE, Ordering::Release);
+    let schedule = pace.map(|(rate, limit)| Schedule::new(rate, limit, 7));
     let before = ALLOCS.load(Ordering::Relaxed);
-    let r = worker::run(tx, &ctl, 0, Some(n), None);
+    let r = worker::run_paced(tx, &ctl, 0, Some(n), None, schedule);
     let after = ALLOCS.load(Ordering::Relaxed);
-    assert_eq!(r.measured, n);
+    // Skipped slots count towards the transactions asked for, as in pgbench.
+    assert_eq!(r.measured + r.skipped, n);
+    // The skipping path is the one under test when a limit is given.
+    assert!(pace.is_none_or(|(_, limit)| limit.is_none() || r.skipped > 0), "no slot skipped at {pace:?}");
     assert!(r.first_error.is_none(), "{:?}", r.first_error);
     after - before
 }
@@ -67,6 +82,8 @@ fn no_allocation_per_transaction() {
             &oltp::OLTP_RW,
             &oltp::OLTP_RO,
             &oltp::OLTP_WO,
+            &counters::WRITE,
+            &counters::READ,
         ] {
             // Setup inside worker::run (the histogram) is the same for both counts.
             let few = allocations(engine, w, 100);
@@ -77,6 +94,12 @@ fn no_allocation_per_transaction() {
     }
     // Here, not in a test of its own: the counter is global, and tests run at once would
     // count each other's allocations.
+    // Open loop: 20,000/s waits for most arrivals; 10^7/s with a 50 µs limit skips most slots.
+    for pace in [(20_000.0, None), (1e7, Some(Duration::from_micros(50)))] {
+        let few = allocations_paced(&Sqlite, &tpcb::TPCB, 100, Some(pace));
+        let many = allocations_paced(&Sqlite, &tpcb::TPCB, 2100, Some(pace));
+        assert_eq!(many, few, "sqlite tpcb at {pace:?}: {} allocations for 2000 more slots", many - few);
+    }
     let few = allocations(&Redis, &InsertCommit, 100);
     let many = allocations(&Redis, &InsertCommit, 2100);
     assert!(many - few <= 2000, "redis insert-commit: {} allocations for 2000 more transactions", many - few);

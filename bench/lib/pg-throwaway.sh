@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# A throwaway PostgreSQL for the benchmarks: sourced by bench/pgbench-side-by-side and
-# bench/pgbench-script-side-by-side. The caller sets `me` (its name, for messages) and
-# `set -euo pipefail`, then calls start_throwaway_server PARENT.
+# A throwaway PostgreSQL for the benchmarks: sourced by bench/pgbench-side-by-side,
+# bench/pgbench-script-side-by-side and bench/rate-side-by-side. The caller sets `me` (its
+# name, for messages) and `set -euo pipefail`, then calls start_throwaway_server PARENT.
 #
 # The server: initdb as user postgres (PostgreSQL refuses root) into a fresh directory under
 # PARENT, binaries from /usr/lib/postgresql/<newest>/bin, default settings (fsync on),

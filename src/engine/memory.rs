@@ -1,11 +1,11 @@
 //! An in-process store: a sharded hash map behind mutexes. No server, no I/O, no
 //! durability; the upper bound a real engine is compared to.
 
-use super::{Connection, Engine, Instance, Interface, KvClient, Target, TxResult};
+use super::{Connection, Engine, HashField, HashIncr, Instance, Interface, KvClient, Target, TxError, TxResult};
 use crate::error::Result;
 use crate::instance::Storage;
 use crate::profile::{Durability, LocationKind, Profile};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex};
 
@@ -47,7 +47,22 @@ impl Engine for Memory {
     }
 }
 
-type Shard = HashMap<Box<[u8]>, Box<[u8]>, BuildHasherDefault<Fnv>>;
+type Shard = HashMap<Box<[u8]>, Entry, BuildHasherDefault<Fnv>>;
+type Bytes = Box<[u8]>;
+
+/// A stored value, typed as Redis types its keys.
+enum Entry {
+    Bytes(Bytes),
+    /// Field values as decimal text where they are counters, as Redis keeps them.
+    Hash(HashMap<Bytes, Bytes, BuildHasherDefault<Fnv>>),
+    /// A sorted set: members in score order, and each member's score.
+    Sorted(BTreeSet<(i64, Bytes)>, HashMap<Bytes, i64, BuildHasherDefault<Fnv>>),
+}
+
+/// Redis's answer to an operation on a key of another type.
+fn wrong_type() -> TxError {
+    TxError::Fail("memory: WRONGTYPE operation against a key holding the wrong kind of value".into())
+}
 type Store = Vec<Mutex<Shard>>;
 
 struct MemoryInstance {
@@ -85,21 +100,89 @@ impl MemoryClient {
 
 impl KvClient for MemoryClient {
     fn set(&mut self, key: &[u8], value: &[u8]) -> TxResult<()> {
-        self.shard(key).insert(key.into(), value.into());
+        self.shard(key).insert(key.into(), Entry::Bytes(value.into()));
         Ok(())
     }
     fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> TxResult<bool> {
         out.clear();
         match self.shard(key).get(key) {
-            Some(v) => {
+            Some(Entry::Bytes(v)) => {
                 out.extend_from_slice(v);
                 Ok(true)
             }
+            Some(_) => Err(wrong_type()),
             None => Ok(false),
         }
     }
     fn count(&mut self) -> TxResult<u64> {
         Ok(self.store.iter().map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len() as u64).sum())
+    }
+    fn hset(&mut self, key: &[u8], fields: &[(&[u8], &[u8])]) -> TxResult<()> {
+        let mut shard = self.shard(key);
+        let Entry::Hash(h) = shard.entry(key.into()).or_insert_with(|| Entry::Hash(HashMap::default())) else {
+            return Err(wrong_type());
+        };
+        for (f, v) in fields {
+            h.insert((*f).into(), (*v).into());
+        }
+        Ok(())
+    }
+    fn hincrby(&mut self, incs: &[HashIncr]) -> TxResult<()> {
+        for inc in incs {
+            let mut shard = self.shard(inc.key);
+            let Entry::Hash(h) = shard.entry(inc.key.into()).or_insert_with(|| Entry::Hash(HashMap::default())) else {
+                return Err(wrong_type());
+            };
+            let slot = h.entry(inc.field.into()).or_insert_with(|| Box::from(&b"0"[..]));
+            let now: i64 = std::str::from_utf8(slot)
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .ok_or_else(|| TxError::Fail("memory: hash value is not an integer".into()))?;
+            *slot = (now + inc.by).to_string().into_bytes().into();
+        }
+        Ok(())
+    }
+    fn hgetall(&mut self, keys: &[&[u8]], field: &mut HashField) -> TxResult<u64> {
+        let mut found = 0;
+        for (i, key) in keys.iter().enumerate() {
+            match self.shard(key).get(*key) {
+                Some(Entry::Hash(h)) => {
+                    found += 1;
+                    h.iter().for_each(|(f, v)| field(i, f, v));
+                }
+                Some(_) => return Err(wrong_type()),
+                None => {}
+            }
+        }
+        Ok(found)
+    }
+    fn zadd(&mut self, key: &[u8], score: i64, member: &[u8]) -> TxResult<()> {
+        let mut shard = self.shard(key);
+        let empty = || Entry::Sorted(BTreeSet::new(), HashMap::default());
+        let Entry::Sorted(z, scores) = shard.entry(key.into()).or_insert_with(empty) else {
+            return Err(wrong_type());
+        };
+        // A member has one score, as in Redis: a new score replaces the old.
+        if let Some(old) = scores.insert(member.into(), score) {
+            z.remove(&(old, Box::from(member)));
+        }
+        z.insert((score, member.into()));
+        Ok(())
+    }
+    fn zrange_from(&mut self, key: &[u8], min: i64, count: usize, member: &mut dyn FnMut(&[u8])) -> TxResult<u64> {
+        match self.shard(key).get(key) {
+            Some(Entry::Sorted(z, _)) => {
+                let from = (min, Box::<[u8]>::default());
+                let mut n = 0;
+                for (_, m) in z.range(from..).take(count) {
+                    member(m);
+                    n += 1;
+                }
+                Ok(n)
+            }
+            Some(_) => Err(wrong_type()),
+            None => Ok(0),
+        }
     }
 }
 
@@ -117,5 +200,18 @@ impl Hasher for Fnv {
             h = (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
         }
         self.0 = h;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_and_sorted_sets() {
+        let profile = Profile::builtin("ram").unwrap();
+        let inst = Memory.launch(&profile, &Target::Managed, &Storage::default()).unwrap();
+        let Connection::Kv(mut c) = inst.connect().unwrap() else { panic!("memory is key-value") };
+        super::super::check_kv_ops(c.as_mut());
     }
 }

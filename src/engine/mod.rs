@@ -202,8 +202,21 @@ impl std::fmt::Display for ConnectError {
 /// Result of one client operation.
 pub type TxResult<T> = std::result::Result<T, TxError>;
 
+/// Which SQL an engine speaks where dialects differ (upserts, JSON functions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// PostgreSQL: `ON CONFLICT … DO UPDATE`, jsonb.
+    Postgres,
+    /// MariaDB/MySQL: `ON DUPLICATE KEY UPDATE`, JSON functions.
+    Mysql,
+    /// SQLite: `ON CONFLICT … DO UPDATE`, json1.
+    Sqlite,
+}
+
 /// A SQL connection: what SQL workloads drive. Statements use `?` placeholders.
 pub trait SqlClient: Send {
+    /// The SQL dialect, for the few statements that cannot be written portably.
+    fn dialect(&self) -> Dialect;
     /// Create a table, volatile (UNLOGGED, MEMORY, …) when the profile says so, with a
     /// primary key on `key`: declared at once, or after the load where that is faster.
     fn create_table(&mut self, name: &str, columns: &str, key: Option<&str>) -> TxResult<()>;
@@ -258,6 +271,52 @@ pub trait KvClient: Send {
     fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> TxResult<bool>;
     /// Number of keys stored (verify, not the hot path).
     fn count(&mut self) -> TxResult<u64>;
+    /// Set fields of the hash at `key`, creating it if needed (HSET).
+    fn hset(&mut self, key: &[u8], fields: &[(&[u8], &[u8])]) -> TxResult<()> {
+        let _ = (key, fields);
+        Err(unsupported("HSET"))
+    }
+    /// Add each increment's amount to its (key, field), in one round trip (pipelined HINCRBY).
+    fn hincrby(&mut self, incs: &[HashIncr]) -> TxResult<()> {
+        let _ = incs;
+        Err(unsupported("HINCRBY"))
+    }
+    /// Read every field of each hash in `keys`, in one round trip (pipelined HGETALL),
+    /// handing `field` the key's index, the field and its value; the number of hashes found.
+    fn hgetall(&mut self, keys: &[&[u8]], field: &mut HashField) -> TxResult<u64> {
+        let _ = (keys, field);
+        Err(unsupported("HGETALL"))
+    }
+    /// Add `member` with `score` to the sorted set at `key` (ZADD).
+    fn zadd(&mut self, key: &[u8], score: i64, member: &[u8]) -> TxResult<()> {
+        let _ = (key, score, member);
+        Err(unsupported("ZADD"))
+    }
+    /// Up to `count` members of the sorted set at `key` from score `min` up, in score order
+    /// (ZRANGEBYSCORE key min +inf LIMIT 0 count); the number handed to `member`.
+    fn zrange_from(&mut self, key: &[u8], min: i64, count: usize, member: &mut dyn FnMut(&[u8])) -> TxResult<u64> {
+        let _ = (key, min, count, member);
+        Err(unsupported("ZRANGEBYSCORE"))
+    }
+}
+
+/// Receives each field of `KvClient::hgetall`: the key's index, the field, its value.
+pub type HashField<'a> = dyn FnMut(usize, &[u8], &[u8]) + 'a;
+
+/// One increment of a hash field, for `KvClient::hincrby`.
+#[derive(Clone, Copy, Debug)]
+pub struct HashIncr<'a> {
+    /// The hash's key.
+    pub key: &'a [u8],
+    /// The field inside it.
+    pub field: &'a [u8],
+    /// How much to add.
+    pub by: i64,
+}
+
+/// The failure of an operation a key-value engine does not offer.
+fn unsupported(op: &str) -> TxError {
+    TxError::Fail(format!("this key-value engine has no {op}"))
 }
 
 /// Every engine dbrace knows, in the order `dbrace engines` lists them.
@@ -271,4 +330,28 @@ pub fn by_name(name: &str) -> Result<&'static dyn Engine> {
         let names: Vec<_> = all().iter().map(|e| e.name()).collect();
         bad_input!("unknown engine '{name}'; valid engines: {}", names.join(", "))
     })
+}
+
+/// The hash and sorted-set operations behave as Redis documents them, on any engine.
+#[cfg(test)]
+pub(crate) fn check_kv_ops(c: &mut dyn KvClient) {
+    let inc = |key: &'static [u8], field: &'static [u8], by| HashIncr { key, field, by };
+    c.hincrby(&[inc(b"h1", b"a", 2), inc(b"h1", b"a", -5), inc(b"h2", b"b", 7)]).unwrap();
+    c.hset(b"h3", &[(b"f0", b"x"), (b"f1", b"y")]).unwrap();
+    let mut seen = Vec::new();
+    let found = c.hgetall(&[b"h1", b"missing", b"h2", b"h3"], &mut |i, f, v| seen.push((i, f.to_vec(), v.to_vec())));
+    seen.sort();
+    assert_eq!(found.unwrap(), 3);
+    let want: Vec<(usize, Vec<u8>, Vec<u8>)> = [(0, "a", "-3"), (2, "b", "7"), (3, "f0", "x"), (3, "f1", "y")]
+        .iter()
+        .map(|(i, f, v)| (*i, f.as_bytes().to_vec(), v.as_bytes().to_vec()))
+        .collect();
+    assert_eq!(seen, want);
+    for (score, m) in [(30, "c"), (10, "a"), (20, "b"), (5, "b")] {
+        c.zadd(b"z", score, m.as_bytes()).unwrap();
+    }
+    let mut members = Vec::new();
+    assert_eq!(c.zrange_from(b"z", 6, 5, &mut |m| members.push(m.to_vec())).unwrap(), 2);
+    assert_eq!(members, [b"a".to_vec(), b"c".to_vec()]);
+    assert!(c.get(b"z", &mut Vec::new()).is_err(), "a sorted set is not a string");
 }

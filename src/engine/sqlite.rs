@@ -2,7 +2,9 @@
 //! durability mapped to `synchronous`; `unlogged` is a shared in-memory database.
 
 use super::access::{Access, Exposed};
-use super::{Connection, Datum, Engine, Instance, Interface, Param, SqlClient, Stmt, Target, TxError, TxResult};
+use super::{
+    Connection, Datum, Dialect, Engine, Instance, Interface, Param, SqlClient, Stmt, Target, TxError, TxResult,
+};
 use crate::error::Result;
 use crate::instance::Storage;
 use crate::profile::{Durability, Profile};
@@ -313,6 +315,9 @@ impl SqliteClient {
 }
 
 impl SqlClient for SqliteClient {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
     /// An INTEGER primary key becomes SQLite's rowid: declared at once, never rebuilt.
     fn create_table(&mut self, name: &str, columns: &str, key: Option<&str>) -> TxResult<()> {
         let key = key.map_or(String::new(), |k| format!(", PRIMARY KEY ({k})"));

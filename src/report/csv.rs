@@ -33,11 +33,23 @@ pub fn render(rows: &[Row]) -> Result<String> {
         "retries",
         "client_cpu_us_per_tx",
     ];
+    // Open-loop columns only when the run had a schedule: closed-loop CSV stays as it was.
+    let open_loop = rows.iter().any(|r| r.schedule.is_some());
+    let schedule_head = ["lag_avg_ms", "lag_max_ms", "skipped", "skipped_pct", "late", "late_pct"];
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
+    let head = head.iter().chain(schedule_head.iter().filter(|_| open_loop));
     w.write_record(head).map_err(err)?;
     for r in rows {
-        let (t, l, x) = (r.tps, r.latency_ms, r.vs_baseline);
-        w.write_record([
+        let (t, l, x, s) = (r.tps, r.latency_ms, r.vs_baseline, r.schedule);
+        let schedule = [
+            opt(s.map(|s| s.lag_avg_ms)),
+            opt(s.map(|s| s.lag_max_ms)),
+            s.map(|s| s.skipped.to_string()).unwrap_or_default(),
+            opt(s.map(|s| s.skipped_pct)),
+            s.map(|s| s.late.to_string()).unwrap_or_default(),
+            opt(s.map(|s| s.late_pct)),
+        ];
+        let base = [
             r.id.clone(),
             r.engine.clone(),
             r.profile.clone(),
@@ -62,8 +74,8 @@ pub fn render(rows: &[Row]) -> Result<String> {
             r.errors.to_string(),
             r.retries.to_string(),
             r.client_cpu_us_per_tx.to_string(),
-        ])
-        .map_err(err)?;
+        ];
+        w.write_record(base.iter().chain(schedule.iter().filter(|_| open_loop))).map_err(err)?;
     }
     let bytes = w.into_inner().map_err(|e| failed!("cannot write CSV: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())

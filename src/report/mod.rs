@@ -67,6 +67,53 @@ pub struct Row {
     /// Per-statement latency of a script workload over the measured repeats.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub statements: Vec<crate::results::StatementLatency>,
+    /// The open-loop schedule over the measured repeats (`--rate` runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
+}
+
+/// A cell's open-loop schedule over its measured repeats, with pgbench's percentages.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Schedule {
+    /// Average lag of measured transactions' starts behind their schedule, ms.
+    pub lag_avg_ms: f64,
+    /// The largest lag of any repeat, ms.
+    pub lag_max_ms: f64,
+    /// Slots skipped for being past the latency limit when their turn came.
+    pub skipped: u64,
+    /// Skipped slots as a share of all slots (committed, failed and skipped), percent.
+    pub skipped_pct: f64,
+    /// Committed transactions later than the latency limit.
+    pub late: u64,
+    /// Committed transactions of those repeats (what `late` is a share of).
+    pub committed: u64,
+    /// Late transactions as a share of committed ones, percent.
+    pub late_pct: f64,
+}
+
+impl Schedule {
+    /// Sum the measured repeats' schedules (none when they ran closed-loop).
+    fn of(repeats: &[&crate::results::RepeatResult]) -> Option<Schedule> {
+        let with: Vec<_> = repeats.iter().filter_map(|r| r.schedule.map(|s| (r, s))).collect();
+        if with.is_empty() {
+            return None;
+        }
+        let tx: u64 = with.iter().map(|(r, _)| r.transactions).sum();
+        let errors: u64 = with.iter().map(|(r, _)| r.errors).sum();
+        let skipped: u64 = with.iter().map(|(_, s)| s.skipped).sum();
+        let late: u64 = with.iter().map(|(_, s)| s.late).sum();
+        let pct = |n: u64, of: u64| if of > 0 { 100.0 * n as f64 / of as f64 } else { 0.0 };
+        let lag_sum: f64 = with.iter().map(|(r, s)| s.lag_avg_ms * r.transactions as f64).sum();
+        Some(Schedule {
+            lag_avg_ms: if tx > 0 { lag_sum / tx as f64 } else { 0.0 },
+            lag_max_ms: with.iter().map(|(_, s)| s.lag_max_ms).fold(0.0, f64::max),
+            skipped,
+            skipped_pct: pct(skipped, tx + errors + skipped),
+            late,
+            committed: tx,
+            late_pct: pct(late, tx),
+        })
+    }
 }
 
 /// Summarize every cell against `baseline` (`PROFILE` or `ENGINE:PROFILE`).
@@ -122,6 +169,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
                 crate::results::merge_statements(&mut all, &r.statements);
                 all
             }),
+            schedule: Schedule::of(&measured),
         });
     }
     Ok(out)
@@ -222,6 +270,25 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         }
     }
     n.push(env);
+    if let Some(rate) = results.options.rate {
+        n.push(format!(
+            "open loop: {} tps scheduled over each cell's clients as Poisson arrivals (--rate); latency from each transaction's scheduled start, lag = how late it started.",
+            num(rate)
+        ));
+    }
+    let limit = results.options.latency_limit_ms;
+    for r in rows {
+        if let Some(s) = &r.schedule {
+            let mut line = format!("{}: schedule lag avg {:.3} (max {:.3}) ms", r.id, s.lag_avg_ms, s.lag_max_ms);
+            if let Some(l) = limit {
+                line.push_str(&format!(
+                    "; skipped {} ({:.3}%); above the {l} ms latency limit {}/{} ({:.3}%)",
+                    s.skipped, s.skipped_pct, s.late, s.committed, s.late_pct
+                ));
+            }
+            n.push(line);
+        }
+    }
     for r in rows {
         if r.failed_repeats > 0 {
             let why = r.failure.as_deref().unwrap_or("unknown error");

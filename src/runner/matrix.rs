@@ -43,7 +43,12 @@ pub fn run(
                 n += 1;
                 let r = run_repeat(cell, repeat, s, locations, progress)?;
                 let line = match r.status {
-                    RepeatStatus::Ok => format!("{:.0} tps, p95 {:.3} ms", r.tps, r.latency_ms.p95),
+                    RepeatStatus::Ok => match r.schedule {
+                        Some(s) => {
+                            format!("{:.0} tps, p95 {:.3} ms, lag avg {:.3} ms", r.tps, r.latency_ms.p95, s.lag_avg_ms)
+                        }
+                        None => format!("{:.0} tps, p95 {:.3} ms", r.tps, r.latency_ms.p95),
+                    },
                     RepeatStatus::VerifyFailed => {
                         format!("{:.0} tps, VERIFY FAILED: {}", r.tps, r.verify.as_ref().map_or("", |v| &v.detail))
                     }

@@ -7,16 +7,17 @@ pub mod cpu;
 pub mod matrix;
 pub mod progress;
 pub mod rng;
+pub mod schedule;
 pub mod worker;
 
 use crate::error::{Error, Result};
 use crate::instance::{Locations, Storage};
 use crate::plan::Cell;
-use crate::results::{Latency, RepeatResult, RepeatStatus, encode_histogram, now_rfc3339};
+use crate::results::{Latency, RepeatResult, RepeatStatus, ScheduleStats, encode_histogram, now_rfc3339};
 use crate::signals;
-use crate::workload::WorkloadOptions;
 use coordinator::{Coordinator, Measurement};
 use progress::Progress;
+use schedule::Schedule;
 use std::time::{Duration, Instant};
 use worker::{Control, WorkerReport};
 
@@ -31,10 +32,22 @@ pub struct Settings {
     pub warmup: Duration,
     /// Repeats per cell, interleaved across cells.
     pub repeat: u32,
-    /// Workload options (scale).
-    pub workload: WorkloadOptions,
     /// Base seed for the clients' generators.
     pub seed: u64,
+    /// Open loop: transactions per second scheduled over each cell's clients (`--rate`).
+    pub rate: Option<f64>,
+    /// With a rate: later than this is late, and a slot already this late is skipped.
+    pub latency_limit: Option<Duration>,
+}
+
+impl Settings {
+    /// Client `i`'s share of the rate as its own schedule (pgbench gives each thread
+    /// rate/threads; here every client is a thread).
+    fn schedule(&self, clients: u32, i: u32, seed: u64) -> Option<Schedule> {
+        // Its own stream, apart from the workload's generator of the same client.
+        let seed = (seed ^ 0x5eed_0fa2_217a_1500).wrapping_add(u64::from(i));
+        self.rate.map(|r| Schedule::new(r / f64::from(clients), self.latency_limit, seed))
+    }
 }
 
 /// Launch each distinct engine × profile once before measuring, so a setting the engine
@@ -101,15 +114,16 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     let load_start = Instant::now();
     // Loading has its own connection, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).
-    cell.workload.prepare(&mut instance.connect()?, &s.workload)?;
+    cell.workload.prepare(&mut instance.connect()?, &cell.options)?;
     let load_s = load_start.elapsed().as_secs_f64();
     signals::check()?;
 
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
     let clients = (0..cell.clients)
-        .map(|i| cell.workload.client(instance.connect()?, i, seed.wrapping_add(u64::from(i)), &s.workload))
+        .map(|i| cell.workload.client(instance.connect()?, i, seed.wrapping_add(u64::from(i)), &cell.options))
         .collect::<Result<Vec<_>>>()?;
     let ctl = Control::new(clients.len());
+    let n = cell.clients;
     let mut clients = clients.into_iter();
     let first = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
     let (reports, m) = std::thread::scope(|scope| {
@@ -119,10 +133,13 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
         let mut coord = Coordinator::new(ctl, s, &bar);
         let handles: Vec<_> = clients
             .enumerate()
-            .map(|(i, tx)| scope.spawn(move || worker::run(tx, ctl, i + 1, s.transactions, None)))
+            .map(|(i, tx)| {
+                let pace = s.schedule(n, i as u32 + 1, seed);
+                scope.spawn(move || worker::run_paced(tx, ctl, i + 1, s.transactions, None, pace))
+            })
             .collect();
         let r0 = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            worker::run(first, ctl, 0, s.transactions, Some(&mut coord))
+            worker::run_paced(first, ctl, 0, s.transactions, Some(&mut coord), s.schedule(n, 0, seed))
         }));
         if r0.is_err() {
             coord.abort();
@@ -152,10 +169,11 @@ fn summarize(
     (start_s, load_s): (f64, f64),
     s: &Settings,
 ) -> Result<RepeatResult> {
-    let (opts, duration_mode) = (&s.workload, s.duration.is_some());
+    let (opts, duration_mode) = (&cell.options, s.duration.is_some());
     let mut hist = crate::results::new_histogram();
     let mut timeline: Vec<u64> = Vec::new();
     let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);
+    let (mut lag_sum_ns, mut lag_max_ns, mut skipped, mut late) = (0, 0, 0, 0);
     let mut last_end = None;
     let mut failure: Option<String> = None;
     let mut statements = Vec::new();
@@ -167,6 +185,10 @@ fn summarize(
         errors += r.errors;
         retries += r.retries;
         cpu += r.cpu;
+        lag_sum_ns += r.lag_sum_ns;
+        lag_max_ns = lag_max_ns.max(r.lag_max_ns);
+        skipped += r.skipped;
+        late += r.late;
         last_end = last_end.max(r.last_end);
         if timeline.len() < r.timeline.len() {
             timeline.resize(r.timeline.len(), 0);
@@ -189,7 +211,9 @@ fn summarize(
     let verify = cell.workload.verify(&mut instance.connect()?, committed, opts)?;
     if failure.is_none() && measured == 0 {
         let why = first_error.as_deref().map_or(String::new(), |e| format!("; first error: {e}"));
-        failure = Some(format!("no transaction completed in the measured time ({retries} conflicts retried{why})"));
+        let skips = if skipped > 0 { format!("{skipped} skipped past --latency-limit, ") } else { String::new() };
+        failure =
+            Some(format!("no transaction completed in the measured time ({skips}{retries} conflicts retried{why})"));
     }
     let status = match (&failure, verify.ok) {
         (Some(_), _) => RepeatStatus::Failed,
@@ -217,5 +241,11 @@ fn summarize(
         client_cpu_s: cpu.as_secs_f64(),
         verify: Some(verify),
         statements,
+        schedule: s.rate.map(|_| ScheduleStats {
+            lag_avg_ms: if measured > 0 { lag_sum_ns as f64 / measured as f64 / 1e6 } else { 0.0 },
+            lag_max_ms: lag_max_ns as f64 / 1e6,
+            skipped,
+            late,
+        }),
     })
 }

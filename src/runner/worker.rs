@@ -4,6 +4,7 @@
 use crate::engine::TxError;
 use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
+use crate::runner::schedule::Schedule;
 use crate::workload::Transactor;
 use hdrhistogram::Histogram;
 use std::sync::OnceLock;
@@ -75,6 +76,14 @@ pub struct WorkerReport {
     pub gave_up: bool,
     /// Per-statement latency while measured, from the workload (script workloads).
     pub statements: Vec<crate::results::StatementLatency>,
+    /// How late measured transactions started against their schedule (`--rate`), summed, ns.
+    pub lag_sum_ns: u64,
+    /// The latest of those starts, ns.
+    pub lag_max_ns: u64,
+    /// Measured slots skipped for being past `--latency-limit` before they started.
+    pub skipped: u64,
+    /// Measured transactions that finished later than `--latency-limit`.
+    pub late: u64,
 }
 
 /// Consecutive failures after which a client gives up rather than spin on a dead engine.
@@ -93,14 +102,30 @@ impl Drop for Finished<'_> {
     }
 }
 
+/// The longest a client waiting for its schedule sleeps before it looks at the phase again.
+const WAIT_SLICE: Duration = Duration::from_millis(20);
+
 /// Run `tx` until STOP, or until `limit` measured transactions are done; `coord`, when
 /// given, is ticked between transactions and between retries.
 pub fn run(
+    tx: Box<dyn Transactor>,
+    ctl: &Control,
+    me: usize,
+    limit: Option<u64>,
+    coord: Option<&mut Coordinator>,
+) -> WorkerReport {
+    run_paced(tx, ctl, me, limit, coord, None)
+}
+
+/// As `run`; with a `schedule`, each transaction waits for its arrival and is timed from
+/// it (open loop), and skipped slots count towards `limit`, as in pgbench.
+pub fn run_paced(
     mut tx: Box<dyn Transactor>,
     ctl: &Control,
     me: usize,
     limit: Option<u64>,
     mut coord: Option<&mut Coordinator>,
+    mut schedule: Option<Schedule>,
 ) -> WorkerReport {
     let _finished = Finished(&ctl.finished);
     let mut r = WorkerReport {
@@ -116,25 +141,65 @@ pub fn run(
         first_error: None,
         gave_up: false,
         statements: Vec::new(),
+        lag_sum_ns: 0,
+        lag_max_ns: 0,
+        skipped: 0,
+        late: 0,
     };
+    // Ticks the coordinator when due; says whether it did, and when it is due next.
     let mut tick = |now: Instant| {
-        if let Some(c) = coord.as_deref_mut()
-            && now >= c.next
-        {
+        let Some(c) = coord.as_deref_mut() else { return (false, None) };
+        let ticked = now >= c.next;
+        if ticked {
             c.tick(now);
-            return true;
         }
-        false
+        (ticked, Some(c.next))
     };
     let mut cpu_start = None;
     let mut measure_start = None;
     let mut consecutive = 0;
     let mut last_success = Instant::now();
-    loop {
+    let mut slots = 0u64;
+    'run: loop {
         let mut start = Instant::now();
-        if tick(start) {
+        if tick(start).0 {
             // The coordinator's work is not this transaction's latency.
             start = Instant::now();
+        }
+        // Open loop: wait for the next arrival, ticking the coordinator meanwhile.
+        let mut scheduled = None;
+        if let Some(s) = schedule.as_mut() {
+            let mut due = s.next(start);
+            loop {
+                let (_, next_tick) = tick(start);
+                if ctl.phase.load(Ordering::Acquire) == STOP {
+                    break 'run;
+                }
+                if start >= due {
+                    break;
+                }
+                let wake = next_tick.map_or(due, |t| t.min(due)).min(start + WAIT_SLICE);
+                std::thread::sleep(wake.saturating_duration_since(start));
+                start = Instant::now();
+            }
+            // A slot already later than the limit would miss it even if it took no time:
+            // skip it, and the ones after it, as pgbench does.
+            while let Some(l) = s.limit
+                && start.saturating_duration_since(due) > l
+                && limit.is_none_or(|l| slots < l)
+            {
+                if ctl.phase.load(Ordering::Acquire) == MEASURE {
+                    r.skipped += 1;
+                    slots += 1;
+                    // A client counting slots is done when its last one is, run or not.
+                    r.last_end = Some(start);
+                }
+                due = s.next(start);
+            }
+            if limit.is_some_and(|l| slots >= l) {
+                break;
+            }
+            scheduled = Some(due);
         }
         let phase = ctl.phase.load(Ordering::Acquire);
         if phase == STOP {
@@ -145,7 +210,9 @@ pub fn run(
             tx.measuring();
             cpu_start = Some(thread_cpu());
             measure_start = ctl.measure_start.get().copied();
-            start = Instant::now();
+            if scheduled.is_none() {
+                start = Instant::now();
+            }
         }
         let mut attempt = 0u32;
         let outcome = loop {
@@ -183,8 +250,19 @@ pub fn run(
                 last_success = end;
                 r.committed += 1;
                 if measuring {
-                    r.hist.saturating_record((end - start).as_nanos() as u64);
+                    // Open loop: from the scheduled start, so a backlog shows as latency.
+                    let began = scheduled.unwrap_or(start);
+                    let latency = (end - began).as_nanos() as u64;
+                    r.hist.saturating_record(latency);
                     r.measured += 1;
+                    slots += 1;
+                    if let Some(due) = scheduled {
+                        let lag = start.saturating_duration_since(due).as_nanos() as u64;
+                        r.lag_sum_ns += lag;
+                        r.lag_max_ns = r.lag_max_ns.max(lag);
+                        let limit = schedule.as_ref().and_then(|s| s.limit);
+                        r.late += u64::from(limit.is_some_and(|l| latency > l.as_nanos() as u64));
+                    }
                     r.last_end = Some(end);
                     let sec = measure_start.map_or(0, |s| end.saturating_duration_since(s).as_secs() as usize);
                     if sec >= r.timeline.len() {
@@ -192,7 +270,7 @@ pub fn run(
                     }
                     r.timeline[sec] += 1;
                     ctl.done[me].0.fetch_add(1, Ordering::Relaxed);
-                    if limit.is_some_and(|l| r.measured >= l) {
+                    if limit.is_some_and(|l| slots >= l) {
                         break;
                     }
                 }

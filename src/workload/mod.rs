@@ -2,10 +2,12 @@
 //! `Transactor` per client, and verifies its invariant afterwards. It never names an
 //! engine's binary; SQL workloads speak through `SqlClient` only.
 
+pub mod counters;
 pub mod insert_commit;
 pub mod oltp;
 pub mod script;
 pub mod tpcb;
+pub mod ycsb;
 
 use crate::engine::{Connection, Interface, KvClient, SqlClient, TxResult};
 use crate::error::Result;
@@ -21,12 +23,47 @@ pub struct WorkloadOptions {
     pub tables: u32,
     /// Rows per table of the oltp workloads (sysbench's --table-size).
     pub table_size: u64,
+    /// Per-statement (per-operation) latency while measured (`--report-per-statement`).
+    pub per_statement: bool,
+    // ycsb: --records, --distribution.
+    /// Records in the ycsb workloads' usertable (YCSB's recordcount).
+    pub records: u64,
+    /// The ycsb workloads' request distribution; `None`: each workload file's own.
+    pub distribution: Option<ycsb::Distribution>,
+    /// Options of the counters workloads (`--counters-*`).
+    pub counters: counters::CountersOptions,
 }
 
 impl Default for WorkloadOptions {
-    /// pgbench's and sysbench's own defaults.
+    /// pgbench's and sysbench's own defaults; 10,000 YCSB records (see ycsb::DEFAULT_RECORDS).
     fn default() -> Self {
-        WorkloadOptions { scale: 1, tables: 1, table_size: 10_000 }
+        WorkloadOptions {
+            scale: 1,
+            tables: 1,
+            table_size: 10_000,
+            per_statement: false,
+            records: ycsb::DEFAULT_RECORDS,
+            distribution: None,
+            counters: Default::default(),
+        }
+    }
+}
+
+impl WorkloadOptions {
+    /// The options `--sweep` can vary, by their command-line names.
+    pub const KEYS: &'static [&'static str] = &["scale", "tables", "table-size", "records"];
+
+    /// Set one option from its command-line name and text, checked as the flag is.
+    pub fn set(&mut self, key: &str, value: &str) -> std::result::Result<(), String> {
+        use crate::cli::{parse_records, parse_scale, parse_table_size, parse_tables};
+        match key {
+            "scale" => self.scale = parse_scale(value)?,
+            "tables" => self.tables = parse_tables(value)?,
+            "table-size" => self.table_size = parse_table_size(value)?,
+            "records" => self.records = parse_records(value)?,
+            _ => return Err(format!("unknown workload option '{key}'; options: {}", Self::KEYS.join(", "))),
+        }
+        Ok(())
     }
 }
 
@@ -38,6 +75,10 @@ pub trait Workload: Sync {
     fn about(&self) -> &'static str;
     /// Whether it can drive this kind of client.
     fn supports(&self, iface: Interface) -> bool;
+    /// Refuse options this workload cannot run with, before anything starts.
+    fn check(&self, _opts: &WorkloadOptions) -> Result<()> {
+        Ok(())
+    }
     /// Bytes the data set may take on disk, with headroom for a log (0: small or unknown).
     fn estimated_bytes(&self, _opts: &WorkloadOptions) -> u64 {
         0
@@ -89,6 +130,14 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &oltp::OLTP_RW,
         &oltp::OLTP_RO,
         &oltp::OLTP_WO,
+        &ycsb::YCSB_A,
+        &ycsb::YCSB_B,
+        &ycsb::YCSB_C,
+        &ycsb::YCSB_D,
+        &ycsb::YCSB_E,
+        &ycsb::YCSB_F,
+        &counters::WRITE,
+        &counters::READ,
     ]
 }
 
@@ -98,19 +147,23 @@ pub fn by_name(name: &str) -> Result<&'static dyn Workload> {
         return script::load(&[name]);
     }
     all().iter().copied().find(|w| w.name() == name).ok_or_else(|| {
-        let names: Vec<_> = all().iter().map(|w| w.name()).collect();
+        let mut names: Vec<_> = all().iter().map(|w| w.name()).collect();
+        names.push(counters::FAMILY);
         bad_input!("unknown workload '{name}'; valid workloads: {}", names.join(", "))
     })
 }
 
 /// Look up a `--workload` list: every `script:` entry joins one mix (as pgbench's
-/// repeated `-f`), placed where the first one stands.
+/// repeated `-f`), placed where the first one stands; `counters` is its two halves,
+/// `counters-write` and `counters-read`, so writes and reads get a row each.
 pub fn resolve(names: &[String]) -> Result<Vec<&'static dyn Workload>> {
     let scripts: Vec<&str> = names.iter().map(String::as_str).filter(|n| script::is_script(n)).collect();
     let mut out = Vec::new();
     let mut mixed = false;
     for n in names {
-        if !script::is_script(n) {
+        if n == counters::FAMILY {
+            out.extend([&counters::WRITE as &dyn Workload, &counters::READ]);
+        } else if !script::is_script(n) {
             out.push(by_name(n)?);
         } else if !mixed {
             mixed = true;

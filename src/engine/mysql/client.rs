@@ -6,7 +6,7 @@
 
 use super::endpoint::Endpoint;
 use super::wire::{self, Wire, WireConnect};
-use crate::engine::{ConnectError, Datum, Param, SqlClient, Stmt, TxError, TxResult};
+use crate::engine::{ConnectError, Datum, Dialect, Param, SqlClient, Stmt, TxError, TxResult};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Statement, Value};
 use std::time::Duration;
@@ -194,6 +194,9 @@ fn as_i64(v: &Value) -> Option<i64> {
 }
 
 impl SqlClient for MyClient {
+    fn dialect(&self) -> Dialect {
+        Dialect::Mysql
+    }
     /// The key is declared at once: InnoDB clusters rows by it, so loading in key order
     /// into the keyed table beats rebuilding the table with ALTER TABLE afterwards.
     fn create_table(&mut self, name: &str, columns: &str, key: Option<&str>) -> TxResult<()> {

@@ -5,7 +5,7 @@
 //! format, as pgbench does; bulk loads use binary COPY.
 
 use super::conninfo::ConnInfo;
-use crate::engine::{ConnectError, Datum, Param, SqlClient, Stmt, TxError, TxResult};
+use crate::engine::{ConnectError, Datum, Dialect, Param, SqlClient, Stmt, TxError, TxResult};
 use bytes::BytesMut;
 use postgres_protocol::IsNull;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
@@ -653,6 +653,9 @@ fn copy_field(d: &Datum, out: &mut Vec<u8>) {
 }
 
 impl SqlClient for PgClient {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
     /// As pgbench: the table first, its primary key after the load.
     fn create_table(&mut self, name: &str, columns: &str, key: Option<&str>) -> TxResult<()> {
         let kind = if self.unlogged { "UNLOGGED TABLE" } else { "TABLE" };

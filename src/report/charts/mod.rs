@@ -68,6 +68,9 @@ pub fn panels(results: &Results, rows: &[Row], kind: Kind) -> Result<Vec<Panel>>
         };
         out.extend(panel);
     }
+    if kind == Kind::Sweep {
+        out.extend(by_clients(results).iter().filter_map(|g| sweep::draw(g, rows, &style)));
+    }
     Ok(out)
 }
 
@@ -102,7 +105,7 @@ pub fn standalone(results: &Results, rows: &[Row], kind: Kind) -> Result<String>
 pub struct Group<'a> {
     /// The workload.
     pub workload: &'a str,
-    /// Concurrent clients.
+    /// Concurrent clients; 0 for a group of every count (a sweep over clients).
     pub clients: u32,
     /// The cells, in plan order, with their index in the results.
     pub cells: Vec<(usize, &'a CellResult)>,
@@ -111,6 +114,9 @@ pub struct Group<'a> {
 impl Group<'_> {
     /// "tpcb · 4 clients".
     pub fn name(&self) -> String {
+        if self.clients == 0 {
+            return format!("{} · by clients", self.workload);
+        }
         format!("{} · {} client{}", self.workload, self.clients, if self.clients == 1 { "" } else { "s" })
     }
 }
@@ -124,6 +130,19 @@ pub fn groups(results: &Results) -> Vec<Group<'_>> {
             None => out.push(Group { workload: &c.workload, clients: c.clients, cells: vec![(i, c)] }),
         }
     }
+    out
+}
+
+/// Cells grouped by workload alone, for workloads measured at several client counts.
+fn by_clients(results: &Results) -> Vec<Group<'_>> {
+    let mut out: Vec<Group> = Vec::new();
+    for (i, c) in results.cells.iter().enumerate() {
+        match out.iter_mut().find(|g| g.workload == c.workload) {
+            Some(g) => g.cells.push((i, c)),
+            None => out.push(Group { workload: &c.workload, clients: 0, cells: vec![(i, c)] }),
+        }
+    }
+    out.retain(|g| g.cells.iter().any(|(_, c)| c.clients != g.cells[0].1.clients));
     out
 }
 

@@ -1,6 +1,7 @@
 //! A sweep as lines: `--sweep KEY=a,b,c` makes cells named `PROFILE+KEY=VALUE`; here each
 //! engine × profile is a line over the values (in the order given), at its median tps
-//! with its 95% interval.
+//! with its 95% interval. Over client counts (a group of every count), each engine ×
+//! profile is a line over the counts: how it scales.
 
 use super::axis::{self, Scale};
 use super::svg::{INK, Svg};
@@ -20,10 +21,15 @@ type Line<'a> = ((&'a str, &'a str), Vec<(usize, &'a Row)>);
 /// Draw the sweep panel of one group, if it has sweep cells.
 pub fn draw(g: &Group, rows: &[Row], style: &Style) -> Option<Panel> {
     let mut keys_seen: Vec<&str> = Vec::new();
-    let mut values: Vec<&str> = Vec::new();
+    let mut values: Vec<String> = Vec::new();
     let mut lines: Vec<Line> = Vec::new();
     for (i, c) in &g.cells {
-        let Some((base, key, value)) = split(&c.profile.name) else { continue };
+        let (base, key, value) = if g.clients == 0 {
+            (c.profile.name.as_str(), "clients", c.clients.to_string())
+        } else {
+            let Some((base, key, value)) = split(&c.profile.name) else { continue };
+            (base, key, value.to_string())
+        };
         if !keys_seen.contains(&key) {
             keys_seen.push(key);
         }
