@@ -101,3 +101,32 @@ fn no_database_is_a_loud_failure_not_a_skip() {
     assert!(!all.contains(PASSWORD), "the password is shown: {all}");
     assert!(!all.contains("passed") && !all.contains("skipped"), "{all}");
 }
+
+/// The README's use of the example: `dbrace exec` starts a throwaway PostgreSQL per profile
+/// and the suite finds it through the exported variables alone.
+#[test]
+fn short_form_runs_under_dbrace_exec() {
+    let out_file = tempfile::NamedTempFile::new().unwrap();
+    let out = assert_cmd::Command::cargo_bin("dbrace")
+        .unwrap()
+        .args(["exec", "-e", "postgres", "-p", "disk,ram-nosync", "-r", "1", "--warmup", "0", "-o"])
+        .arg(out_file.path())
+        .args(["--", python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "short"])
+        .current_dir(example_dir())
+        .env_remove("DATABASE_URL")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert!(out.status.success(), "dbrace exec over the short form failed:\n{all}");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(out_file.path()).unwrap()).unwrap();
+    let profiles: Vec<&str> =
+        r["profiles"].as_array().unwrap().iter().map(|p| p["profile"]["name"].as_str().unwrap()).collect();
+    assert_eq!(profiles, ["disk", "ram-nosync"]);
+    for p in r["profiles"].as_array().unwrap() {
+        let runs = p["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 1, "{p}");
+        assert_eq!((runs[0]["status"].as_str(), runs[0]["exit_code"].as_i64()), (Some("ok"), Some(0)), "{p}");
+        assert!(runs[0]["wall_s"].as_f64().unwrap() > 0.0);
+    }
+}
