@@ -331,11 +331,24 @@ impl Instance for PgInstance {
 }
 
 impl Drop for PgInstance {
+    /// Drop the run's database from the user's server; a busy server gets three tries, and
+    /// one that still refuses is named with the statement that finishes the job.
     fn drop(&mut self) {
-        if let Owned::Database { admin, name } = &self.owned
-            && let Ok(mut c) = PgClient::connect(admin, false)
-        {
-            let _ = c.batch(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        let Owned::Database { admin, name } = &self.owned else { return };
+        let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+        let mut why = String::new();
+        for attempt in 0..3 {
+            if attempt > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            match PgClient::connect(admin, false) {
+                Ok(mut c) => match c.batch(&sql) {
+                    Ok(()) => return,
+                    Err(e) => why = e.to_string(),
+                },
+                Err(e) => why = e.to_string(),
+            }
         }
+        eprintln!("dbrace: could not drop the run's database {name} ({why}); drop it yourself: {sql}");
     }
 }
