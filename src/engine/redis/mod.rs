@@ -3,7 +3,9 @@
 //! writes only keys under a prefix of its own and removes them afterwards.
 
 pub mod client;
+pub mod endpoint;
 pub mod managed;
+pub mod resp;
 
 use super::ConnectError;
 use super::{Connection, Engine, Instance, Interface, Target};
@@ -12,7 +14,8 @@ use crate::instance::server::{self, Server};
 use crate::instance::user::{self, RunAs};
 use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
-use client::{Endpoint, RedisClient};
+use client::RedisClient;
+use endpoint::Endpoint;
 use std::collections::BTreeMap;
 use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
