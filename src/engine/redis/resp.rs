@@ -88,11 +88,11 @@ impl<'a> Iterator for Replies<'a> {
 const MAX_DEPTH: u8 = 8;
 
 /// The element that starts at `at` and where it ends; None while `data` holds only part of it.
-fn element(data: &[u8], at: usize, depth: u8) -> Result<Option<(Reply<'_>, usize)>, String> {
+fn element(data: &[u8], at: usize, depth: u8) -> Result<Option<(Reply<'_>, usize)>, &'static str> {
     let Some((r, after)) = head(data, at)? else { return Ok(None) };
     let Reply::Array(items) = r else { return Ok(Some((r, after))) };
     if depth >= MAX_DEPTH {
-        return Err("arrays nested too deep".into());
+        return Err("arrays nested too deep");
     }
     let mut end = after;
     for _ in 0..items.left {
@@ -106,57 +106,64 @@ fn element(data: &[u8], at: usize, depth: u8) -> Result<Option<(Reply<'_>, usize
 
 /// The element that starts at `at`, and where it ends, or for an array where its first
 /// element starts; None while `data` holds only part of that.
-fn head(data: &[u8], at: usize) -> Result<Option<(Reply<'_>, usize)>, String> {
+fn head(data: &[u8], at: usize) -> Result<Option<(Reply<'_>, usize)>, &'static str> {
     let Some(&kind) = data.get(at) else { return Ok(None) };
-    let Some(nl) = data[at..].iter().position(|&b| b == b'\n').map(|i| at + i) else { return Ok(None) };
-    if nl < at + 2 || data[nl - 1] != b'\r' {
-        return Err("a reply line does not end in CRLF".into());
+    if let b'+' | b'-' = kind {
+        let Some(nl) = data[at..].iter().position(|&b| b == b'\n').map(|i| at + i) else { return Ok(None) };
+        if nl < at + 2 || data[nl - 1] != b'\r' {
+            return Err("a reply line does not end in CRLF");
+        }
+        let line = &data[at + 1..nl - 1];
+        return Ok(Some((if kind == b'+' { Reply::Simple(line) } else { Reply::Error(line) }, nl + 1)));
     }
-    let (line, next) = (&data[at + 1..nl - 1], nl + 1);
-    let reply = match kind {
-        b'+' => Reply::Simple(line),
-        b'-' => Reply::Error(line),
-        b':' => Reply::Int(int(line)?),
-        b'$' => match int(line)? {
-            -1 => Reply::Nil,
-            n if n < 0 => return Err(format!("a bulk string of length {n}")),
-            n => {
-                let end = next + n as usize;
-                return match data.get(end..end + 2) {
-                    None => Ok(None),
-                    Some(b"\r\n") => Ok(Some((Reply::Bulk(&data[next..end]), end + 2))),
-                    Some(_) => Err("a bulk string does not end in CRLF".into()),
-                };
-            }
-        },
-        b'*' => match int(line)? {
-            -1 => Reply::Nil,
-            n if n < 0 => return Err(format!("an array of length {n}")),
-            n => Reply::Array(Items { data, at: next, left: n as usize }),
-        },
-        other => return Err(format!("a reply of unknown type {:?}", other as char)),
+    let Some((n, next)) = number(data, at + 1)? else { return Ok(None) };
+    let reply = match (kind, n) {
+        (b':', n) => Reply::Int(n),
+        (b'$' | b'*', -1) => Reply::Nil,
+        (b'$', n) if n >= 0 => {
+            let end = next + n as usize;
+            return match data.get(end..end + 2) {
+                None => Ok(None),
+                Some(b"\r\n") => Ok(Some((Reply::Bulk(&data[next..end]), end + 2))),
+                Some(_) => Err("a bulk string does not end in CRLF"),
+            };
+        }
+        (b'*', n) if n >= 0 => Reply::Array(Items { data, at: next, left: n as usize }),
+        (b'$' | b'*', _) => return Err("a negative length"),
+        _ => return Err("a reply of unknown type"),
     };
     Ok(Some((reply, next)))
 }
 
-/// A RESP integer: an optional minus and decimal digits.
-fn int(s: &[u8]) -> Result<i64, String> {
-    let (neg, digits) = match s {
-        [b'-', rest @ ..] => (true, rest),
-        _ => (false, s),
-    };
-    let mut n: i64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return Err(format!("'{}' is not an integer", String::from_utf8_lossy(s)));
-        }
-        n = n.checked_mul(10).and_then(|n| n.checked_sub(i64::from(d - b'0'))).ok_or("an integer out of range")?;
-    }
-    if digits.is_empty() {
-        return Err("an empty integer".into());
-    }
+/// The integer at `at`, an optional minus and decimal digits up to CRLF, and where the next
+/// line starts; None while `data` holds only part of it. Digits are read as they are
+/// looked for: this runs twice per string of every reply.
+fn number(data: &[u8], at: usize) -> Result<Option<(i64, usize)>, &'static str> {
+    let neg = data.get(at) == Some(&b'-');
+    let first = at + usize::from(neg);
+    let mut i = first;
     // Accumulated negatively so that i64::MIN fits.
-    if neg { Ok(n) } else { n.checked_neg().ok_or_else(|| "an integer out of range".into()) }
+    let mut n: i64 = 0;
+    loop {
+        match data.get(i) {
+            None => return Ok(None),
+            Some(&d @ b'0'..=b'9') => {
+                n = n
+                    .checked_mul(10)
+                    .and_then(|n| n.checked_sub(i64::from(d - b'0')))
+                    .ok_or("an integer out of range")?;
+                i += 1;
+            }
+            Some(b'\r') if i > first => break,
+            Some(_) => return Err("not an integer"),
+        }
+    }
+    match data.get(i + 1) {
+        None => Ok(None),
+        Some(b'\n') if neg => Ok(Some((n, i + 2))),
+        Some(b'\n') => Ok(Some((n.checked_neg().ok_or("an integer out of range")?, i + 2))),
+        Some(_) => Err("a reply line does not end in CRLF"),
+    }
 }
 
 /// A connection to one server.
