@@ -3,11 +3,14 @@
 //! allocator, for every SQL workload (the oltp ones read 100-row ranges to the end, the
 //! counters ones write seven buckets or read 24).
 //! (SQLite's own memory is SQLite's measured work and does not pass through Rust's
-//! allocator.) The Redis client packs its commands into a reused buffer; the `redis`
-//! crate's reply parser boxes its parse state once per reply, and that is all. The open loop
-//! of `--rate` (waiting for arrivals, skipping slots past `--latency-limit`) adds none either.
+//! allocator.) The Redis client packs its commands into a reused buffer and reads replies in
+//! place from another: insert-commit, and every key-value operation, allocate nothing (the
+//! counters' key-value side still builds its key list per transaction). The open loop of `--rate`
+//! (waiting for arrivals, skipping slots past `--latency-limit`) adds none either.
 
-use dbrace::engine::{Engine, Target, mysql::Mysql, postgres::Postgres, redis::Redis, sqlite::Sqlite};
+use dbrace::engine::{
+    Connection, Engine, HashIncr, KvClient, Target, mysql::Mysql, postgres::Postgres, redis::Redis, sqlite::Sqlite,
+};
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
 use dbrace::runner::schedule::Schedule;
@@ -102,5 +105,43 @@ fn no_allocation_per_transaction() {
     }
     let few = allocations(&Redis, &InsertCommit, 100);
     let many = allocations(&Redis, &InsertCommit, 2100);
-    assert!(many - few <= 2000, "redis insert-commit: {} allocations for 2000 more transactions", many - few);
+    assert_eq!(many, few, "redis insert-commit: {} allocations for 2000 more transactions", many - few);
+    let (few, many) = (kv_allocations(&Redis, 100), kv_allocations(&Redis, 2100));
+    assert_eq!(many, few, "redis client: {} allocations for 2000 more rounds of every operation", many - few);
+}
+
+/// Rust allocations made by `n` rounds of every key-value operation on `engine`'s client,
+/// the counters' pipelines of 24 HGETALLs and 7 HINCRBYs among them.
+fn kv_allocations(engine: &dyn Engine, n: u64) -> u64 {
+    let base = tempfile::Builder::new().prefix("dbrace-hot-").tempdir_in("/var/tmp").unwrap();
+    std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
+    let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
+    let Connection::Kv(mut c) = inst.connect().unwrap() else { panic!("{} is not key-value", engine.name()) };
+    let names: Vec<Vec<u8>> =
+        (0..24).map(|i| format!("m-{i}::1h::{}", 1_700_000_000 + 3600 * i).into_bytes()).collect();
+    let keys: Vec<&[u8]> = names.iter().map(Vec::as_slice).collect();
+    let fields: Vec<(&[u8], &[u8])> = vec![(b"a", b"1"), (b"b.c", b"22"), (b"d", b"333")];
+    for k in &keys {
+        c.hset(k, &fields).unwrap();
+    }
+    let incs: Vec<HashIncr> = keys[..7].iter().map(|&key| HashIncr { key, field: b"a", by: -3 }).collect();
+    let mut out = Vec::with_capacity(64);
+    let round = |c: &mut Box<dyn KvClient>, out: &mut Vec<u8>| {
+        c.set(b"k", b"value").unwrap();
+        assert!(c.get(b"k", out).unwrap() && !c.get(b"absent", out).unwrap());
+        c.hset(keys[0], &fields[1..]).unwrap();
+        c.hincrby(&incs).unwrap();
+        let mut seen = 0;
+        assert_eq!(c.hgetall(&keys, &mut |_, _, _| seen += 1).unwrap(), 24);
+        assert_eq!(seen, 72);
+        c.zadd(b"z", 5, b"m").unwrap();
+        assert_eq!(c.zrange_from(b"z", i64::MIN, 10, &mut |_| {}).unwrap(), 1);
+    };
+    round(&mut c, &mut out);
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for _ in 0..n {
+        round(&mut c, &mut out);
+    }
+    ALLOCS.load(Ordering::Relaxed) - before
 }

@@ -2,7 +2,8 @@
 //! instance's 0700 directory (never /etc/redis), its `dir` there too, and a unix socket
 //! beside it or a free 127.0.0.1 port with a random password. Ready on the first PING.
 
-use super::client::{Addr, Endpoint, RedisClient};
+use super::client::RedisClient;
+use super::endpoint::{Addr, Endpoint};
 use crate::engine::access::{self, Access};
 use crate::error::Result;
 use crate::instance::DataDir;

@@ -3,7 +3,9 @@
 //! writes only keys under a prefix of its own and removes them afterwards.
 
 pub mod client;
+pub mod endpoint;
 pub mod managed;
+pub mod resp;
 
 use super::ConnectError;
 use super::access::{self, Access, Exposed, Listen};
@@ -13,7 +15,8 @@ use crate::instance::server::{self, Server};
 use crate::instance::user::{self, RunAs};
 use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
-use client::{Endpoint, RedisClient};
+use client::RedisClient;
+use endpoint::Endpoint;
 use std::collections::BTreeMap;
 use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -180,7 +183,7 @@ fn managed_instance(profile: &Profile, dir: &DataDir, listen: Listen, access: &A
 /// The connection handed to a user's tools: REDIS_URL.
 fn exposed(inst: RedisInstance) -> Result<Exposed> {
     let ep = &inst.endpoint;
-    let client::Addr::Tcp(host, port) = &ep.addr else {
+    let endpoint::Addr::Tcp(host, port) = &ep.addr else {
         return Err(failed!("a redis-server handed to a command listens on TCP"));
     };
     let password = ep.password.clone().unwrap_or_default();
