@@ -108,8 +108,8 @@ fn decode(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%'
-            && i + 2 < b.len()
-            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+            // `get`, not indexing: a '%' before a multi-byte character is no escape, not a panic.
+            && let Some(Ok(v)) = s.get(i + 1..i + 3).map(|h| u8::from_str_radix(h, 16))
         {
             out.push(v);
             i += 3;
@@ -123,6 +123,13 @@ fn decode(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn percent_escapes_decode_and_a_stray_percent_is_kept() {
+        assert_eq!(super::decode("s%40cret%2f"), "s@cret/");
+        assert_eq!(super::decode("%aé%"), "%aé%");
+        assert_eq!(super::decode("%é"), "%é");
+    }
+
     use super::*;
 
     #[test]
