@@ -201,8 +201,8 @@ pub struct ChartArgs {
     /// Also write a self-contained HTML report with charts to FILE (opens offline)
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    /// Also write one chart (--chart) as an SVG file
-    #[arg(long, value_name = "FILE.svg")]
+    /// Also write one chart (--chart) as an SVG or PNG file (by the extension)
+    #[arg(long, value_name = "FILE.svg|png")]
     pub plot: Option<PathBuf>,
     /// The chart --plot writes
     #[arg(long, value_enum, default_value = "tps", requires = "plot")]

@@ -237,16 +237,15 @@ fn check_charts(a: &ChartArgs) -> Result<()> {
     if let Some(plot) = &a.plot {
         match plot.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
             Some("svg") => {}
+            Some("png") if cfg!(feature = "png") => {}
             Some("png") => {
                 return Err(bad_input!(
-                    "--plot {}: dbrace draws charts as SVG only; write {} and convert it if you need PNG (e.g. rsvg-convert -o {} {})",
+                    "--plot {}: this dbrace was built without PNG; write {} or build with `cargo build --release --features png`",
                     plot.display(),
                     plot.with_extension("svg").display(),
-                    plot.display(),
-                    plot.with_extension("svg").display()
                 ));
             }
-            _ => return Err(bad_input!("--plot {}: give a file name ending in .svg", plot.display())),
+            _ => return Err(bad_input!("--plot {}: give a file name ending in .svg or .png", plot.display())),
         }
         check_writable(plot, "--plot", "chart.svg")?;
     }
@@ -255,18 +254,23 @@ fn check_charts(a: &ChartArgs) -> Result<()> {
 
 /// Write the --html report and the --plot chart of `results`, if asked for.
 fn write_charts(results: &Results, baseline: &str, a: &ChartArgs, source: &Path, progress: Progress) -> Result<()> {
-    let write = |path: &Path, text: String| {
-        std::fs::write(path, text).map_err(|e| failed!("cannot write {}: {e}", path.display()))?;
+    let write = |path: &Path, bytes: Vec<u8>| {
+        std::fs::write(path, bytes).map_err(|e| failed!("cannot write {}: {e}", path.display()))?;
         progress.line(&format!("wrote {}", path.display()));
         Ok::<(), crate::error::Error>(())
     };
     let name = source.file_name().map_or_else(|| source.display().to_string(), |n| n.to_string_lossy().into_owned());
     if let Some(html) = &a.html {
-        write(html, report::html::render(results, baseline, &name)?)?;
+        write(html, report::html::render(results, baseline, &name)?.into_bytes())?;
     }
     if let Some(plot) = &a.plot {
         let rows = report::rows(results, baseline)?;
-        write(plot, report::charts::standalone(results, &rows, a.chart)?)?;
+        let svg = report::charts::standalone(results, &rows, a.chart)?;
+        #[cfg(feature = "png")]
+        if plot.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) {
+            return write(plot, report::charts::png::render(&svg)?);
+        }
+        write(plot, svg.into_bytes())?;
     }
     Ok(())
 }

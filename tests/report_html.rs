@@ -315,7 +315,22 @@ fn an_old_interrupted_results_file_with_failed_repeats_still_renders() {
     assert!(charts(&v, "sweep").is_empty());
 
     refused(&sb, &["report", old.to_str().unwrap(), "--plot", "s.svg", "--chart", "sweep"], "no --sweep");
-    refused(&sb, &["report", old.to_str().unwrap(), "--plot", "chart.png"], "SVG only");
+    // The same chart as PNG (with the png feature): rasterized at twice the SVG's size.
+    let (svg, png) = (sb.out("tps.svg"), sb.out("tps.png"));
+    sb.cmd(&["report", old.to_str().unwrap(), "--plot", svg.to_str().unwrap()]).assert().success();
+    if cfg!(feature = "png") {
+        sb.cmd(&["report", old.to_str().unwrap(), "--plot", png.to_str().unwrap()]).assert().success();
+        let b = std::fs::read(&png).unwrap();
+        assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+        let size = |at: usize| u32::from_be_bytes(b[at..at + 4].try_into().unwrap());
+        let svg = std::fs::read_to_string(&svg).unwrap();
+        let attr = |name: &str| -> f64 {
+            svg.split(&format!(" {name}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
+        };
+        assert_eq!((size(16), size(20)), ((2.0 * attr("width")).round() as u32, (2.0 * attr("height")).round() as u32));
+    } else {
+        refused(&sb, &["report", old.to_str().unwrap(), "--plot", png.to_str().unwrap()], "--features png");
+    }
     refused(&sb, &["report", old.to_str().unwrap(), "--plot", "chart.pdf"], "ending in .svg");
     refused(&sb, &["report", old.to_str().unwrap(), "--html", "/nonexistent/dir/r.html"], "does not exist");
     refused(&sb, &["report", old.to_str().unwrap(), "--chart", "latency"], "--plot");

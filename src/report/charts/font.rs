@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// DejaVu Sans cut to Latin-1 and a few symbols (see assets/fonts/README.md).
-const TTF: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans-subset.ttf");
+pub(crate) const TTF: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans-subset.ttf");
 
 /// The family name the report's CSS and the charts' text use.
 pub const FAMILY: &str = "dbrace-sans";

@@ -6,6 +6,8 @@
 pub mod axis;
 pub mod font;
 mod latency;
+#[cfg(feature = "png")]
+pub mod png;
 pub mod svg;
 mod sweep;
 mod timeline;
