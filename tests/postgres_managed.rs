@@ -167,11 +167,7 @@ fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {
             std::thread::sleep(Duration::from_millis(20));
         }
         if signal == libc::SIGKILL {
-            // What SIGKILL left, the next run removes.
-            let next = sb.cmd(&["clean"]).assert().success();
-            let said = String::from_utf8_lossy(&next.get_output().stdout).to_string();
-            assert!(said.contains("removed 1 leftover"), "{said}");
-            assert!(sb.leftovers().is_empty(), "not reaped {:?}: {said}", sb.leftovers());
+            sb.clean_reaps_a_killed_run();
         }
         assert!(sb.leftovers().is_empty(), "signal {signal} left {:?}", sb.leftovers());
     }

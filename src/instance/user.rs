@@ -54,6 +54,21 @@ pub fn for_server(server: &str, default: &str) -> Result<Option<RunAs>> {
     }
 }
 
+/// `for_server` as a server is launched: the first launch of each server in a run says who
+/// it runs as, since that is not who the user is.
+pub fn for_launch(server: &str, default: &str) -> Result<Option<RunAs>> {
+    let run_as = for_server(server, default)?;
+    if let Some(u) = &run_as {
+        static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+        if !said.iter().any(|s| s == server) {
+            said.push(server.to_string());
+            eprintln!("dbrace: {server} refuses root; its servers run as user '{}'", u.name);
+        }
+    }
+    Ok(run_as)
+}
+
 /// Who a server that would run as root runs as instead: nobody else when we are not root;
 /// else `--run-as USER`, or `default` when that user exists; None leaves it root.
 pub fn unprivileged(default: &str) -> Result<Option<RunAs>> {

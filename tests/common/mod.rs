@@ -79,6 +79,16 @@ impl Sandbox {
         self.cache.path().join(name)
     }
 
+    /// After a run was SIGKILLed: `dbrace clean` removes what it left, and leaves nothing.
+    /// (A kill that lands between two repeats leaves nothing to remove.)
+    pub fn clean_reaps_a_killed_run(&self) {
+        let left = self.leftovers();
+        let next = self.cmd(&["clean"]).assert().success();
+        let said = String::from_utf8_lossy(&next.get_output().stdout).to_string();
+        assert!(left.is_empty() || said.contains("removed 1 leftover"), "{left:?}: {said}");
+        assert!(self.leftovers().is_empty(), "not reaped {:?}: {said}", self.leftovers());
+    }
+
     /// Data directories and scratch files left in either location.
     pub fn leftovers(&self) -> Vec<PathBuf> {
         [self.disk.path(), self.ram.path()]

@@ -13,13 +13,12 @@ use super::access::{self, Access, Exposed, Listen};
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
 use crate::error::{Error, Result};
 use crate::instance::server::Server;
-use crate::instance::user::{self, RunAs};
+use crate::instance::user;
 use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::MyClient;
 use endpoint::Endpoint;
 use std::collections::BTreeMap;
-use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The MariaDB / MySQL engine.
@@ -141,12 +140,6 @@ impl Engine for Mysql {
     }
 }
 
-/// Say once per run who the servers run as, since it is not who the user is.
-fn announce(u: &RunAs) {
-    static SAID: Once = Once::new();
-    SAID.call_once(|| eprintln!("dbrace: MariaDB refuses root; its servers run as user '{}'", u.name));
-}
-
 fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
     Ok(Box::new(managed_instance(profile, dir, wal, Listen::from_transport(), &Access::default())?))
 }
@@ -161,10 +154,7 @@ fn managed_instance(
     access: &Access,
 ) -> Result<MyInstance> {
     let b = managed::binaries()?;
-    let run_as = user::for_server("MariaDB", "mysql")?;
-    if let Some(u) = &run_as {
-        announce(u);
-    }
+    let run_as = user::for_launch("MariaDB", "mysql")?;
     let template = managed::template(&b, run_as.as_ref(), &profile.settings)?;
     let mut expected = durability_settings(profile.durability);
     if profile.unlogged {

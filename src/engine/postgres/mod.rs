@@ -11,14 +11,14 @@ use super::access::{self, Access, Exposed, Listen};
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
 use crate::error::{Error, Result};
 use crate::instance::server::Server;
-use crate::instance::user::{self, RunAs};
+use crate::instance::user;
 use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::PgClient;
 use conninfo::ConnInfo;
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, Once};
 
 /// The PostgreSQL engine.
 pub struct Postgres;
@@ -130,12 +130,6 @@ impl Engine for Postgres {
     }
 }
 
-/// Say once per run who the servers run as, since it is not who the user is.
-fn announce(u: &RunAs) {
-    static SAID: Once = Once::new();
-    SAID.call_once(|| eprintln!("dbrace: PostgreSQL refuses root; its servers run as user '{}'", u.name));
-}
-
 fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
     Ok(Box::new(managed_instance(profile, dir, wal, Listen::from_transport(), &Access::default())?))
 }
@@ -150,10 +144,7 @@ fn managed_instance(
     access: &Access,
 ) -> Result<PgInstance> {
     let b = managed::binaries()?;
-    let run_as = user::for_server("PostgreSQL", "postgres")?;
-    if let Some(u) = &run_as {
-        announce(u);
-    }
+    let run_as = user::for_launch("PostgreSQL", "postgres")?;
     // One initdb per process at most, even with clients racing to launch.
     static TEMPLATE: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
     let template = {
