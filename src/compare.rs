@@ -3,8 +3,8 @@
 //! Mann–Whitney U test over the repeats' tps (see mann_whitney.rs for why that test).
 
 use crate::error::Result;
-use crate::mann_whitney;
 use crate::results::{CellResult, Results, RunStatus};
+use crate::stats::mann_whitney;
 use crate::stats::{self, Estimate, Ratio};
 use serde::Serialize;
 use std::path::Path;
@@ -105,20 +105,22 @@ pub fn compare(old: &Results, new: &Results, names: (&str, &str), fail_if_slower
         let (a, b) = (tps(o), tps(n));
         let min_p = mann_whitney::min_p(b.len(), a.len());
         let test = mann_whitney::test(&b, &a);
-        let ratio = (!a.is_empty() && !b.is_empty()).then(|| stats::ratio(&b, &a));
+        let ratio = (!a.is_empty() && !b.is_empty()).then(|| stats::ratio(&b, &a, stats::LEVEL));
         let verdict = match (test, ratio) {
             (None, _) | (_, None) => Verdict::NotMeasured,
-            _ if min_p >= ALPHA => Verdict::NotEnoughRepeats,
-            (Some(t), Some(r)) if t.p < ALPHA && r.value < 1.0 => Verdict::Slower,
-            (Some(t), Some(r)) if t.p < ALPHA && r.value > 1.0 => Verdict::Faster,
-            _ => Verdict::NoSignificantDifference,
+            (_, Some(r)) => match r.verdict {
+                stats::Verdict::Slower => Verdict::Slower,
+                stats::Verdict::Faster => Verdict::Faster,
+                stats::Verdict::NoSignificantDifference => Verdict::NoSignificantDifference,
+                stats::Verdict::TooFewRepeats => Verdict::NotEnoughRepeats,
+            },
         };
         let regression =
             verdict == Verdict::Slower && fail_if_slower.zip(ratio).is_some_and(|(limit, r)| r.value < 1.0 - limit);
         cells.push(Comparison {
             id: n.id.clone(),
-            old: (!a.is_empty()).then(|| stats::estimate(&a)),
-            new: (!b.is_empty()).then(|| stats::estimate(&b)),
+            old: (!a.is_empty()).then(|| stats::estimate(&a, stats::LEVEL)),
+            new: (!b.is_empty()).then(|| stats::estimate(&b, stats::LEVEL)),
             ratio,
             p: test.map(|t| t.p),
             min_p,

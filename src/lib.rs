@@ -12,7 +12,6 @@ pub mod engine;
 pub mod exec;
 pub mod host;
 pub mod instance;
-pub mod mann_whitney;
 pub mod plan;
 pub mod profile;
 pub mod report;

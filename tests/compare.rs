@@ -55,7 +55,7 @@ fn quiet_enough_run(sb: &Sandbox) -> PathBuf {
             let tps: Vec<f64> = c.repeats.iter().map(|r| r.tps).collect();
             let slow: Vec<f64> = tps.iter().map(|t| t * 0.8).collect();
             spread.push(tps.iter().copied().fold(0.0, f64::max) / tps.iter().copied().fold(f64::MAX, f64::min));
-            dbrace::mann_whitney::test(&slow, &tps).unwrap().p < 0.05
+            dbrace::stats::mann_whitney::test(&slow, &tps).unwrap().p < 0.05
         });
         if visible {
             return out;

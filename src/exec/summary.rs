@@ -7,7 +7,7 @@
 //! is that the profiles make no significant difference for this command, said plainly.
 
 use super::results::{ExecResults, Run};
-use crate::mann_whitney;
+use crate::stats::mann_whitney;
 use crate::stats::{self, Ratio};
 use serde::{Deserialize, Serialize};
 
@@ -76,14 +76,14 @@ const ALPHA: f64 = 0.05;
 
 /// Compare `walls` with the baseline's.
 fn versus(base: &[f64], walls: &[f64]) -> Versus {
-    let speedup = stats::ratio(base, walls);
+    let speedup = stats::ratio(base, walls, stats::LEVEL);
     let p = mann_whitney::test(base, walls).map_or(1.0, |t| t.p);
-    let verdict = if mann_whitney::min_p(base.len(), walls.len()) >= ALPHA || speedup.lo.is_none() {
-        Verdict::TooFewRuns
-    } else if p < ALPHA && !speedup.within_noise {
-        if speedup.value >= 1.0 { Verdict::Faster } else { Verdict::Slower }
-    } else {
-        Verdict::NoDifference
+    // The interval excludes 1 exactly when the U test rejects at its level (stats/shift.rs).
+    let verdict = match speedup.verdict {
+        stats::Verdict::Faster => Verdict::Faster,
+        stats::Verdict::Slower => Verdict::Slower,
+        stats::Verdict::NoSignificantDifference => Verdict::NoDifference,
+        stats::Verdict::TooFewRepeats => Verdict::TooFewRuns,
     };
     Versus { speedup, p, verdict }
 }
@@ -162,9 +162,10 @@ fn times(ok: &[&Run]) -> Option<Times> {
 /// (95% interval 2.81–3.02, p = 0.008)", or that no difference can be claimed, and why.
 pub fn speed_sentence(profile: &str, baseline: &str, v: &Versus) -> String {
     let r = &v.speedup;
+    let level = stats::percent(r.confidence.unwrap_or(0.0));
     let detail = match (r.lo, r.hi) {
-        (Some(lo), Some(hi)) if r.value >= 1.0 => format!("95% interval {lo:.2}–{hi:.2}, p = {:.3}", v.p),
-        (Some(lo), Some(hi)) => format!("95% interval {:.2}–{:.2}, p = {:.3}", 1.0 / hi, 1.0 / lo, v.p),
+        (Some(lo), Some(hi)) if r.value >= 1.0 => format!("{level} interval {lo:.2}–{hi:.2}, p = {:.3}", v.p),
+        (Some(lo), Some(hi)) => format!("{level} interval {:.2}–{:.2}, p = {:.3}", 1.0 / hi, 1.0 / lo, v.p),
         _ => "one run each: no interval".to_string(),
     };
     let (times, how) = if r.value >= 1.0 { (r.value, "faster") } else { (1.0 / r.value, "slower") };
@@ -206,7 +207,7 @@ mod tests {
         assert_eq!(v.verdict, Verdict::Faster);
         assert!(v.p < 0.01 && v.speedup.value == 3.0, "{v:?}");
         let s = speed_sentence("ram-nosync", "disk", &v);
-        assert!(s.starts_with("ram-nosync ran 3.00 times faster than disk (95% interval "), "{s}");
+        assert!(s.starts_with("ram-nosync ran 3.00 times faster than disk (96.8% interval "), "{s}");
         assert_eq!(versus(&fast, &base).verdict, Verdict::Slower);
         assert!(speed_sentence("disk", "ram", &versus(&fast, &base)).contains("3.00 times slower than ram"));
         // Interleaved: no difference, said so.
@@ -214,9 +215,10 @@ mod tests {
         let v = versus(&base, &same);
         assert_eq!(v.verdict, Verdict::NoDifference);
         assert!(speed_sentence("ram", "disk", &v).starts_with("ram: no significant difference from disk"));
-        // Three a side, every run apart: the interval excludes 1, yet p is 0.1.
+        // Three a side, every run apart: the widest interval they allow excludes 1, but it
+        // is a 90% interval (p is 0.1), so nothing is claimed.
         let v = versus(&[3.0, 3.1, 2.9], &[1.0, 1.1, 0.9]);
-        assert!(!v.speedup.within_noise && (v.p - 0.1).abs() < 1e-12);
+        assert!(v.speedup.lo.unwrap() > 1.0 && v.speedup.confidence == Some(0.9) && (v.p - 0.1).abs() < 1e-12);
         assert_eq!(v.verdict, Verdict::TooFewRuns);
         assert_eq!(versus(&[3.0], &[1.0]).verdict, Verdict::TooFewRuns);
     }

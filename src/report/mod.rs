@@ -157,10 +157,12 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             measured_repeats: measured.len(),
             failed_repeats: c.repeats.len() - measured.len(),
             verify_failed: c.repeats.iter().filter(|r| r.status == RepeatStatus::VerifyFailed).count(),
-            tps: (!samples[i].is_empty()).then(|| stats::estimate(&samples[i])),
+            tps: (!samples[i].is_empty()).then(|| stats::estimate(&samples[i], stats::LEVEL)),
             latency_ms: (!measured.is_empty()).then(|| Latency::of(&hist)),
             failure: c.repeats.iter().find(|r| r.status == RepeatStatus::Failed).and_then(|r| r.error.clone()),
-            vs_baseline: base.filter(|_| !samples[i].is_empty()).map(|j| stats::ratio(&samples[i], &samples[j])),
+            vs_baseline: base
+                .filter(|_| !samples[i].is_empty())
+                .map(|j| stats::ratio(&samples[i], &samples[j], stats::LEVEL)),
             baseline: base.map(|j| results.cells[j].id.clone()),
             errors: c.repeats.iter().map(|r| r.errors).sum(),
             retries: c.repeats.iter().map(|r| r.retries).sum(),
@@ -220,8 +222,11 @@ fn ratio_text(r: &Row) -> String {
         (_, Some(b)) if *b == r.id => "baseline".into(),
         (Some(x), _) => match (x.lo, x.hi) {
             (Some(lo), Some(hi)) => {
-                let noise = if x.within_noise { " within noise" } else { "" };
-                format!("{} ({}–{}){noise}", sig3(x.value), sig3(lo), sig3(hi))
+                let verdict = match x.verdict {
+                    stats::Verdict::Faster | stats::Verdict::Slower => String::new(),
+                    v => format!(" {}", v.label()),
+                };
+                format!("{} ({}–{}){verdict}", sig3(x.value), sig3(lo), sig3(hi))
             }
             _ => sig3(x.value),
         },

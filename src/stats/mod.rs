@@ -1,0 +1,219 @@
+//! Repeats -> a median with an interval at the confidence it really has, and ratios
+//! against a baseline with their own interval and a three-way verdict.
+//!
+//! Both intervals are distribution-free and exact for independent repeats: the median's
+//! from order statistics (order.rs), the ratio's from the pairwise ratios and the
+//! Mann–Whitney distribution (shift.rs). Their levels are discrete, so each says the level
+//! it has; with too few repeats for the level asked, the widest interval the repeats
+//! allow is given with its own, lower level, and no verdict is claimed.
+//! docs/statistics.md explains the choice.
+
+pub mod mann_whitney;
+pub mod normal;
+pub mod order;
+pub mod shift;
+
+use serde::{Deserialize, Serialize};
+
+/// The confidence intervals aim at unless asked otherwise.
+pub const LEVEL: f64 = 0.95;
+
+/// A median with its interval (absent with fewer than two samples).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// Median of the samples.
+    pub median: f64,
+    /// Mean of the samples.
+    pub mean: f64,
+    /// Lower end of the interval of the median.
+    pub lo: Option<f64>,
+    /// Upper end of the interval of the median.
+    pub hi: Option<f64>,
+    /// The probability that the interval holds the true median (e.g. 0.75 for min–max of 3).
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    /// Number of samples.
+    pub n: usize,
+}
+
+impl Estimate {
+    /// The interval's larger half-width as a fraction of the median (0.03 for ±3%).
+    pub fn precision(&self) -> Option<f64> {
+        let (lo, hi) = (self.lo?, self.hi?);
+        (self.median > 0.0).then(|| (hi - self.median).max(self.median - lo) / self.median)
+    }
+}
+
+/// What a ratio's interval says about the difference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The interval lies above 1: the first is faster.
+    Faster,
+    /// The interval lies below 1: the first is slower.
+    Slower,
+    /// The interval holds 1: no difference can be claimed.
+    NoSignificantDifference,
+    /// Too few repeats for an interval at the level asked: nothing can be told.
+    TooFewRepeats,
+}
+
+impl Verdict {
+    /// As the reports print it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::NoSignificantDifference => "no significant difference",
+            Verdict::TooFewRepeats => "too few repeats to tell",
+        }
+    }
+}
+
+/// A ratio of two medians with its interval and verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ratio {
+    /// Ratio of medians.
+    pub value: f64,
+    /// Lower end of the interval.
+    pub lo: Option<f64>,
+    /// Upper end of the interval.
+    pub hi: Option<f64>,
+    /// The probability that the interval holds the true ratio.
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    /// Faster, slower, no significant difference, or too few repeats to tell.
+    pub verdict: Verdict,
+}
+
+/// The median of a slice (0 when empty).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    let n = v.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let (below, m, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let m = *m;
+    if n % 2 == 1 { m } else { (below.iter().copied().fold(f64::MIN, f64::max) + m) / 2.0 }
+}
+
+fn sorted(xs: &[f64]) -> Vec<f64> {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// Median of samples and its interval at `level` (or the level the samples allow).
+pub fn estimate(xs: &[f64], level: f64) -> Estimate {
+    let n = xs.len();
+    let mean = if n == 0 { 0.0 } else { xs.iter().sum::<f64>() / n as f64 };
+    let (mut lo, mut hi, mut confidence) = (None, None, None);
+    if let Some((k, l)) = order::median_rank(n, level) {
+        let v = sorted(xs);
+        (lo, hi, confidence) = (Some(v[k - 1]), Some(v[n - k]), Some(l));
+    }
+    Estimate { median: median(xs), mean, lo, hi, confidence, n }
+}
+
+/// `a / b` as a ratio of medians, with the interval at `level` of the factor between them
+/// (or the level the repeats allow) and what it says.
+pub fn ratio(a: &[f64], b: &[f64], level: f64) -> Ratio {
+    let value = median(a) / median(b);
+    let none = Ratio { value, lo: None, hi: None, confidence: None, verdict: Verdict::TooFewRepeats };
+    if b.iter().any(|x| *x <= 0.0) {
+        return none;
+    }
+    let Some((k, l)) = shift::ratio_rank(a.len(), b.len(), level).filter(|(_, l)| *l > 0.0) else {
+        return none;
+    };
+    let pairs = sorted(&a.iter().flat_map(|x| b.iter().map(move |y| x / y)).collect::<Vec<_>>());
+    let (lo, hi) = (pairs[k - 1], pairs[pairs.len() - k]);
+    let verdict = if l < level {
+        Verdict::TooFewRepeats
+    } else if lo > 1.0 {
+        Verdict::Faster
+    } else if hi < 1.0 {
+        Verdict::Slower
+    } else {
+        Verdict::NoSignificantDifference
+    };
+    Ratio { value, lo: Some(lo), hi: Some(hi), confidence: Some(l), verdict }
+}
+
+/// A level as the reports print it: 75%, 93.8%, 96.9%.
+pub fn percent(level: f64) -> String {
+    let p = level * 100.0;
+    if (p - p.round()).abs() < 0.05 { format!("{p:.0}%") } else { format!("{p:.1}%") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+
+    #[test]
+    fn three_repeats_span_smallest_to_largest_at_75_percent() {
+        let e = estimate(&[110.0, 100.0, 120.0], LEVEL);
+        assert_eq!((e.median, e.lo, e.hi, e.confidence), (110.0, Some(100.0), Some(120.0), Some(0.75)));
+        assert_eq!(e.precision(), Some(10.0 / 110.0));
+    }
+
+    #[test]
+    fn nine_repeats_drop_one_from_each_end() {
+        let xs = [9.0, 1.0, 8.0, 2.0, 7.0, 3.0, 6.0, 4.0, 5.0];
+        let e = estimate(&xs, LEVEL);
+        assert_eq!((e.median, e.lo, e.hi), (5.0, Some(2.0), Some(8.0)));
+        assert!((e.confidence.unwrap() - (1.0 - 20.0 / 512.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ratio_of_five_repeats_by_hand() {
+        // 5 v 5 at 95%: the 3rd smallest and 3rd largest of the 25 ratios (96.8%).
+        let a = [200.0, 210.0, 220.0, 230.0, 240.0];
+        let b = [100.0; 5];
+        let r = ratio(&a, &b, LEVEL);
+        assert_eq!((r.value, r.lo, r.hi, r.verdict), (2.2, Some(2.0), Some(2.4), Verdict::Faster));
+        assert!((r.confidence.unwrap() - (1.0 - 8.0 / 252.0)).abs() < 1e-12);
+        assert_eq!(ratio(&b, &a, LEVEL).verdict, Verdict::Slower);
+    }
+
+    #[test]
+    fn three_repeats_a_side_are_too_few_to_tell() {
+        let r = ratio(&[300.0, 310.0, 320.0], &[95.0, 120.0, 105.0], LEVEL);
+        assert_eq!(r.verdict, Verdict::TooFewRepeats);
+        assert_eq!((r.lo, r.hi, r.confidence), (Some(300.0 / 120.0), Some(320.0 / 95.0), Some(0.9)));
+        // At the 90% they can reach, they can tell.
+        assert_eq!(ratio(&[300.0, 310.0, 320.0], &[95.0, 120.0, 105.0], 0.9).verdict, Verdict::Faster);
+    }
+
+    #[test]
+    fn overlapping_samples_show_no_significant_difference() {
+        let r = ratio(&[100.0, 130.0, 90.0, 110.0, 105.0], &[95.0, 120.0, 105.0, 98.0, 112.0], LEVEL);
+        assert_eq!(r.verdict, Verdict::NoSignificantDifference, "{r:?}");
+        let same = [4.0, 4.0, 4.0, 4.0, 4.0];
+        assert_eq!(ratio(&same, &same, LEVEL).verdict, Verdict::NoSignificantDifference);
+    }
+
+    #[test]
+    fn one_sample_has_no_interval() {
+        let e = estimate(&[5.0], LEVEL);
+        assert_eq!((e.median, e.lo, e.hi, e.confidence), (5.0, None, None, None));
+        let r = ratio(&[5.0], &[1.0], LEVEL);
+        assert_eq!((r.lo, r.verdict), (None, Verdict::TooFewRepeats));
+        assert_eq!(ratio(&[5.0, 6.0], &[0.0, 1.0], LEVEL).lo, None);
+    }
+
+    #[test]
+    fn levels_print_as_people_write_them() {
+        assert_eq!(
+            [0.75, 0.9375, 0.96875, 0.95].map(percent),
+            ["75%".to_string(), "93.8%".into(), "96.9%".into(), "95%".into()]
+        );
+    }
+}
