@@ -103,9 +103,23 @@ pub struct RunArgs {
     /// those already that late when their turn comes (pgbench's -L)
     #[arg(long, value_name = "MS", allow_hyphen_values = true, value_parser = parse_latency_limit)]
     pub latency_limit: Option<Duration>,
-    /// Repeats per cell, interleaved across cells (A B C A B C …)
-    #[arg(long, short = 'r', value_name = "N", default_value = "3", allow_hyphen_values = true, value_parser = parse_repeat)]
-    pub repeat: u32,
+    /// Repeats per cell, interleaved across cells (A B C A B C …) [default: 3]
+    #[arg(long, short = 'r', value_name = "N", allow_hyphen_values = true, value_parser = parse_repeat)]
+    pub repeat: Option<u32>,
+    /// Instead of --repeat: repeat in interleaved rounds until every cell's interval of the
+    /// median is within ±P% of it at 95% confidence (e.g. 3%), or --max-time is spent
+    #[arg(long, value_name = "P%", allow_hyphen_values = true, value_parser = parse_precision)]
+    pub precision: Option<f64>,
+    /// With --precision: start no round that would end after TIME [default: 10m]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_positive_duration)]
+    pub max_time: Option<Duration>,
+    /// With --precision: repeats every cell gets before it may stop [default and floor: the
+    /// fewest whose interval can hold the level, 6 at 95%]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_min_repeat)]
+    pub min_repeat: Option<u32>,
+    /// With --precision: the most repeats a cell gets [default: 50, or --min-repeat if larger]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_max_repeat)]
+    pub max_repeat: Option<u32>,
     /// pgbench scale: 100,000 accounts per unit
     #[arg(long, short = 's', value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_scale)]
     pub scale: u32,
@@ -425,6 +439,19 @@ fn parse_repeat(s: &str) -> Result<u32, String> {
     bounded(s, "repeat", 1000).map(|v| v as u32)
 }
 
+fn parse_min_repeat(s: &str) -> Result<u32, String> {
+    bounded(s, "min-repeat", 1000).map(|v| v as u32)
+}
+
+fn parse_max_repeat(s: &str) -> Result<u32, String> {
+    bounded(s, "max-repeat", 1000).map(|v| v as u32)
+}
+
+/// A precision as a percentage of the median, e.g. 3% (a bare number is a percentage too).
+fn parse_precision(s: &str) -> Result<f64, String> {
+    crate::compare::parse_percent(s).map_err(|e| format!("{e}; e.g. --precision 3% for ±3% of the median"))
+}
+
 fn parse_warmup_runs(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
         Ok(v) if v <= 100 => Ok(v),
@@ -493,5 +520,16 @@ mod tests {
         assert!(parse_clients("two").is_err());
         assert!(parse_clients("20000").unwrap_err().contains("at most 10000"));
         assert!(parse_repeat("5000").is_err());
+        assert!(parse_min_repeat("0").unwrap_err().contains("min-repeat must be at least 1"));
+        assert!(parse_max_repeat("1001").unwrap_err().contains("max-repeat must be at most 1000"));
+    }
+
+    #[test]
+    fn precisions_are_percentages_of_the_median() {
+        assert_eq!(parse_precision("3%").unwrap(), 0.03);
+        assert_eq!(parse_precision("0.5").unwrap(), 0.005);
+        for bad in ["0", "0%", "150%", "100", "-3%", "sharp", ""] {
+            assert!(parse_precision(bad).unwrap_err().contains("--precision 3%"), "{bad}");
+        }
     }
 }

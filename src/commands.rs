@@ -39,6 +39,9 @@ fn run(a: RunArgs) -> Result<i32> {
             "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
         ));
     }
+    // The level intervals aim at; `--confidence` will set it.
+    let confidence = crate::stats::LEVEL;
+    let precision = precision_target(&a, confidence)?;
     signals::install();
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
@@ -69,7 +72,7 @@ fn run(a: RunArgs) -> Result<i32> {
         options: workload.clone(),
     })?;
     if a.dry_run {
-        print!("{}", dry_run(&plan, &a));
+        print!("{}", dry_run(&plan, &a, precision.as_ref().map(|t| (t, confidence))));
         return Ok(0);
     }
     let out = match &a.out {
@@ -96,7 +99,9 @@ fn run(a: RunArgs) -> Result<i32> {
         duration: a.transactions.is_none().then_some(a.duration),
         transactions: a.transactions,
         warmup: a.warmup,
-        repeat: a.repeat,
+        repeat: a.repeat.unwrap_or(DEFAULT_REPEAT),
+        precision,
+        confidence,
         seed,
         rate: a.rate,
         latency_limit: a.latency_limit,
@@ -115,7 +120,8 @@ fn run(a: RunArgs) -> Result<i32> {
             duration_s: settings.duration.map(|d| d.as_secs_f64()),
             transactions: settings.transactions,
             warmup_s: settings.warmup.as_secs_f64(),
-            repeat: settings.repeat,
+            // Under --precision, the rounds run (the matrix counts them up).
+            repeat: if precision.is_some() { 0 } else { settings.repeat },
             scale: a.scale,
             tables: a.tables,
             table_size: a.table_size,
@@ -130,8 +136,13 @@ fn run(a: RunArgs) -> Result<i32> {
             baseline: plan.baseline.clone(),
             rate: a.rate,
             latency_limit_ms: a.latency_limit.map(|d| d.as_secs_f64() * 1e3),
+            precision: precision.map(|t| t.precision),
+            max_time_s: precision.map(|t| t.max_time.as_secs_f64()),
+            min_repeat: precision.map(|t| t.min_repeat),
+            max_repeat: precision.map(|t| t.max_repeat),
         },
         cells: Vec::new(),
+        precision_outcome: None,
     };
     let outcome = runner::matrix::run(&plan, &settings, &locations, &mut results, &out, progress);
     // Whatever happened, show what was measured and where it is kept.
@@ -160,9 +171,57 @@ pub(crate) fn reap_locations(locations: &Locations, progress: Progress) {
     }
 }
 
+/// `--repeat` when neither it nor `--precision` is given.
+const DEFAULT_REPEAT: u32 = 3;
+
+/// `--precision` and its bounds as a stopping rule, or none; refuses the flags that bound
+/// it without it, and bounds that can never reach `level`.
+fn precision_target(a: &RunArgs, level: f64) -> Result<Option<runner::precision::Target>> {
+    use runner::precision::{DEFAULT_MAX_REPEAT, DEFAULT_MAX_TIME, Target, least_repeats};
+    let Some(precision) = a.precision else {
+        let given = [
+            ("--max-time", a.max_time.is_some()),
+            ("--min-repeat", a.min_repeat.is_some()),
+            ("--max-repeat", a.max_repeat.is_some()),
+        ];
+        if let Some((flag, _)) = given.into_iter().find(|(_, g)| *g) {
+            return Err(bad_input!(
+                "{flag} bounds a --precision run; add --precision P% (e.g. --precision 3%), or give a fixed count with --repeat N"
+            ));
+        }
+        return Ok(None);
+    };
+    if let Some(n) = a.repeat {
+        return Err(bad_input!(
+            "--repeat {n} and --precision both decide how often cells run; drop --repeat (bound a --precision run with --min-repeat and --max-repeat)"
+        ));
+    }
+    let least = least_repeats(level);
+    let lvl = crate::stats::percent(level);
+    let max_repeat = a.max_repeat.unwrap_or(DEFAULT_MAX_REPEAT.max(a.min_repeat.unwrap_or(0)));
+    if let Some(min) = a.min_repeat.filter(|&m| m > max_repeat) {
+        return Err(bad_input!(
+            "--min-repeat {min} is more than --max-repeat {max_repeat}; give a --min-repeat of at most {max_repeat} or a larger --max-repeat"
+        ));
+    }
+    if max_repeat < least {
+        return Err(bad_input!(
+            "--max-repeat {max_repeat} can never reach {lvl}: an interval of the median needs {least} repeats for {lvl}; give --max-repeat {least} or more"
+        ));
+    }
+    Ok(Some(Target {
+        precision,
+        // Fewer repeats cannot hold the level, so cannot reach the precision either.
+        min_repeat: a.min_repeat.unwrap_or(least).max(least),
+        max_repeat,
+        max_time: a.max_time.unwrap_or(DEFAULT_MAX_TIME),
+    }))
+}
+
 /// What `--dry-run` prints: the cells, a rough time for each, and the run as a config file.
-fn dry_run(plan: &plan::Plan, a: &RunArgs) -> String {
+fn dry_run(plan: &plan::Plan, a: &RunArgs, precision: Option<(&runner::precision::Target, f64)>) -> String {
     let measured = a.warmup.as_secs_f64() + a.duration.as_secs_f64();
+    let repeat = a.repeat.unwrap_or(DEFAULT_REPEAT);
     let mut out = String::new();
     let mut total = 0.0;
     let width = plan.cells.iter().map(|c| c.id().len()).max().unwrap_or(0);
@@ -171,14 +230,35 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs) -> String {
         let server = if c.engine.needs_data_dir(&c.profile, &c.target) { 1.0 } else { 0.0 };
         let load = c.workload.estimated_bytes(&c.options) as f64 / 50e6;
         let each = server + load + if a.transactions.is_some() { a.warmup.as_secs_f64() } else { measured };
-        total += each * f64::from(a.repeat);
-        out += &format!("  {:width$}  ≈ {} × {}\n", c.id(), a.repeat, secs(each));
+        total += each * f64::from(repeat);
+        out += &match precision {
+            Some(_) => format!("  {:width$}  ≈ {} a repeat\n", c.id(), secs(each)),
+            None => format!("  {:width$}  ≈ {} × {}\n", c.id(), repeat, secs(each)),
+        };
     }
     let per = match a.transactions {
         Some(t) => format!(", plus {t} transactions per client each repeat"),
         None => String::new(),
     };
-    let head = format!("would measure {} cells × {} repeats, ≈ {}{per}:\n", plan.cells.len(), a.repeat, secs(total));
+    let head = match precision {
+        Some((t, level)) => {
+            let round = total / f64::from(repeat);
+            let at_most = (round * f64::from(t.max_repeat)).min(t.max_time.as_secs_f64());
+            format!(
+                "would measure {} cells in interleaved rounds until each is within ±{} at {}: {} to {} repeats a cell, no round started that would end after {}; a round ≈ {}{per}, so ≈ {} to {}:\n",
+                plan.cells.len(),
+                runner::precision::percent(t.precision),
+                crate::stats::percent(level),
+                t.min_repeat,
+                t.max_repeat,
+                secs(t.max_time.as_secs_f64()),
+                secs(round),
+                secs(round * f64::from(t.min_repeat)),
+                secs(at_most),
+            )
+        }
+        None => format!("would measure {} cells × {} repeats, ≈ {}{per}:\n", plan.cells.len(), repeat, secs(total)),
+    };
     out.insert_str(0, &head);
     for s in &plan.skipped {
         out += &format!("skipping {s}\n");

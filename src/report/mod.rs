@@ -261,9 +261,13 @@ fn num(v: f64) -> String {
 /// Lines under the table: what the numbers mean, the machine, and anything that went wrong.
 fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
     let mut n = Vec::new();
-    let repeats = results.options.repeat;
+    let o = &results.options;
+    let repeats = match o.precision {
+        Some(p) => format!("repeated until ±{}", crate::runner::precision::percent(p)),
+        None => format!("{} asked", o.repeat),
+    };
     n.push(format!(
-        "tps: median over each cell's measured repeats ({repeats} asked) with its 95% bootstrap interval; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients) with its 95% interval."
+        "tps: median over each cell's measured repeats ({repeats}) with its 95% bootstrap interval; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients) with its 95% interval."
     ));
     let h = &results.host;
     let mut env =
@@ -305,6 +309,9 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         if r.errors > 0 || r.retries > 0 {
             n.push(format!("{}: {} failed transactions, {} retried conflicts", r.id, r.errors, r.retries));
         }
+    }
+    if let (Some(outcome), Some(p)) = (&results.precision_outcome, o.precision) {
+        n.extend(crate::runner::precision::summary(outcome, p));
     }
     if results.status == RunStatus::Interrupted {
         n.push("run interrupted: only the repeats finished before the signal are shown.".into());

@@ -5,6 +5,7 @@
 pub mod coordinator;
 pub mod cpu;
 pub mod matrix;
+pub mod precision;
 pub mod progress;
 pub mod rng;
 pub mod schedule;
@@ -30,8 +31,12 @@ pub struct Settings {
     pub transactions: Option<u64>,
     /// Unmeasured warm-up before each measurement.
     pub warmup: Duration,
-    /// Repeats per cell, interleaved across cells.
+    /// Repeats per cell, interleaved across cells (unless `precision` decides).
     pub repeat: u32,
+    /// `--precision`: repeat in rounds until every cell is this precise, instead of `repeat`.
+    pub precision: Option<precision::Target>,
+    /// The confidence level intervals aim at.
+    pub confidence: f64,
     /// Base seed for the clients' generators.
     pub seed: u64,
     /// Open loop: transactions per second scheduled over each cell's clients (`--rate`).
