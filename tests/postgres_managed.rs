@@ -238,3 +238,33 @@ fn tcp_transport_uses_a_free_port_and_a_password_nobody_sees() {
     assert!(r["cells"][0]["repeats"][0]["verify"]["ok"].as_bool().unwrap());
     assert_eq!(run.get_output().status.code(), Some(0));
 }
+
+/// Locations given as relative paths are where the user meant, for dbrace and the server
+/// alike (the server's socket once went to a path relative to its own directory).
+#[test]
+fn relative_locations_are_taken_from_the_working_directory() {
+    require_binaries();
+    let sb = Sandbox::new();
+    let out = sb.out("relative.json");
+    let name = |d: &tempfile::TempDir| d.path().file_name().unwrap().to_owned();
+    assert_cmd::Command::cargo_bin("dbrace")
+        .unwrap()
+        .env("XDG_CACHE_HOME", sb.cache.path())
+        .env_remove("HOME")
+        .current_dir(sb.disk.path().parent().unwrap())
+        .arg("run")
+        .arg("--disk-dir")
+        .arg(name(&sb.disk))
+        .arg("--ram-dir")
+        .arg(std::path::Path::new("/dev/shm").join(name(&sb.ram)))
+        .args(["-q", "-e", "postgres", "-p", "disk", "-w", "insert-commit", "-t", "20", "--warmup", "0s", "-r", "1"])
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let r = read_json(&out);
+    let rep = &r["cells"][0]["repeats"][0];
+    assert_eq!(rep["status"], "ok", "{rep}");
+    let disk = sb.disk.path().to_string_lossy().to_string();
+    assert!(rep["settings"]["data_directory"].as_str().unwrap().starts_with(&disk), "{}", rep["settings"]);
+    assert_eq!(r["locations"][0]["path"].as_str(), Some(disk.as_str()));
+}

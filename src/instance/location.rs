@@ -96,6 +96,9 @@ fn flag(kind: LocationKind) -> &'static str {
 
 /// Check one location; dbrace's own defaults are created, a user's directory must exist.
 fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
+    // Servers start in directories of their own: a relative path would name another place.
+    let path = &std::path::absolute(path)
+        .map_err(|e| bad_input!("cannot resolve the {kind} location {}: {e}", path.display()))?;
     if create {
         std::fs::create_dir_all(path).map_err(|e| {
             bad_input!("cannot create the {kind} location {}: {e}; choose another with {}", path.display(), flag(kind))
