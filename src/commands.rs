@@ -39,6 +39,15 @@ fn run(a: RunArgs) -> Result<i32> {
             "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
         ));
     }
+    if let (Some(i), None) = (a.log_interval, a.transactions)
+        && i > a.duration
+    {
+        let d = humantime::format_duration(a.duration);
+        return Err(bad_input!(
+            "--log-interval {} is longer than the measured --duration {d}, so no slice would be whole; give a --log-interval of at most {d}, or a longer --duration",
+            humantime::format_duration(i)
+        ));
+    }
     signals::install();
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
@@ -100,6 +109,8 @@ fn run(a: RunArgs) -> Result<i32> {
         seed,
         rate: a.rate,
         latency_limit: a.latency_limit,
+        progress: a.progress,
+        log_interval: a.log_interval,
     };
     let mut results = Results {
         schema: SCHEMA,
@@ -130,6 +141,7 @@ fn run(a: RunArgs) -> Result<i32> {
             baseline: plan.baseline.clone(),
             rate: a.rate,
             latency_limit_ms: a.latency_limit.map(|d| d.as_secs_f64() * 1e3),
+            log_interval_s: a.log_interval.map(|d| d.as_secs_f64()),
         },
         cells: Vec::new(),
     };
