@@ -84,8 +84,45 @@ pub fn render(results: &Results) -> String {
         );
     }
     s.push_str("</table><p class=\"lead\">fsync: 8 KiB write + fdatasync, timed at the start of the run — the price of one durable commit there.</p>");
+    s.push_str(&setup(results));
     s.push_str(&settings(results));
     s.push_str("</section>");
+    s
+}
+
+/// "0.212 s" for one value, "0.212 s (0.190–0.251)" for several: the median and range.
+fn seconds(mut v: Vec<f64>) -> String {
+    v.sort_by(f64::total_cmp);
+    match v.as_slice() {
+        [] => "—".into(),
+        [one] => format!("{one:.3} s"),
+        all => {
+            let n = all.len();
+            let median = if n % 2 == 1 { all[n / 2] } else { (all[n / 2 - 1] + all[n / 2]) / 2.0 };
+            format!("{median:.3} s ({:.3}–{:.3})", all[0], all[n - 1])
+        }
+    }
+}
+
+/// Per cell, what each repeat spent before measuring: the server's start, the clients'
+/// connections, the load; what was measured is only the part after them.
+fn setup(results: &Results) -> String {
+    let mut s = String::from(
+        r#"<h3>Setup per cell</h3><table class="grid setup"><tr><th>cell</th><th class="num">repeats</th><th class="num">server start</th><th class="num">connect</th><th class="num">load</th></tr>"#,
+    );
+    for c in &results.cells {
+        let reps: Vec<_> = c.repeats.iter().filter(|r| r.status.measured()).collect();
+        let _ = write!(
+            s,
+            r#"<tr><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            esc(&c.id),
+            reps.len(),
+            seconds(reps.iter().map(|r| r.start_s).collect()),
+            seconds(reps.iter().filter_map(|r| r.connect_s).collect()),
+            seconds(reps.iter().map(|r| r.load_s).collect()),
+        );
+    }
+    s.push_str("</table><p class=\"lead\">Per measured repeat, median (range): server start is launch to settings read back; connect is opening the clients' connections, one after another; load is creating and loading the data set. None of it is in the measured time.</p>");
     s
 }
 
@@ -138,4 +175,17 @@ fn settings(results: &Results) -> String {
     }
     s.push_str("<p class=\"lead\">Read back from each engine after the profile was applied; highlighted rows differ between profiles.</p>");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_times_are_a_median_and_a_range() {
+        assert_eq!(seconds(vec![]), "—");
+        assert_eq!(seconds(vec![0.25]), "0.250 s");
+        assert_eq!(seconds(vec![0.3, 0.1, 0.2]), "0.200 s (0.100–0.300)");
+        assert_eq!(seconds(vec![0.4, 0.1, 0.2, 0.3]), "0.250 s (0.100–0.400)");
+    }
 }
