@@ -90,16 +90,29 @@ pub fn render(results: &Results) -> String {
     s
 }
 
-/// "0.212 s" for one value, "0.212 s (0.190–0.251)" for several: the median and range.
+/// Seconds as milliseconds with the decimals that matter: SQLite connects in well under one.
+fn ms(s: f64) -> String {
+    let ms = s * 1e3;
+    let decimals = if ms >= 100.0 {
+        0
+    } else if ms >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{ms:.decimals$}")
+}
+
+/// "212 ms" for one value, "212 ms (190–251)" for several: the median and range.
 fn seconds(mut v: Vec<f64>) -> String {
     v.sort_by(f64::total_cmp);
     match v.as_slice() {
         [] => "—".into(),
-        [one] => format!("{one:.3} s"),
+        [one] => format!("{} ms", ms(*one)),
         all => {
             let n = all.len();
             let median = if n % 2 == 1 { all[n / 2] } else { (all[n / 2 - 1] + all[n / 2]) / 2.0 };
-            format!("{median:.3} s ({:.3}–{:.3})", all[0], all[n - 1])
+            format!("{} ms ({}–{})", ms(median), ms(all[0]), ms(all[n - 1]))
         }
     }
 }
@@ -184,8 +197,8 @@ mod tests {
     #[test]
     fn setup_times_are_a_median_and_a_range() {
         assert_eq!(seconds(vec![]), "—");
-        assert_eq!(seconds(vec![0.25]), "0.250 s");
-        assert_eq!(seconds(vec![0.3, 0.1, 0.2]), "0.200 s (0.100–0.300)");
-        assert_eq!(seconds(vec![0.4, 0.1, 0.2, 0.3]), "0.250 s (0.100–0.400)");
+        assert_eq!(seconds(vec![0.25]), "250 ms");
+        assert_eq!(seconds(vec![0.3, 0.1, 0.2]), "200 ms (100–300)");
+        assert_eq!(seconds(vec![0.004, 0.0005, 0.0125, 0.0011]), "2.55 ms (0.50–12.5)");
     }
 }
