@@ -84,6 +84,7 @@ fn check(r: &Value, stderr: &str, every: f64, slice: f64, warm_up_lines: usize) 
         let ls = lines(stderr, &format!("{id} #1"));
         let (warm, measured): (Vec<&Line>, Vec<&Line>) = ls.iter().partition(|l| l.warm_up);
         assert_eq!(warm.len(), warm_up_lines, "{id}: {ls:?}\n{stderr}");
+        assert!(warm.iter().all(|l| l.tps > 0.0 && l.elapsed < f(&r["options"]["warmup_s"])), "{id}: {warm:?}");
         // One line per `every` of the measured time; the one due at its end is printed
         // before the stop. A tick late by a whole period (a loaded machine) merges two.
         let want = (duration / every).round() as usize;
@@ -140,6 +141,10 @@ fn sqlite_and_memory_print_lines_on_cadence_and_slices_add_up() {
         assert!(c["repeats"][0].get("intervals").is_none(), "{c}");
     }
     assert!(r["options"].get("log_interval_s").is_none());
+    let html = sb.out("sqlite.html");
+    sb.cmd(&["report", sb.out("sqlite.json").to_str().unwrap(), "--html", html.to_str().unwrap()]).assert().success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("in each second") && !page.contains("timeline-latency"), "a run without slices changed");
     // Warm-up lines at 0.5 and 1.0 s, marked; none for the 0.2 s the measurement cut off.
     let sqlite = lines(&stderr, "sqlite/nosync/tpcb/c2 #1");
     assert_eq!(sqlite.iter().filter(|l| l.warm_up).count(), 2, "{stderr}");
@@ -161,6 +166,14 @@ fn postgres_prints_lines_and_keeps_slices() {
     let args = ["-e", "postgres", "-p", "nosync", "-w", "tpcb", "-c", "2", "--duration", "3s", "--warmup", "0.2s"];
     let (r, stderr) = run(&sb, "pg.json", &[&args[..], &["--progress", "1", "--log-interval", "0.5"]].concat());
     check(&r, &stderr, 1.0, 0.5, 0);
+    // The report re-rendered from the file draws the slices and says what setup cost.
+    let html = sb.out("pg.html");
+    sb.cmd(&["report", sb.out("pg.json").to_str().unwrap(), "--html", html.to_str().unwrap()]).assert().success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("in each 0.5 s slice"), "the timeline is not drawn from slices");
+    let at = page.find(r#"data-chart="timeline-latency" data-marks="1""#);
+    assert!(at.is_some(), "no latency-over-time panel with the repeat's line");
+    assert!(page.contains("Setup per cell") && page.contains("<td>postgres/nosync/tpcb/c2</td>"));
 }
 
 /// Open loop: the lines' rate is the schedule's (Poisson: 400/s over 0.5 s windows is
