@@ -120,6 +120,14 @@ pub struct RunArgs {
     /// With --precision: the most repeats a cell gets [default: 50, or --min-repeat if larger]
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_max_repeat)]
     pub max_repeat: Option<u32>,
+    /// Print a line every TIME per running cell on stderr: tps, latency avg and p95 and
+    /// errors over the last TIME (pgbench's -P); printed under --quiet too
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_progress)]
+    pub progress: Option<Duration>,
+    /// Keep each repeat's transactions, errors and latency histogram per TIME of its
+    /// measured phase in the results file (pgbench's --aggregate-interval)
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_log_interval)]
+    pub log_interval: Option<Duration>,
     /// pgbench scale: 100,000 accounts per unit
     #[arg(long, short = 's', value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_scale)]
     pub scale: u32,
@@ -168,7 +176,7 @@ pub struct RunArgs {
     /// Seed for the clients' random generators [default: from the clock]
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// No progress bars or per-repeat lines on stderr
+    /// No progress bars or per-repeat lines on stderr (--progress lines still print)
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Read options from a TOML file whose keys are these long options
@@ -391,6 +399,23 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
     if d.is_zero() { Err(format!("'{s}' must be greater than zero")) } else { Ok(d) }
+}
+
+/// `--progress`: a duration (bare numbers are seconds) of at least 0.1 s, the
+/// coordinator sampling every 20 ms.
+fn parse_progress(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d >= Duration::from_millis(100) => Ok(d),
+        _ => Err(format!("progress lines need an interval of at least 0.1 s (got {s}); e.g. --progress 1")),
+    }
+}
+
+/// `--log-interval`: a duration greater than zero (bare numbers are seconds).
+fn parse_log_interval(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d > Duration::ZERO => Ok(d),
+        _ => Err(format!("the log interval must be greater than 0 s (got {s}); e.g. --log-interval 1")),
+    }
 }
 
 /// A rate in transactions per second: positive and finite (fractions allowed, as pgbench).

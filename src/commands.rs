@@ -42,6 +42,15 @@ fn run(a: RunArgs) -> Result<i32> {
     // The level intervals aim at; `--confidence` will set it.
     let confidence = crate::stats::LEVEL;
     let precision = precision_target(&a, confidence)?;
+    if let (Some(i), None) = (a.log_interval, a.transactions)
+        && i > a.duration
+    {
+        let d = humantime::format_duration(a.duration);
+        return Err(bad_input!(
+            "--log-interval {} is longer than the measured --duration {d}, so no slice would be whole; give a --log-interval of at most {d}, or a longer --duration",
+            humantime::format_duration(i)
+        ));
+    }
     signals::install();
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
@@ -105,6 +114,8 @@ fn run(a: RunArgs) -> Result<i32> {
         seed,
         rate: a.rate,
         latency_limit: a.latency_limit,
+        progress: a.progress,
+        log_interval: a.log_interval,
     };
     let mut results = Results {
         schema: SCHEMA,
@@ -140,6 +151,7 @@ fn run(a: RunArgs) -> Result<i32> {
             max_time_s: precision.map(|t| t.max_time.as_secs_f64()),
             min_repeat: precision.map(|t| t.min_repeat),
             max_repeat: precision.map(|t| t.max_repeat),
+            log_interval_s: a.log_interval.map(|d| d.as_secs_f64()),
         },
         cells: Vec::new(),
         precision_outcome: None,

@@ -188,6 +188,9 @@ pub struct RunOptions {
     /// `--precision`: the most repeats a cell gets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_repeat: Option<u32>,
+    /// Length of each repeat's `intervals`, seconds (`--log-interval`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_interval_s: Option<f64>,
 }
 
 fn one() -> u32 {
@@ -239,6 +242,10 @@ pub struct RepeatResult {
     /// server: copied from its template, started, connected).
     #[serde(default)]
     pub start_s: f64,
+    /// Seconds to open the clients' connections, one after another (pgbench's "initial
+    /// connection time"); absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_s: Option<f64>,
     /// Seconds spent creating and loading the data set.
     pub load_s: f64,
     /// Transactions committed while measured.
@@ -270,6 +277,23 @@ pub struct RepeatResult {
     /// How the open-loop schedule went (`--rate`); absent in closed-loop runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<ScheduleStats>,
+    /// The measured phase in `--log-interval` slices from its start; absent without it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
+}
+
+/// One slice of a repeat's measured phase (`--log-interval`), as pgbench's aggregated log
+/// lines, with the slice's whole latency histogram so slices and shards can be merged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Seconds from the measured phase's start to this slice's start.
+    pub start_s: f64,
+    /// Transactions committed that ended in it.
+    pub transactions: u64,
+    /// Failed transactions that ended in it.
+    pub errors: u64,
+    /// HdrHistogram of their latency in nanoseconds, V2 deflate, base64 (as `histogram`).
+    pub histogram: String,
 }
 
 /// An open-loop repeat's schedule, as pgbench reports it under `-R` and `-L`.
@@ -345,6 +369,7 @@ impl RepeatResult {
             engine_version,
             settings: BTreeMap::new(),
             start_s: 0.0,
+            connect_s: None,
             load_s: 0.0,
             transactions: 0,
             warmup_transactions: 0,
@@ -359,6 +384,7 @@ impl RepeatResult {
             verify: None,
             statements: Vec::new(),
             schedule: None,
+            intervals: Vec::new(),
         }
     }
 }
@@ -494,11 +520,16 @@ mod tests {
         let mut r = RepeatResult::failed(1, "x".into(), String::new(), String::new());
         let closed = serde_json::to_value(&r).unwrap();
         assert!(closed.get("schedule").is_none());
+        assert!(closed.get("intervals").is_none() && closed.get("connect_s").is_none(), "{closed}");
         let back: RepeatResult = serde_json::from_value(closed).unwrap();
         assert_eq!(back.schedule, None);
         r.schedule = Some(ScheduleStats { lag_avg_ms: 0.25, lag_max_ms: 3.5, skipped: 7, late: 11 });
         let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back.schedule, r.schedule);
+        r.intervals = vec![Interval { start_s: 1.0, transactions: 3, errors: 1, histogram: "x".into() }];
+        r.connect_s = Some(0.01);
+        let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!((back.intervals, back.connect_s), (r.intervals, r.connect_s));
 
         let old = serde_json::json!({"duration_s": 1.0, "transactions": null, "warmup_s": 0.2, "repeat": 3,
             "scale": 1, "seed": 5, "baseline": "disk"});
@@ -506,6 +537,7 @@ mod tests {
         assert_eq!((o.rate, o.latency_limit_ms), (None, None));
         let text = serde_json::to_string(&o).unwrap();
         assert!(!text.contains("rate") && !text.contains("latency_limit"), "{text}");
+        assert!(!text.contains("log_interval"), "{text}");
     }
 
     /// A run without `--precision` writes none of its fields, and older files load.

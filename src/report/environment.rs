@@ -84,8 +84,58 @@ pub fn render(results: &Results) -> String {
         );
     }
     s.push_str("</table><p class=\"lead\">fsync: 8 KiB write + fdatasync, timed at the start of the run — the price of one durable commit there.</p>");
+    s.push_str(&setup(results));
     s.push_str(&settings(results));
     s.push_str("</section>");
+    s
+}
+
+/// Seconds as milliseconds with the decimals that matter: SQLite connects in well under one.
+fn ms(s: f64) -> String {
+    let ms = s * 1e3;
+    let decimals = if ms >= 100.0 {
+        0
+    } else if ms >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{ms:.decimals$}")
+}
+
+/// "212 ms" for one value, "212 ms (190–251)" for several: the median and range.
+fn seconds(mut v: Vec<f64>) -> String {
+    v.sort_by(f64::total_cmp);
+    match v.as_slice() {
+        [] => "—".into(),
+        [one] => format!("{} ms", ms(*one)),
+        all => {
+            let n = all.len();
+            let median = if n % 2 == 1 { all[n / 2] } else { (all[n / 2 - 1] + all[n / 2]) / 2.0 };
+            format!("{} ms ({}–{})", ms(median), ms(all[0]), ms(all[n - 1]))
+        }
+    }
+}
+
+/// Per cell, what each repeat spent before measuring: the server's start, the clients'
+/// connections, the load; what was measured is only the part after them.
+fn setup(results: &Results) -> String {
+    let mut s = String::from(
+        r#"<h3>Setup per cell</h3><table class="grid setup"><tr><th>cell</th><th class="num">repeats</th><th class="num">server start</th><th class="num">connect</th><th class="num">load</th></tr>"#,
+    );
+    for c in &results.cells {
+        let reps: Vec<_> = c.repeats.iter().filter(|r| r.status.measured()).collect();
+        let _ = write!(
+            s,
+            r#"<tr><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            esc(&c.id),
+            reps.len(),
+            seconds(reps.iter().map(|r| r.start_s).collect()),
+            seconds(reps.iter().filter_map(|r| r.connect_s).collect()),
+            seconds(reps.iter().map(|r| r.load_s).collect()),
+        );
+    }
+    s.push_str("</table><p class=\"lead\">Per measured repeat, median (range): server start is launch to settings read back; connect is opening the clients' connections, one after another; load is creating and loading the data set. None of it is in the measured time.</p>");
     s
 }
 
@@ -138,4 +188,17 @@ fn settings(results: &Results) -> String {
     }
     s.push_str("<p class=\"lead\">Read back from each engine after the profile was applied; highlighted rows differ between profiles.</p>");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_times_are_a_median_and_a_range() {
+        assert_eq!(seconds(vec![]), "—");
+        assert_eq!(seconds(vec![0.25]), "250 ms");
+        assert_eq!(seconds(vec![0.3, 0.1, 0.2]), "200 ms (100–300)");
+        assert_eq!(seconds(vec![0.004, 0.0005, 0.0125, 0.0011]), "2.55 ms (0.50–12.5)");
+    }
 }

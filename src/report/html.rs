@@ -63,7 +63,7 @@ fn heading(kind: Kind) -> (&'static str, &'static str) {
         ),
         Kind::Timeline => (
             "Throughput over time",
-            "Transactions committed in each second of each repeat: drift, stalls and the spread between repeats show here.",
+            "Transactions committed in each second of each repeat (in each slice, when the run kept --log-interval slices, with their p95 and p99 latency below): drift, stalls and the spread between repeats show here.",
         ),
         Kind::Sweep => (
             "Sweep",

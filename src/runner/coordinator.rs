@@ -1,5 +1,5 @@
 //! The coordinator: flips the phases on time, samples the clients' counters for the
-//! per-second timeline and the progress bar, and watches for signals.
+//! progress bar and the `--progress` lines, and watches for signals.
 //!
 //! It runs inside client 0's loop, between transactions, so a one-client cell is a
 //! single-threaded process like the native peers it is compared with: measured here, a
@@ -7,6 +7,7 @@
 //! kernel takes slower paths for a shared file table).
 
 use super::Settings;
+use super::live::Lines;
 use super::worker::{Control, MEASURE, STOP};
 use crate::signals;
 use indicatif::ProgressBar;
@@ -37,13 +38,18 @@ pub struct Coordinator<'a> {
     stop: Option<Instant>,
     window: (Instant, u64),
     interrupted: Option<i32>,
+    lines: Option<Lines<'a>>,
 }
 
 impl<'a> Coordinator<'a> {
-    /// Start the warm-up now.
-    pub fn new(ctl: &'a Control, s: &Settings, bar: &'a ProgressBar) -> Coordinator<'a> {
+    /// Start the warm-up now; `label` names the cell and repeat in `--progress` lines.
+    pub fn new(ctl: &'a Control, s: &Settings, bar: &'a ProgressBar, label: &'a str) -> Coordinator<'a> {
         bar.set_message("warm-up");
         let now = Instant::now();
+        let lines = match (s.progress, ctl.gauges.is_empty()) {
+            (Some(every), false) => Some(Lines::new(every, label, bar, &ctl.gauges, now)),
+            _ => None,
+        };
         let mut c = Coordinator {
             ctl,
             bar,
@@ -54,6 +60,7 @@ impl<'a> Coordinator<'a> {
             stop: None,
             window: (now, 0),
             interrupted: None,
+            lines,
         };
         // No warm-up: measure from the first transaction of any client, not from the
         // first tick (other clients' threads may start before client 0 does).
@@ -68,6 +75,9 @@ impl<'a> Coordinator<'a> {
         self.ctl.phase.store(MEASURE, Ordering::Release);
         self.start = Some(now);
         self.window = (now, 0);
+        if let Some(l) = self.lines.as_mut() {
+            l.measure(now);
+        }
     }
 
     /// Advance the phases and sample the counters.
@@ -84,9 +94,15 @@ impl<'a> Coordinator<'a> {
         let Some(start) = self.start else {
             if now >= self.warm_end || all_finished {
                 self.begin(now);
+            } else if let Some(l) = self.lines.as_mut() {
+                l.tick(now);
             }
             return;
         };
+        // Before the stop below, so a line due at the end of the run is printed.
+        if let Some(l) = self.lines.as_mut() {
+            l.tick(now);
+        }
         let elapsed = now - start;
         let total = self.ctl.total();
         if now - self.window.0 >= Duration::from_millis(500) {

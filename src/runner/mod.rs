@@ -4,6 +4,9 @@
 
 pub mod coordinator;
 pub mod cpu;
+pub mod gauge;
+pub mod intervals;
+pub mod live;
 pub mod matrix;
 pub mod precision;
 pub mod progress;
@@ -20,7 +23,7 @@ use coordinator::{Coordinator, Measurement};
 use progress::Progress;
 use schedule::Schedule;
 use std::time::{Duration, Instant};
-use worker::{Control, WorkerReport};
+use worker::{Control, Observe, WorkerReport};
 
 /// How every cell is driven.
 #[derive(Clone, Debug)]
@@ -43,6 +46,10 @@ pub struct Settings {
     pub rate: Option<f64>,
     /// With a rate: later than this is late, and a slot already this late is skipped.
     pub latency_limit: Option<Duration>,
+    /// A line on stderr this often per running cell (`--progress`).
+    pub progress: Option<Duration>,
+    /// A latency histogram per slice this long of each measured phase (`--log-interval`).
+    pub log_interval: Option<Duration>,
 }
 
 impl Settings {
@@ -52,6 +59,16 @@ impl Settings {
         // Its own stream, apart from the workload's generator of the same client.
         let seed = (seed ^ 0x5eed_0fa2_217a_1500).wrapping_add(u64::from(i));
         self.rate.map(|r| Schedule::new(r / f64::from(clients), self.latency_limit, seed))
+    }
+
+    /// What the clients record beyond the measurement.
+    fn observe(&self) -> Observe {
+        let expected = match (self.log_interval, self.duration) {
+            (Some(i), Some(d)) => (d.as_secs_f64() / i.as_secs_f64()).ceil() as usize + 1,
+            (Some(_), None) => 64,
+            _ => 0,
+        };
+        Observe { progress: self.progress.is_some(), log_interval: self.log_interval, expected_intervals: expected }
     }
 }
 
@@ -124,10 +141,19 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     signals::check()?;
 
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
+    // Connecting alone is timed (pgbench's "initial connection time"), not the workload's
+    // statement preparation that follows each connection.
+    let mut connect = Duration::ZERO;
     let clients = (0..cell.clients)
-        .map(|i| cell.workload.client(instance.connect()?, i, seed.wrapping_add(u64::from(i)), &cell.options))
+        .map(|i| {
+            let t = Instant::now();
+            let conn = instance.connect()?;
+            connect += t.elapsed();
+            cell.workload.client(conn, i, seed.wrapping_add(u64::from(i)), &cell.options)
+        })
         .collect::<Result<Vec<_>>>()?;
-    let ctl = Control::new(clients.len());
+    let connect_s = connect.as_secs_f64();
+    let ctl = Control::observed(clients.len(), s.observe());
     let n = cell.clients;
     let mut clients = clients.into_iter();
     let first = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
@@ -135,7 +161,7 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
         let ctl = &ctl;
         // Client 0 runs here and coordinates between its transactions (see coordinator.rs);
         // the phases start before any client does.
-        let mut coord = Coordinator::new(ctl, s, &bar);
+        let mut coord = Coordinator::new(ctl, s, &bar, &label);
         let handles: Vec<_> = clients
             .enumerate()
             .map(|(i, tx)| {
@@ -162,16 +188,16 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
         .into_iter()
         .collect::<std::result::Result<Vec<WorkerReport>, _>>()
         .map_err(|_| failed!("a client thread panicked"))?;
-    summarize(cell, repeat, &*instance, reports, m, (start_s, load_s), s)
+    summarize(cell, repeat, &*instance, reports, m, [start_s, connect_s, load_s], s)
 }
 
 fn summarize(
     cell: &Cell,
     repeat: u32,
     instance: &dyn crate::engine::Instance,
-    reports: Vec<WorkerReport>,
+    mut reports: Vec<WorkerReport>,
     m: Measurement,
-    (start_s, load_s): (f64, f64),
+    [start_s, connect_s, load_s]: [f64; 3],
     s: &Settings,
 ) -> Result<RepeatResult> {
     let (opts, duration_mode) = (&cell.options, s.duration.is_some());
@@ -211,7 +237,13 @@ fn summarize(
         (false, Some(e)) => e,
         (_, e) => e.map_or(m.stop, |e| e.max(m.stop)),
     };
-    let duration_s = end.saturating_duration_since(m.start).as_secs_f64();
+    let measured_time = end.saturating_duration_since(m.start);
+    let duration_s = measured_time.as_secs_f64();
+    let slices: Vec<_> = reports.iter_mut().map(|r| std::mem::take(&mut r.intervals)).collect();
+    let intervals = match s.log_interval {
+        Some(every) => intervals::merge(slices, every, measured_time)?,
+        None => Vec::new(),
+    };
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
     let verify = cell.workload.verify(&mut instance.connect()?, committed, opts)?;
     if failure.is_none() && measured == 0 {
@@ -233,6 +265,7 @@ fn summarize(
         engine_version: instance.version(),
         settings: instance.settings(),
         start_s,
+        connect_s: Some(connect_s),
         load_s,
         transactions: measured,
         warmup_transactions: committed - measured,
@@ -252,5 +285,6 @@ fn summarize(
             skipped,
             late,
         }),
+        intervals,
     })
 }

@@ -1,9 +1,12 @@
 //! One client's loop: run transactions, time each, retry conflicts, count everything.
-//! Nothing here allocates, formats or locks on the success path.
+//! Nothing here allocates, formats or locks on the success path; the live counters of
+//! `--progress` are plain stores, and `--log-interval` allocates once per interval.
 
 use crate::engine::TxError;
 use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
+use crate::runner::gauge::Gauge;
+use crate::runner::intervals::{ClientInterval, Recorder};
 use crate::runner::schedule::Schedule;
 use crate::workload::Transactor;
 use hdrhistogram::Histogram;
@@ -33,16 +36,38 @@ pub struct Control {
     pub done: Vec<Padded>,
     /// Clients that have left their loop.
     pub finished: AtomicU64,
+    /// Live counters per client for `--progress`; empty without it.
+    pub gauges: Vec<Gauge>,
+    /// What the clients record beyond the measurement itself.
+    pub observe: Observe,
+}
+
+/// What clients record for `--progress` and `--log-interval`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Observe {
+    /// Bump live counters for progress lines.
+    pub progress: bool,
+    /// Keep a histogram per interval of this length from the measured phase's start.
+    pub log_interval: Option<Duration>,
+    /// Intervals to make room for up front (the measured time over the interval, if known).
+    pub expected_intervals: usize,
 }
 
 impl Control {
     /// A control block for `clients` clients, in warm-up.
     pub fn new(clients: usize) -> Control {
+        Control::observed(clients, Observe::default())
+    }
+
+    /// A control block for `clients` clients that also record what `observe` asks.
+    pub fn observed(clients: usize, observe: Observe) -> Control {
         Control {
             phase: AtomicU8::new(WARMUP),
             measure_start: OnceLock::new(),
             done: (0..clients).map(|_| Padded::default()).collect(),
             finished: AtomicU64::new(0),
+            gauges: if observe.progress { (0..clients).map(|_| Gauge::default()).collect() } else { Vec::new() },
+            observe,
         }
     }
 
@@ -84,6 +109,8 @@ pub struct WorkerReport {
     pub skipped: u64,
     /// Measured transactions that finished later than `--latency-limit`.
     pub late: u64,
+    /// The measured phase in `--log-interval` slices (empty without it).
+    pub intervals: Vec<ClientInterval>,
 }
 
 /// Consecutive failures after which a client gives up rather than spin on a dead engine.
@@ -145,7 +172,10 @@ pub fn run_paced(
         lag_max_ns: 0,
         skipped: 0,
         late: 0,
+        intervals: Vec::new(),
     };
+    let gauge = ctl.gauges.get(me);
+    let mut slices = ctl.observe.log_interval.map(|every| Recorder::new(every, ctl.observe.expected_intervals));
     // Ticks the coordinator when due; says whether it did, and when it is due next.
     let mut tick = |now: Instant| {
         let Some(c) = coord.as_deref_mut() else { return (false, None) };
@@ -213,6 +243,9 @@ pub fn run_paced(
             if scheduled.is_none() {
                 start = Instant::now();
             }
+            if let Some(s) = slices.as_mut() {
+                s.begin(measure_start.unwrap_or(start));
+            }
         }
         let mut attempt = 0u32;
         let outcome = loop {
@@ -249,11 +282,16 @@ pub fn run_paced(
                 consecutive = 0;
                 last_success = end;
                 r.committed += 1;
+                // Open loop: from the scheduled start, so a backlog shows as latency.
+                let latency = (end - scheduled.unwrap_or(start)).as_nanos() as u64;
+                if let Some(g) = gauge {
+                    g.commit(latency);
+                }
                 if measuring {
-                    // Open loop: from the scheduled start, so a backlog shows as latency.
-                    let began = scheduled.unwrap_or(start);
-                    let latency = (end - began).as_nanos() as u64;
                     r.hist.saturating_record(latency);
+                    if let Some(s) = slices.as_mut() {
+                        s.commit(end, latency);
+                    }
                     r.measured += 1;
                     slots += 1;
                     if let Some(due) = scheduled {
@@ -278,6 +316,12 @@ pub fn run_paced(
             Err(None) => break,
             Err(Some(m)) => {
                 r.errors += u64::from(measuring);
+                if let Some(g) = gauge {
+                    g.error();
+                }
+                if let (true, Some(s)) = (measuring, slices.as_mut()) {
+                    s.error(end);
+                }
                 r.first_error.get_or_insert(m);
                 consecutive += 1;
                 if consecutive >= MAX_CONSECUTIVE_ERRORS || end - last_success > PATIENCE {
@@ -291,6 +335,7 @@ pub fn run_paced(
         r.cpu = thread_cpu().saturating_sub(c);
     }
     r.statements = tx.statements();
+    r.intervals = slices.map_or_else(Vec::new, Recorder::finish);
     r
 }
 

@@ -6,6 +6,7 @@
 pub mod axis;
 pub mod font;
 mod latency;
+mod latency_time;
 #[cfg(feature = "png")]
 pub mod png;
 pub mod svg;
@@ -25,7 +26,8 @@ pub enum Kind {
     Tps,
     /// Latency percentile curves, p50 … p99.9, per cell.
     Latency,
-    /// tps in each second of each repeat.
+    /// tps in each second (or `--log-interval` slice) of each repeat, and the slices'
+    /// p95/p99 latency when the run kept them.
     Timeline,
     /// tps against the values of a `--sweep`.
     Sweep,
@@ -60,15 +62,18 @@ pub struct Panel {
 /// The panels of one chart (none when the results have nothing it can show).
 pub fn panels(results: &Results, rows: &[Row], kind: Kind) -> Result<Vec<Panel>> {
     let style = Style::of(results);
+    let every = results.options.log_interval_s;
     let mut out = Vec::new();
     for g in groups(results) {
-        let panel = match kind {
-            Kind::Tps => Some(tps::draw(&g, rows, &style)),
-            Kind::Latency => Some(latency::draw(&g, &style)?),
-            Kind::Timeline => Some(timeline::draw(&g, &style)),
-            Kind::Sweep => sweep::draw(&g, rows, &style),
-        };
-        out.extend(panel);
+        match kind {
+            Kind::Tps => out.push(tps::draw(&g, rows, &style)),
+            Kind::Latency => out.push(latency::draw(&g, &style)?),
+            Kind::Timeline => {
+                out.push(timeline::draw(&g, &style, every));
+                out.extend(latency_time::draw(&g, &style, every)?);
+            }
+            Kind::Sweep => out.extend(sweep::draw(&g, rows, &style)),
+        }
     }
     if kind == Kind::Sweep {
         out.extend(by_clients(results).iter().filter_map(|g| sweep::draw(g, rows, &style)));

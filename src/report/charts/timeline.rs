@@ -1,10 +1,46 @@
 //! tps over time: each measured repeat's per-second timeline as a line, so drift, stalls
-//! (a checkpoint, a vacuum) and differences between repeats are visible.
+//! (a checkpoint, a vacuum) and differences between repeats are visible. A repeat with
+//! `--log-interval` slices is drawn from them instead, one point per slice.
 
 use super::axis::{self, Scale};
 use super::svg::Svg;
 use super::{Group, Key, Panel, Style, WIDTH, cell_label, legend};
 use crate::results::RepeatResult;
+
+/// A repeat's rate per slice (`every` seconds long) as (seconds since the measurement
+/// began, tps) at each slice's middle: from its `--log-interval` slices when it has them
+/// and `every` is known, else from its per-second timeline.
+pub fn rates_of(r: &RepeatResult, every: Option<f64>) -> Vec<(f64, f64)> {
+    match every {
+        Some(every) if every > 0.0 && !r.intervals.is_empty() => {
+            let counts: Vec<(f64, u64)> = r.intervals.iter().map(|i| (i.start_s, i.transactions)).collect();
+            slices(&counts, every, r.duration_s)
+        }
+        _ => rates(r),
+    }
+}
+
+/// Each slice's (middle, count per second); the last is a rate over its measured part,
+/// dropped under a quarter of a slice unless it is the only one.
+pub fn slices(counts: &[(f64, u64)], every: f64, duration_s: f64) -> Vec<(f64, f64)> {
+    spans(counts.iter().map(|c| c.0), every, duration_s)
+        .zip(counts)
+        .filter_map(|(span, (start, n))| span.map(|s| (start + s / 2.0, *n as f64 / s)))
+        .collect()
+}
+
+/// The measured length of each slice starting at `starts`, None for a sliver to leave out.
+pub fn spans(
+    starts: impl ExactSizeIterator<Item = f64>,
+    every: f64,
+    duration_s: f64,
+) -> impl Iterator<Item = Option<f64>> {
+    let n = starts.len();
+    starts.map(move |start| {
+        let span = (duration_s - start).clamp(0.0, every);
+        (span >= every / 4.0 || (n == 1 && span > 0.0)).then_some(span)
+    })
+}
 
 /// A repeat's rate per second as (seconds since the measurement began, tps) at each
 /// second's middle. The last second may be partial: its rate is over the part measured,
@@ -22,14 +58,19 @@ pub fn rates(r: &RepeatResult) -> Vec<(f64, f64)> {
     out
 }
 
-/// Draw the timeline panel of one group.
-pub fn draw(g: &Group, style: &Style) -> Panel {
+/// Draw the timeline panel of one group; `every` is the run's `--log-interval`, seconds.
+pub fn draw(g: &Group, style: &Style, every: Option<f64>) -> Panel {
     let series: Vec<_> = g
         .cells
         .iter()
         .map(|(_, c)| {
-            let reps: Vec<Vec<(f64, f64)>> =
-                c.repeats.iter().filter(|r| r.status.measured()).map(rates).filter(|p| !p.is_empty()).collect();
+            let reps: Vec<Vec<(f64, f64)>> = c
+                .repeats
+                .iter()
+                .filter(|r| r.status.measured())
+                .map(|r| rates_of(r, every))
+                .filter(|p| !p.is_empty())
+                .collect();
             (c, reps)
         })
         .filter(|(_, reps)| !reps.is_empty())
@@ -41,7 +82,10 @@ pub fn draw(g: &Group, style: &Style) -> Panel {
     let mut svg = Svg::new(WIDTH, 0.0);
     svg.title(
         &format!("Throughput over time — {}", g.name()),
-        "transactions per second in each second, one line per repeat",
+        &match every {
+            Some(e) => format!("transactions per second in each {} s slice, one line per repeat", axis::label(e)),
+            None => "transactions per second in each second, one line per repeat".to_string(),
+        },
     );
     let top = legend(&mut svg, &keys, 70.0, 50.0, WIDTH - 20.0) + 6.0;
     let bottom = top + 260.0;
@@ -104,5 +148,26 @@ mod tests {
         assert_eq!(rates(&repeat(vec![100, 120, 3], 2.1)), vec![(0.5, 100.0), (1.5, 120.0)]);
         assert_eq!(rates(&repeat(vec![40], 0.2)), vec![(0.1, 200.0)]);
         assert_eq!(rates(&repeat(vec![], 0.0)), vec![]);
+    }
+
+    #[test]
+    fn slices_give_a_rate_over_each_and_the_partial_last_over_its_part() {
+        assert_eq!(
+            slices(&[(0.0, 100), (0.5, 60), (1.0, 10)], 0.5, 1.25),
+            vec![(0.25, 200.0), (0.75, 120.0), (1.125, 40.0)]
+        );
+        assert_eq!(slices(&[(0.0, 100), (0.5, 1)], 0.5, 0.55), vec![(0.25, 200.0)]);
+        let mut r = repeat(vec![5, 5], 2.0);
+        assert_eq!(rates_of(&r, Some(0.5)), rates(&r));
+        r.intervals = (0..4)
+            .map(|i| crate::results::Interval {
+                start_s: i as f64 * 0.5,
+                transactions: 3,
+                errors: 0,
+                histogram: String::new(),
+            })
+            .collect();
+        assert_eq!(rates_of(&r, Some(0.5)), vec![(0.25, 6.0), (0.75, 6.0), (1.25, 6.0), (1.75, 6.0)]);
+        assert_eq!(rates_of(&r, None), rates(&r));
     }
 }

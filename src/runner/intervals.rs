@@ -1,0 +1,179 @@
+//! Per-interval latency histograms behind `--log-interval` (pgbench's
+//! `--aggregate-interval`): each client records its measured transactions into a
+//! histogram of the current interval; when a transaction ends in a later interval, the
+//! finished one is kept as its recorded (value, count) pairs and the histogram is reset.
+//! That rotation is one small allocation per interval per client, never per transaction.
+//! After the measurement the clients' intervals are merged into one HdrHistogram each.
+
+use crate::error::Result;
+use crate::results::{Interval, encode_histogram, new_histogram};
+use hdrhistogram::Histogram;
+use std::time::{Duration, Instant};
+
+/// Distinct latencies a slice is expected to hold at most (a wider one grows the buffer).
+const SCRATCH: usize = 4096;
+
+/// One client's finished interval.
+pub struct ClientInterval {
+    /// Its number since the measured phase began (start = index × interval).
+    pub index: u64,
+    /// Failed transactions that ended in it.
+    pub errors: u64,
+    /// The histogram's recorded values (each its bucket's highest equivalent) and counts.
+    pub counts: Vec<(u64, u64)>,
+}
+
+/// One client's recorder of measured intervals.
+pub struct Recorder {
+    every: Duration,
+    start: Option<Instant>,
+    index: u64,
+    boundary: Instant,
+    hist: Histogram<u64>,
+    errors: u64,
+    done: Vec<ClientInterval>,
+    scratch: Vec<(u64, u64)>,
+}
+
+impl Recorder {
+    /// A recorder of `every`-long intervals, room kept for `expected` of them.
+    pub fn new(every: Duration, expected: usize) -> Recorder {
+        Recorder {
+            every,
+            start: None,
+            index: 0,
+            boundary: Instant::now(),
+            hist: new_histogram(),
+            errors: 0,
+            done: Vec::with_capacity(expected),
+            scratch: Vec::with_capacity(SCRATCH),
+        }
+    }
+
+    /// The measured phase began at `start`: intervals count from there.
+    pub fn begin(&mut self, start: Instant) {
+        self.start = Some(start);
+        self.boundary = start + self.every;
+    }
+
+    /// A measured transaction of `latency_ns` ended at `end`.
+    #[inline]
+    pub fn commit(&mut self, end: Instant, latency_ns: u64) {
+        if end >= self.boundary {
+            self.rotate(end);
+        }
+        self.hist.saturating_record(latency_ns);
+    }
+
+    /// A measured transaction failed at `end`.
+    #[inline]
+    pub fn error(&mut self, end: Instant) {
+        if end >= self.boundary {
+            self.rotate(end);
+        }
+        self.errors += 1;
+    }
+
+    #[cold]
+    fn rotate(&mut self, end: Instant) {
+        let Some(start) = self.start else { return };
+        self.keep();
+        let every = self.every.as_nanos().max(1);
+        self.index = (end.saturating_duration_since(start).as_nanos() / every) as u64;
+        self.boundary =
+            start + Duration::from_nanos(((u128::from(self.index) + 1) * every).min(u64::MAX as u128) as u64);
+    }
+
+    /// Keep the current interval if anything happened in it, and empty the histogram.
+    fn keep(&mut self) {
+        if self.hist.is_empty() && self.errors == 0 {
+            return;
+        }
+        // Gathered in a buffer kept for the purpose, then copied at its exact size: one
+        // allocation per slice, one pass over the histogram.
+        self.scratch.clear();
+        self.scratch.extend(self.hist.iter_recorded().map(|v| (v.value_iterated_to(), v.count_at_value())));
+        let counts = self.scratch.to_vec();
+        self.done.push(ClientInterval { index: self.index, errors: self.errors, counts });
+        self.hist.reset();
+        self.errors = 0;
+    }
+
+    /// Every interval this client recorded, the current one included.
+    pub fn finish(mut self) -> Vec<ClientInterval> {
+        self.keep();
+        self.done
+    }
+}
+
+/// The clients' intervals merged, one per `every` from the measured phase's start over
+/// `duration` (the last one may be partial; an interval where nothing ended is kept, with
+/// zero transactions: a stall is a fact).
+pub fn merge(clients: Vec<Vec<ClientInterval>>, every: Duration, duration: Duration) -> Result<Vec<Interval>> {
+    let mut all: Vec<ClientInterval> = clients.into_iter().flatten().collect();
+    all.sort_by_key(|c| c.index);
+    let covered = (duration.as_secs_f64() / every.as_secs_f64() - 1e-9).ceil().max(0.0) as u64;
+    let n = all.last().map_or(0, |c| c.index + 1).max(covered);
+    // One histogram at a time, reset between intervals: thousands of intervals must not
+    // mean thousands of full histograms in memory at once.
+    let mut hist = new_histogram();
+    let mut out = Vec::with_capacity(n as usize);
+    let mut it = all.into_iter().peekable();
+    for index in 0..n {
+        hist.reset();
+        let mut errors = 0;
+        while let Some(c) = it.next_if(|c| c.index == index) {
+            errors += c.errors;
+            for (v, k) in c.counts {
+                hist.record_n(v, k).map_err(|e| failed!("cannot merge interval histograms: {e:?}"))?;
+            }
+        }
+        out.push(Interval {
+            start_s: index as f64 * every.as_secs_f64(),
+            transactions: hist.len(),
+            errors,
+            histogram: encode_histogram(&hist),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::decode_histogram;
+
+    #[test]
+    fn intervals_split_by_end_time_and_merge_across_clients_exactly() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let every = ms(100);
+        let mut a = Recorder::new(every, 4);
+        let mut b = Recorder::new(every, 4);
+        a.begin(t0);
+        b.begin(t0);
+        for i in 0..50u64 {
+            a.commit(t0 + ms(i * 5), 1_000 + i);
+            if i == 24 {
+                a.error(t0 + ms(122));
+            }
+        }
+        // b skips the second interval entirely and has one in the third.
+        b.commit(t0 + ms(1), 7_777);
+        b.commit(t0 + ms(230), 123_456_789);
+        let merged = merge(vec![a.finish(), b.finish()], every, ms(250)).unwrap();
+        let counts: Vec<(f64, u64, u64)> = merged.iter().map(|i| (i.start_s, i.transactions, i.errors)).collect();
+        assert_eq!(counts, vec![(0.0, 21, 0), (0.1, 20, 1), (0.2, 11, 0)]);
+        let h = decode_histogram(&merged[2].histogram).unwrap();
+        assert_eq!(h.len(), 11);
+        assert!(h.equivalent(h.max(), 123_456_789), "{}", h.max());
+        let first = decode_histogram(&merged[0].histogram).unwrap();
+        assert!(first.equivalent(first.min(), 1_000) && first.equivalent(first.max(), 7_777));
+        // A stall: nothing ended after the first interval, yet the time is covered.
+        let mut c = Recorder::new(every, 1);
+        c.begin(t0);
+        c.commit(t0, 5);
+        let merged = merge(vec![c.finish()], every, ms(300)).unwrap();
+        assert_eq!(merged.iter().map(|i| i.transactions).collect::<Vec<_>>(), vec![1, 0, 0]);
+    }
+}
