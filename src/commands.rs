@@ -128,6 +128,7 @@ fn run(a: RunArgs) -> Result<i32> {
                 .then(|| workload.counters.clone()),
             seed,
             baseline: plan.baseline.clone(),
+            confidence: a.confidence,
             rate: a.rate,
             latency_limit_ms: a.latency_limit.map(|d| d.as_secs_f64() * 1e3),
         },
@@ -317,7 +318,11 @@ fn default_results_path() -> Result<PathBuf> {
 
 fn report_cmd(a: ReportArgs) -> Result<i32> {
     check_charts(&a.charts)?;
-    let results = Results::load(&a.file)?;
+    let mut results = Results::load(&a.file)?;
+    // Re-rendered at another level, the file's repeats answer as if the run had asked it.
+    if let Some(level) = a.confidence {
+        results.options.confidence = level;
+    }
     let baseline = a.baseline.unwrap_or_else(|| results.options.baseline.clone());
     print!("{}", report::render(&results, &baseline, a.format)?);
     write_charts(&results, &baseline, &a.charts, &a.file, Progress { enabled: true })?;
@@ -327,13 +332,16 @@ fn report_cmd(a: ReportArgs) -> Result<i32> {
 fn compare_cmd(a: CompareArgs) -> Result<i32> {
     let (old, new) = crate::compare::load(&a.old, &a.new)?;
     let names = (a.old.display().to_string(), a.new.display().to_string());
-    let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower)?;
+    let level = a.confidence.unwrap_or(new.options.confidence);
+    let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower, level)?;
     print!("{}", report::compare::render(&report, a.format)?);
     let Some(limit) = a.fail_if_slower else { return Ok(0) };
     use crate::compare::Verdict::{NotEnoughRepeats, NotMeasured};
     if report.cells.iter().all(|c| matches!(c.verdict, NotEnoughRepeats | NotMeasured)) {
+        let need = crate::stats::repeats_for(level);
         return Err(bad_input!(
-            "--fail-if-slower cannot judge any cell: too few measured repeats (a U test needs at least 4 in each file); run both with --repeat 5"
+            "--fail-if-slower cannot judge any cell: too few measured repeats for a {} verdict (it needs {need} in each file); run both with --repeat {need} or more",
+            crate::stats::percent(level)
         ));
     }
     let bad = report.regressions();

@@ -106,12 +106,19 @@ pub struct RunOptions {
     pub seed: u64,
     /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
     pub baseline: String,
+    /// The confidence the intervals aim at (`--confidence`); files from before it, 95%.
+    #[serde(default = "default_level")]
+    pub confidence: f64,
     /// Open loop: transactions per second scheduled over each cell's clients (`--rate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
     /// With a rate: the latency limit, milliseconds (`--latency-limit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_limit_ms: Option<f64>,
+}
+
+fn default_level() -> f64 {
+    crate::stats::LEVEL
 }
 
 fn one() -> u32 {
