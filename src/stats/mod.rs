@@ -8,6 +8,8 @@
 //! allow is given with its own, lower level, and no verdict is claimed.
 //! docs/statistics.md explains the choice.
 
+#[cfg(test)]
+mod calibration;
 pub mod mann_whitney;
 pub mod normal;
 pub mod order;
