@@ -5,6 +5,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Repeats per cell (and timed runs per exec profile) unless asked: enough for `compare`
+/// and `exec` to give a verdict at 95% (5 against 5: 96.8%) and for a median interval worth
+/// printing (min–max of 5: 93.8%).
+pub const DEFAULT_REPEAT: u32 = 5;
+
 /// Race databases and their storage configurations side by side on your own machine.
 #[derive(Parser, Debug)]
 #[command(name = "dbrace", version, about, max_term_width = 100)]
@@ -66,7 +71,7 @@ pub struct RunArgs {
     /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
     /// oltp-ro, oltp-wo, ycsb-a … ycsb-f, counters (metrics tracks and reads: counters-write +
     /// counters-read), script:FILE[@WEIGHT] (pgbench's script format; all script: entries form
-    /// one mix) [default: insert-commit,tpcb]
+    /// one mix) [default: insert-commit]
     #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
     pub workload: Vec<String>,
     /// A script variable, repeatable: NAME=VALUE (pgbench's -D)
@@ -86,14 +91,14 @@ pub struct RunArgs {
           allow_hyphen_values = true, value_parser = parse_clients)]
     pub clients: Vec<u32>,
     /// Measured time per repeat, e.g. 10s, 500ms, 2m (a bare number is seconds)
-    #[arg(long, short = 'T', value_name = "TIME", default_value = "1s", allow_hyphen_values = true,
+    #[arg(long, short = 'T', value_name = "TIME", default_value = "0.3s", allow_hyphen_values = true,
           value_parser = parse_positive_duration, conflicts_with = "transactions")]
     pub duration: Duration,
     /// Measured transactions per client, instead of a duration
     #[arg(long, short = 't', value_name = "N", allow_hyphen_values = true, value_parser = parse_count)]
     pub transactions: Option<u64>,
     /// Unmeasured warm-up before each measurement
-    #[arg(long, value_name = "TIME", default_value = "0.2s", allow_hyphen_values = true, value_parser = parse_duration)]
+    #[arg(long, value_name = "TIME", default_value = "0.1s", allow_hyphen_values = true, value_parser = parse_duration)]
     pub warmup: Duration,
     /// Open loop: schedule TPS transactions per second over the clients as Poisson arrivals
     /// (pgbench's -R); latency counts from each transaction's scheduled start
@@ -103,7 +108,7 @@ pub struct RunArgs {
     /// those already that late when their turn comes (pgbench's -L)
     #[arg(long, value_name = "MS", allow_hyphen_values = true, value_parser = parse_latency_limit)]
     pub latency_limit: Option<Duration>,
-    /// Repeats per cell, interleaved across cells (A B C A B C …) [default: 3]
+    /// Repeats per cell, interleaved across cells (A B C A B C …) [default: 5]
     #[arg(long, short = 'r', value_name = "N", allow_hyphen_values = true, value_parser = parse_repeat)]
     pub repeat: Option<u32>,
     /// Instead of --repeat: repeat in interleaved rounds until every cell's interval of the
@@ -128,6 +133,9 @@ pub struct RunArgs {
     /// measured phase in the results file (pgbench's --aggregate-interval)
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_log_interval)]
     pub log_interval: Option<Duration>,
+    /// The confidence every interval aims at, e.g. 95% or 0.9 (docs/statistics.md)
+    #[arg(long, value_name = "LEVEL", default_value = "95%", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
+    pub confidence: f64,
     /// pgbench scale: 100,000 accounts per unit
     #[arg(long, short = 's', value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_scale)]
     pub scale: u32,
@@ -212,6 +220,9 @@ pub struct ReportArgs {
     /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the run's baseline]
     #[arg(long, value_name = "PROFILE")]
     pub baseline: Option<String>,
+    /// The confidence every interval aims at, e.g. 95% or 0.9 [default: the run's]
+    #[arg(long, value_name = "LEVEL", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
+    pub confidence: Option<f64>,
     /// HTML report and charts.
     #[command(flatten)]
     pub charts: ChartArgs,
@@ -244,6 +255,9 @@ pub struct CompareArgs {
     /// Exit 1 when a cell is significantly slower by more than this, e.g. 5%
     #[arg(long, value_name = "PERCENT", allow_hyphen_values = true, value_parser = crate::compare::parse_percent)]
     pub fail_if_slower: Option<f64>,
+    /// The confidence of the ratio intervals and verdicts, e.g. 95% or 0.9 [default: the new file's]
+    #[arg(long, value_name = "LEVEL", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
+    pub confidence: Option<f64>,
 }
 
 /// Where a throwaway server answers, for commands that hard-code their connection.
@@ -275,8 +289,11 @@ pub struct ExecArgs {
     #[arg(long, short = 'p', value_delimiter = ',', default_value = "disk,ram-nosync", value_name = "LIST")]
     pub profile: Vec<String>,
     /// Timed runs per profile, interleaved across profiles (A B C A B C …)
-    #[arg(long, short = 'r', value_name = "N", default_value = "5", allow_hyphen_values = true, value_parser = parse_repeat)]
+    #[arg(long, short = 'r', value_name = "N", default_value_t = DEFAULT_REPEAT, allow_hyphen_values = true, value_parser = parse_repeat)]
     pub repeat: u32,
+    /// The confidence of the speed intervals and verdicts, e.g. 95% or 0.9 (docs/statistics.md)
+    #[arg(long, value_name = "LEVEL", default_value = "95%", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
+    pub confidence: f64,
     /// Untimed runs per profile before the timed ones, so that compilers and caches warming
     /// up are not credited to the first profile
     #[arg(long, value_name = "N", default_value = "1", value_parser = parse_warmup_runs)]

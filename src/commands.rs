@@ -39,8 +39,7 @@ fn run(a: RunArgs) -> Result<i32> {
             "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
         ));
     }
-    // The level intervals aim at; `--confidence` will set it.
-    let confidence = crate::stats::LEVEL;
+    let confidence = a.confidence;
     let precision = precision_target(&a, confidence)?;
     if let (Some(i), None) = (a.log_interval, a.transactions)
         && i > a.duration
@@ -108,7 +107,7 @@ fn run(a: RunArgs) -> Result<i32> {
         duration: a.transactions.is_none().then_some(a.duration),
         transactions: a.transactions,
         warmup: a.warmup,
-        repeat: a.repeat.unwrap_or(DEFAULT_REPEAT),
+        repeat: a.repeat.unwrap_or(crate::cli::DEFAULT_REPEAT),
         precision,
         confidence,
         seed,
@@ -145,6 +144,7 @@ fn run(a: RunArgs) -> Result<i32> {
                 .then(|| workload.counters.clone()),
             seed,
             baseline: plan.baseline.clone(),
+            confidence,
             rate: a.rate,
             latency_limit_ms: a.latency_limit.map(|d| d.as_secs_f64() * 1e3),
             precision: precision.map(|t| t.precision),
@@ -182,9 +182,6 @@ pub(crate) fn reap_locations(locations: &Locations, progress: Progress) {
         }
     }
 }
-
-/// `--repeat` when neither it nor `--precision` is given.
-const DEFAULT_REPEAT: u32 = 3;
 
 /// `--precision` and its bounds as a stopping rule, or none; refuses the flags that bound
 /// it without it, and bounds that can never reach `level`.
@@ -233,7 +230,7 @@ fn precision_target(a: &RunArgs, level: f64) -> Result<Option<runner::precision:
 /// What `--dry-run` prints: the cells, a rough time for each, and the run as a config file.
 fn dry_run(plan: &plan::Plan, a: &RunArgs, precision: Option<(&runner::precision::Target, f64)>) -> String {
     let measured = a.warmup.as_secs_f64() + a.duration.as_secs_f64();
-    let repeat = a.repeat.unwrap_or(DEFAULT_REPEAT);
+    let repeat = a.repeat.unwrap_or(crate::cli::DEFAULT_REPEAT);
     let mut out = String::new();
     let mut total = 0.0;
     let width = plan.cells.iter().map(|c| c.id().len()).max().unwrap_or(0);
@@ -409,7 +406,11 @@ fn default_results_path() -> Result<PathBuf> {
 
 fn report_cmd(a: ReportArgs) -> Result<i32> {
     check_charts(&a.charts)?;
-    let results = Results::load(&a.file)?;
+    let mut results = Results::load(&a.file)?;
+    // Re-rendered at another level, the file's repeats answer as if the run had asked it.
+    if let Some(level) = a.confidence {
+        results.options.confidence = level;
+    }
     let baseline = a.baseline.unwrap_or_else(|| results.options.baseline.clone());
     print!("{}", report::render(&results, &baseline, a.format)?);
     write_charts(&results, &baseline, &a.charts, &a.file, Progress { enabled: true })?;
@@ -419,13 +420,16 @@ fn report_cmd(a: ReportArgs) -> Result<i32> {
 fn compare_cmd(a: CompareArgs) -> Result<i32> {
     let (old, new) = crate::compare::load(&a.old, &a.new)?;
     let names = (a.old.display().to_string(), a.new.display().to_string());
-    let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower)?;
+    let level = a.confidence.unwrap_or(new.options.confidence);
+    let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower, level)?;
     print!("{}", report::compare::render(&report, a.format)?);
     let Some(limit) = a.fail_if_slower else { return Ok(0) };
     use crate::compare::Verdict::{NotEnoughRepeats, NotMeasured};
     if report.cells.iter().all(|c| matches!(c.verdict, NotEnoughRepeats | NotMeasured)) {
+        let need = crate::stats::repeats_for(level);
         return Err(bad_input!(
-            "--fail-if-slower cannot judge any cell: too few measured repeats (a U test needs at least 4 in each file); run both with --repeat 5"
+            "--fail-if-slower cannot judge any cell: too few measured repeats for a {} verdict (it needs {need} in each file); run both with --repeat {need} or more",
+            crate::stats::percent(level)
         ));
     }
     let bad = report.regressions();

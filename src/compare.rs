@@ -1,6 +1,7 @@
 //! `dbrace compare OLD NEW`: the cells two results files share (same id), new against old:
-//! the ratio of tps medians with its 95% bootstrap interval, and a verdict from a
-//! Mann–Whitney U test over the repeats' tps (see mann_whitney.rs for why that test).
+//! the ratio of tps medians with its distribution-free interval at the level asked, and the
+//! verdict that interval gives, which is the Mann–Whitney U test's over the repeats' tps
+//! (stats/shift.rs; mann_whitney.rs says why that test).
 
 use crate::error::Result;
 use crate::results::{CellResult, Results, RunStatus};
@@ -9,20 +10,17 @@ use crate::stats::{self, Estimate, Ratio};
 use serde::Serialize;
 use std::path::Path;
 
-/// Significance level of the verdicts.
-pub const ALPHA: f64 = 0.05;
-
 /// What the repeats say about a cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// Significantly slower (p < 0.05, lower median).
+    /// Significantly slower: the ratio's interval lies below 1.
     Slower,
     /// Significantly faster.
     Faster,
     /// The repeats cannot tell the files apart.
     NoSignificantDifference,
-    /// Too few repeats for the test to ever reach p < 0.05.
+    /// Too few repeats for an interval at the level asked (the U test could never reject).
     NotEnoughRepeats,
     /// No measured repeat in one of the files.
     NotMeasured,
@@ -37,7 +35,7 @@ pub struct Comparison {
     pub old: Option<Estimate>,
     /// tps of the new file's measured repeats.
     pub new: Option<Estimate>,
-    /// new / old, ratio of medians with its 95% interval.
+    /// new / old, ratio of medians with its interval and the level it has.
     pub ratio: Option<Ratio>,
     /// Two-sided p-value of the U test.
     pub p: Option<f64>,
@@ -58,6 +56,8 @@ pub struct Report {
     pub new: String,
     /// `--fail-if-slower` as a fraction (0.05 for 5%).
     pub fail_if_slower: Option<f64>,
+    /// The confidence the intervals aim at (`--confidence`).
+    pub confidence: f64,
     /// The shared cells, in the new file's order.
     pub cells: Vec<Comparison>,
     /// Cells only the old file has.
@@ -97,32 +97,46 @@ fn tps(c: &CellResult) -> Vec<f64> {
     c.repeats.iter().filter(|r| r.status.measured()).map(|r| r.tps).collect()
 }
 
-/// Compare the cells `old` and `new` share; `fail_if_slower` is a fraction.
-pub fn compare(old: &Results, new: &Results, names: (&str, &str), fail_if_slower: Option<f64>) -> Result<Report> {
+/// What one cell's repeats in two files say at confidence `level`: new / old with its
+/// interval, the U test's p, and the verdict (the interval's).
+pub fn judge(old: &[f64], new: &[f64], level: f64) -> (Option<Ratio>, Option<f64>, Verdict) {
+    let test = mann_whitney::test(new, old);
+    let ratio = (!old.is_empty() && !new.is_empty()).then(|| stats::ratio(new, old, level));
+    let verdict = match (test, ratio) {
+        (None, _) | (_, None) => Verdict::NotMeasured,
+        (_, Some(r)) => match r.verdict {
+            stats::Verdict::Slower => Verdict::Slower,
+            stats::Verdict::Faster => Verdict::Faster,
+            stats::Verdict::NoSignificantDifference => Verdict::NoSignificantDifference,
+            stats::Verdict::TooFewRepeats => Verdict::NotEnoughRepeats,
+        },
+    };
+    (ratio, test.map(|t| t.p), verdict)
+}
+
+/// Compare the cells `old` and `new` share at confidence `level`; `fail_if_slower` is a
+/// fraction.
+pub fn compare(
+    old: &Results,
+    new: &Results,
+    names: (&str, &str),
+    fail_if_slower: Option<f64>,
+    level: f64,
+) -> Result<Report> {
     let mut cells = Vec::new();
     for n in &new.cells {
         let Some(o) = old.cells.iter().find(|o| o.id == n.id) else { continue };
         let (a, b) = (tps(o), tps(n));
         let min_p = mann_whitney::min_p(b.len(), a.len());
-        let test = mann_whitney::test(&b, &a);
-        let ratio = (!a.is_empty() && !b.is_empty()).then(|| stats::ratio(&b, &a, stats::LEVEL));
-        let verdict = match (test, ratio) {
-            (None, _) | (_, None) => Verdict::NotMeasured,
-            (_, Some(r)) => match r.verdict {
-                stats::Verdict::Slower => Verdict::Slower,
-                stats::Verdict::Faster => Verdict::Faster,
-                stats::Verdict::NoSignificantDifference => Verdict::NoSignificantDifference,
-                stats::Verdict::TooFewRepeats => Verdict::NotEnoughRepeats,
-            },
-        };
+        let (ratio, p, verdict) = judge(&a, &b, level);
         let regression =
             verdict == Verdict::Slower && fail_if_slower.zip(ratio).is_some_and(|(limit, r)| r.value < 1.0 - limit);
         cells.push(Comparison {
             id: n.id.clone(),
-            old: (!a.is_empty()).then(|| stats::estimate(&a, stats::LEVEL)),
-            new: (!b.is_empty()).then(|| stats::estimate(&b, stats::LEVEL)),
+            old: (!a.is_empty()).then(|| stats::estimate(&a, level)),
+            new: (!b.is_empty()).then(|| stats::estimate(&b, level)),
             ratio,
-            p: test.map(|t| t.p),
+            p,
             min_p,
             verdict,
             regression,
@@ -151,6 +165,7 @@ pub fn compare(old: &Results, new: &Results, names: (&str, &str), fail_if_slower
         old: names.0.to_string(),
         new: names.1.to_string(),
         fail_if_slower,
+        confidence: level,
         only_old: only(old, new),
         only_new: only(new, old),
         notes: differences(old, new, names),

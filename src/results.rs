@@ -169,6 +169,9 @@ pub struct RunOptions {
     pub seed: u64,
     /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
     pub baseline: String,
+    /// The confidence the intervals aim at (`--confidence`); files from before it, 95%.
+    #[serde(default = "default_level")]
+    pub confidence: f64,
     /// Open loop: transactions per second scheduled over each cell's clients (`--rate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
@@ -191,6 +194,10 @@ pub struct RunOptions {
     /// Length of each repeat's `intervals`, seconds (`--log-interval`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_interval_s: Option<f64>,
+}
+
+fn default_level() -> f64 {
+    crate::stats::LEVEL
 }
 
 fn one() -> u32 {

@@ -43,6 +43,12 @@ fn counts_and_durations_must_be_positive() {
     refused(&sb, &["run", "--transactions", "0"], &["transactions must be at least 1"]);
     refused(&sb, &["run", "--repeat", "0"], &["repeat must be at least 1"]);
     refused(&sb, &["run", "--repeat", "5000"], &["repeat must be at most 1000"]);
+    refused(&sb, &["run", "--confidence", "0"], &["confidence '0' must be above 0% and below 100%"]);
+    refused(&sb, &["run", "--confidence", "100%"], &["below 100%"]);
+    refused(&sb, &["run", "--confidence", "-5%"], &["above 0%"]);
+    refused(&sb, &["report", "r.json", "--confidence", "sure"], &["not a confidence level", "95%"]);
+    refused(&sb, &["compare", "a.json", "b.json", "--confidence", "150"], &["below 100%"]);
+    refused(&sb, &["exec", "--confidence", "high", "--", "true"], &["not a confidence level"]);
     refused(&sb, &["run", "--duration", "100000000000000000000"], &["longer than a week"]);
     refused(&sb, &["run", "--warmup", "10000000000000000000"], &["longer than a week"]);
 }

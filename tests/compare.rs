@@ -122,7 +122,8 @@ fn a_planted_20_percent_slowdown_fails_the_gate_and_identical_files_pass() {
     // Markdown for a pull-request comment, the regression in bold.
     let (code, md, _) = compare(&sb, &[s(&old), s(&slow), "--fail-if-slower", "5%", "--format", "markdown"]);
     assert_eq!(code, Some(1));
-    assert!(md.contains("| cell | old tps | new tps | new/old (95% interval) | change | p | verdict |"), "{md}");
+    // 10 against 10 at 95%: the interval that level allows is a 95.7% one, and says so.
+    assert!(md.contains("| cell | old tps | new tps | new/old (95.7% interval) | change | p | verdict |"), "{md}");
     assert!(md.contains("| -20.0% |") && md.contains("**SLOWER, beyond the 5% limit**"), "{md}");
     let (_, csv, _) = compare(&sb, &[s(&old), s(&slow), "--format", "csv"]);
     assert!(
@@ -136,8 +137,8 @@ fn a_planted_20_percent_slowdown_fails_the_gate_and_identical_files_pass() {
     let (code, out, _) = compare(&sb, &[s(&slow), s(&old), "--fail-if-slower", "5%"]);
     assert_eq!((code, out.matches("┆ faster").count()), (Some(0), 2), "{out}");
 
-    // Three repeats each: the U test cannot reach p < 0.05, and says so; the gate cannot
-    // judge and refuses rather than pass.
+    // Three repeats each: no 95% interval of a ratio (nor p < 0.05) exists, and it says so;
+    // the gate cannot judge and refuses rather than pass.
     let three = |from: &Path, name: &str| {
         let mut v = read_json(from);
         for c in v["cells"].as_array_mut().unwrap() {
@@ -151,10 +152,21 @@ fn a_planted_20_percent_slowdown_fails_the_gate_and_identical_files_pass() {
     let (code, out, _) = compare(&sb, &[s(&old3), s(&slow3)]);
     assert_eq!(code, Some(0));
     assert_eq!(out.matches("not enough repeats (3 and 3)").count(), 2, "{out}");
-    assert!(out.contains("over 3 and 3 repeats its smallest p is 0.10"), "{out}");
+    assert!(out.contains("over 3 and 3 repeats the widest is 90%"), "{out}");
+    assert!(out.contains("new/old (90% interval)"), "{out}");
     let (code, _, err) = compare(&sb, &[s(&old3), s(&slow3), "--fail-if-slower", "5%"]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("--fail-if-slower cannot judge any cell") && err.contains("--repeat 5"), "{err}");
+    assert!(err.contains("--fail-if-slower cannot judge any cell") && err.contains("--repeat 4"), "{err}");
+    // Asked for the 90% that 3 and 3 can reach, compare judges them.
+    let (code, out, err) = compare(&sb, &[s(&old3), s(&slow3), "--confidence", "90%", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["confidence"], 0.9, "{out}");
+    for c in v["cells"].as_array().unwrap() {
+        assert!(matches!(c["verdict"].as_str(), Some("slower" | "no-significant-difference")), "{c}");
+        assert_eq!(c["ratio"]["confidence"], 0.9, "{c}");
+    }
+    refused(&sb, &[s(&old3), s(&slow3), "--confidence", "100%"], &["below 100%"]);
 }
 
 /// One stderr line and exit 2.

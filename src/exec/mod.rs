@@ -112,6 +112,7 @@ pub fn run(a: ExecArgs) -> Result<i32> {
             timeout_s: a.timeout.map(|t| t.as_secs_f64()),
             ignore_failure: a.ignore_failure,
             baseline: job.profiles[0].name.clone(),
+            confidence: a.confidence,
             port: job.access.port,
         },
         host: Host::detect(),

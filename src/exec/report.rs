@@ -62,11 +62,12 @@ fn text(r: &ExecResults, s: &Summary) -> String {
     if !others.is_empty() {
         let _ = writeln!(
             o,
-            "\nSummary (median wall times against {}: 95% bootstrap interval of the ratio, Mann–Whitney U test)",
-            s.baseline
+            "\nSummary (median wall times against {}: ratio with its distribution-free interval, {} asked; Mann–Whitney U test)",
+            s.baseline,
+            crate::stats::percent(s.confidence)
         );
         for (p, v) in others {
-            let _ = writeln!(o, "  {}", summary::speed_sentence(&p.profile, &s.baseline, &v));
+            let _ = writeln!(o, "  {}", summary::speed_sentence(&p.profile, &s.baseline, &v, s.confidence));
         }
     } else if s.profiles.len() > 1 {
         let _ = writeln!(o, "\nNo comparison: the baseline {} or the others have no successful run.", s.baseline);
@@ -99,6 +100,7 @@ fn markdown(r: &ExecResults, s: &Summary) -> String {
     let _ = writeln!(o, "`{}` on {}\n", super::command::shown(&r.command), r.engine);
     let _ = writeln!(o, "| profile | mean ± σ | min … max | user | system | runs | vs {} |", s.baseline);
     let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---|");
+    let usual = crate::report::usual_level(s.profiles.iter().map(|p| p.versus.and_then(|v| v.speedup.confidence)));
     for ps in &s.profiles {
         let cells = |t: &Times| {
             let u = unit(t.mean_s);
@@ -115,8 +117,13 @@ fn markdown(r: &ExecResults, s: &Summary) -> String {
             (_, true) => "baseline".to_string(),
             (Some(v), _) => {
                 let r = &v.speedup;
+                let own = match (r.confidence, usual) {
+                    (Some(l), Some(u)) if (l - u).abs() < 1e-9 => String::new(),
+                    (Some(l), _) => format!(" at {}", crate::stats::percent(l)),
+                    _ => String::new(),
+                };
                 let interval = match (r.lo, r.hi) {
-                    (Some(lo), Some(hi)) => format!("{lo:.2}–{hi:.2}, p = {:.3}", v.p),
+                    (Some(lo), Some(hi)) => format!("{lo:.2}–{hi:.2}{own}, p = {:.3}", v.p),
                     _ => "no interval".to_string(),
                 };
                 match v.verdict {
@@ -132,8 +139,10 @@ fn markdown(r: &ExecResults, s: &Summary) -> String {
     }
     let _ = writeln!(
         o,
-        "\n× is the speed against {} (its median wall time over the profile's) with its 95% bootstrap interval and the p of a Mann–Whitney U test; a difference needs both.",
-        s.baseline
+        "\n× is the speed against {} (its median wall time over the profile's) with its {} and the p of a Mann–Whitney U test; a difference is claimed when the interval excludes 1 ({} asked).",
+        s.baseline,
+        crate::report::interval_words(usual),
+        crate::stats::percent(s.confidence)
     );
     if let Some(v) = summary::verdict(s) {
         let _ = writeln!(o, "{v}");

@@ -66,6 +66,9 @@ pub struct ExecOptions {
     pub ignore_failure: bool,
     /// The profile others are compared with.
     pub baseline: String,
+    /// The confidence the speed intervals aim at (`--confidence`); files from before it, 95%.
+    #[serde(default = "default_level")]
+    pub confidence: f64,
     /// The port the servers listened on, when given.
     pub port: Option<u16>,
 }
@@ -130,4 +133,8 @@ impl Run {
     pub fn measured(&self) -> bool {
         !self.warmup && self.status == RunOutcome::Ok
     }
+}
+
+fn default_level() -> f64 {
+    crate::stats::LEVEL
 }

@@ -1,10 +1,11 @@
 //! Runs -> per profile mean ± σ, range and CPU, as hyperfine shows them; and each profile's
-//! speed against the baseline as the ratio of median wall times with its 95% bootstrap
-//! interval (`stats::ratio`). A difference is claimed only when that interval excludes 1
-//! *and* a Mann–Whitney U test over the runs gives p < 0.05: with three runs a side the
-//! interval alone excludes 1 whenever every run of one profile beat every run of the other,
-//! which noise does one time in ten (two runs a side: one in three). Otherwise the answer
-//! is that the profiles make no significant difference for this command, said plainly.
+//! speed against the baseline as the ratio of median wall times with its distribution-free
+//! interval at the level asked (`stats::ratio`). A difference is claimed only when that
+//! interval excludes 1, which is when a Mann–Whitney U test over the runs rejects at that
+//! level (stats/shift.rs): with three runs a side the widest interval is a 90% one, so at
+//! 95% nothing is claimed (every run of one profile beats every run of the other one time
+//! in ten by noise alone). Otherwise the answer is that the profiles make no significant
+//! difference for this command, said plainly.
 
 use super::results::{ExecResults, Run};
 use crate::stats::mann_whitney;
@@ -49,7 +50,7 @@ pub struct ProfileSummary {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Versus {
     /// How many times faster: the baseline's median wall time over this profile's, with
-    /// its 95% bootstrap interval.
+    /// its interval and the level it has.
     pub speedup: Ratio,
     /// Two-sided Mann–Whitney U test over the wall times.
     pub p: f64,
@@ -67,16 +68,13 @@ pub enum Verdict {
     Slower,
     /// No significant difference.
     NoDifference,
-    /// Too few runs for the test to reach p < 0.05 at all.
+    /// Too few runs for an interval at the level asked.
     TooFewRuns,
 }
 
-/// The significance level.
-const ALPHA: f64 = 0.05;
-
-/// Compare `walls` with the baseline's.
-fn versus(base: &[f64], walls: &[f64]) -> Versus {
-    let speedup = stats::ratio(base, walls, stats::LEVEL);
+/// Compare `walls` with the baseline's at confidence `level`.
+pub fn versus(base: &[f64], walls: &[f64], level: f64) -> Versus {
+    let speedup = stats::ratio(base, walls, level);
     let p = mann_whitney::test(base, walls).map_or(1.0, |t| t.p);
     // The interval excludes 1 exactly when the U test rejects at its level (stats/shift.rs).
     let verdict = match speedup.verdict {
@@ -109,12 +107,19 @@ pub struct Summary {
     pub profiles: Vec<ProfileSummary>,
     /// Whether the profiles make a difference.
     pub difference: Difference,
+    /// The confidence the intervals aim at; files from before it, 95%.
+    #[serde(default = "default_level")]
+    pub confidence: f64,
+}
+
+fn default_level() -> f64 {
+    stats::LEVEL
 }
 
 /// Summarize the runs of `r` against its baseline.
 pub fn summarize(r: &ExecResults) -> Summary {
     let walls = |runs: &[Run]| -> Vec<f64> { runs.iter().filter(|x| x.measured()).map(|x| x.wall_s).collect() };
-    let baseline = r.options.baseline.clone();
+    let (baseline, level) = (r.options.baseline.clone(), r.options.confidence);
     let base: Vec<f64> =
         r.profiles.iter().find(|p| p.profile.name == baseline).map(|p| walls(&p.runs)).unwrap_or_default();
     let profiles: Vec<ProfileSummary> = r
@@ -124,7 +129,8 @@ pub fn summarize(r: &ExecResults) -> Summary {
             let ok: Vec<&Run> = p.runs.iter().filter(|x| x.measured()).collect();
             let failed = p.runs.iter().filter(|x| !x.warmup && !x.measured()).count();
             let w = walls(&p.runs);
-            let versus = (p.profile.name != baseline && !w.is_empty() && !base.is_empty()).then(|| versus(&base, &w));
+            let versus =
+                (p.profile.name != baseline && !w.is_empty() && !base.is_empty()).then(|| versus(&base, &w, level));
             ProfileSummary { profile: p.profile.name.clone(), runs: ok.len(), failed, times: times(&ok), versus }
         })
         .collect();
@@ -136,7 +142,7 @@ pub fn summarize(r: &ExecResults) -> Summary {
     } else {
         Difference::Unknown
     };
-    Summary { baseline, profiles, difference }
+    Summary { baseline, profiles, difference, confidence: level }
 }
 
 fn times(ok: &[&Run]) -> Option<Times> {
@@ -159,13 +165,14 @@ fn times(ok: &[&Run]) -> Option<Times> {
 }
 
 /// One profile's speed against the baseline in words: "ran 2.90 times faster than disk
-/// (95% interval 2.81–3.02, p = 0.008)", or that no difference can be claimed, and why.
-pub fn speed_sentence(profile: &str, baseline: &str, v: &Versus) -> String {
+/// (96.8% interval 2.81–3.02, p = 0.008)", or that no difference can be claimed at `level`,
+/// and why.
+pub fn speed_sentence(profile: &str, baseline: &str, v: &Versus, level: f64) -> String {
     let r = &v.speedup;
-    let level = stats::percent(r.confidence.unwrap_or(0.0));
+    let own = stats::percent(r.confidence.unwrap_or(0.0));
     let detail = match (r.lo, r.hi) {
-        (Some(lo), Some(hi)) if r.value >= 1.0 => format!("{level} interval {lo:.2}–{hi:.2}, p = {:.3}", v.p),
-        (Some(lo), Some(hi)) => format!("{level} interval {:.2}–{:.2}, p = {:.3}", 1.0 / hi, 1.0 / lo, v.p),
+        (Some(lo), Some(hi)) if r.value >= 1.0 => format!("{own} interval {lo:.2}–{hi:.2}, p = {:.3}", v.p),
+        (Some(lo), Some(hi)) => format!("{own} interval {:.2}–{:.2}, p = {:.3}", 1.0 / hi, 1.0 / lo, v.p),
         _ => "one run each: no interval".to_string(),
     };
     let (times, how) = if r.value >= 1.0 { (r.value, "faster") } else { (1.0 / r.value, "slower") };
@@ -175,7 +182,9 @@ pub fn speed_sentence(profile: &str, baseline: &str, v: &Versus) -> String {
             format!("{profile}: no significant difference from {baseline} (measured {times:.2} times {how}; {detail})")
         }
         Verdict::TooFewRuns => format!(
-            "{profile}: too few runs to tell it from {baseline} (measured {times:.2} times {how}; {detail}); use --repeat 5"
+            "{profile}: too few runs to tell it from {baseline} at {} (measured {times:.2} times {how}; {detail}); use --repeat {} or more",
+            stats::percent(level),
+            stats::repeats_for(level)
         ),
     }
 }
@@ -188,7 +197,10 @@ pub fn verdict(s: &Summary) -> Option<String> {
             if s.profiles.iter().any(|p| p.versus.is_some_and(|v| v.verdict == Verdict::TooFewRuns)) =>
         {
             Some(format!(
-                "Too few successful runs to claim a difference: a U test needs 4 runs a side (or 3 against 5) to reach p < {ALPHA}; use --repeat 5 or more."
+                "Too few successful runs to claim a difference at {}: the ratio's interval needs {} runs a side to reach it; use --repeat {} or more.",
+                stats::percent(s.confidence),
+                stats::repeats_for(s.confidence),
+                stats::repeats_for(s.confidence)
             ))
         }
         _ => None,
@@ -198,29 +210,32 @@ pub fn verdict(s: &Summary) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::LEVEL;
 
     #[test]
     fn a_difference_needs_the_interval_and_the_test() {
         let base = [3.0, 3.1, 2.9, 3.05, 2.95];
         let fast = [1.0, 1.1, 0.9, 1.05, 0.95];
-        let v = versus(&base, &fast);
+        let v = versus(&base, &fast, LEVEL);
         assert_eq!(v.verdict, Verdict::Faster);
         assert!(v.p < 0.01 && v.speedup.value == 3.0, "{v:?}");
-        let s = speed_sentence("ram-nosync", "disk", &v);
+        let s = speed_sentence("ram-nosync", "disk", &v, LEVEL);
         assert!(s.starts_with("ram-nosync ran 3.00 times faster than disk (96.8% interval "), "{s}");
-        assert_eq!(versus(&fast, &base).verdict, Verdict::Slower);
-        assert!(speed_sentence("disk", "ram", &versus(&fast, &base)).contains("3.00 times slower than ram"));
+        assert_eq!(versus(&fast, &base, LEVEL).verdict, Verdict::Slower);
+        assert!(
+            speed_sentence("disk", "ram", &versus(&fast, &base, LEVEL), LEVEL).contains("3.00 times slower than ram")
+        );
         // Interleaved: no difference, said so.
         let same = [3.02, 2.92, 3.08, 2.97, 3.0];
-        let v = versus(&base, &same);
+        let v = versus(&base, &same, LEVEL);
         assert_eq!(v.verdict, Verdict::NoDifference);
-        assert!(speed_sentence("ram", "disk", &v).starts_with("ram: no significant difference from disk"));
+        assert!(speed_sentence("ram", "disk", &v, LEVEL).starts_with("ram: no significant difference from disk"));
         // Three a side, every run apart: the widest interval they allow excludes 1, but it
         // is a 90% interval (p is 0.1), so nothing is claimed.
-        let v = versus(&[3.0, 3.1, 2.9], &[1.0, 1.1, 0.9]);
+        let v = versus(&[3.0, 3.1, 2.9], &[1.0, 1.1, 0.9], LEVEL);
         assert!(v.speedup.lo.unwrap() > 1.0 && v.speedup.confidence == Some(0.9) && (v.p - 0.1).abs() < 1e-12);
         assert_eq!(v.verdict, Verdict::TooFewRuns);
-        assert_eq!(versus(&[3.0], &[1.0]).verdict, Verdict::TooFewRuns);
+        assert_eq!(versus(&[3.0], &[1.0], LEVEL).verdict, Verdict::TooFewRuns);
     }
 
     #[test]

@@ -1,12 +1,25 @@
 //! `dbrace compare` output in each format: a terminal table, Markdown (for pull-request
 //! comments), CSV and JSON.
 
-use super::{Format, num, sig3};
-use crate::compare::{ALPHA, Comparison, Report, Verdict};
+use super::{Format, num, sig3, usual_level};
+use crate::compare::{Comparison, Report, Verdict};
 use crate::error::Result;
+use crate::stats;
 use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 
-const HEADERS: [&str; 7] = ["cell", "old tps", "new tps", "new/old (95% interval)", "change", "p", "verdict"];
+/// The headers, the ratio's naming the level its intervals share.
+fn headers(r: &Report) -> [String; 7] {
+    let ratio = match ratio_level(r) {
+        Some(l) => format!("new/old ({} interval)", stats::percent(l)),
+        None => "new/old".into(),
+    };
+    ["cell", "old tps", "new tps", &ratio, "change", "p", "verdict"].map(String::from)
+}
+
+/// The level most cells' ratio intervals have; a cell at another level says its own.
+fn ratio_level(r: &Report) -> Option<f64> {
+    usual_level(r.cells.iter().map(|c| c.ratio.and_then(|x| x.confidence)))
+}
 
 /// Render a comparison in `format`.
 pub fn render(report: &Report, format: Format) -> Result<String> {
@@ -22,10 +35,17 @@ pub fn render(report: &Report, format: Format) -> Result<String> {
     })
 }
 
-fn cells(c: &Comparison, limit: Option<f64>) -> Vec<String> {
-    let tps = |e: Option<crate::stats::Estimate>| e.map_or("-".into(), |e| format!("{} (n={})", num(e.median), e.n));
+fn cells(c: &Comparison, limit: Option<f64>, usual: Option<f64>) -> Vec<String> {
+    let tps = |e: Option<stats::Estimate>| e.map_or("-".into(), |e| format!("{} (n={})", num(e.median), e.n));
     let ratio = c.ratio.map_or("-".into(), |r| match (r.lo, r.hi) {
-        (Some(lo), Some(hi)) => format!("{} ({}–{})", sig3(r.value), sig3(lo), sig3(hi)),
+        (Some(lo), Some(hi)) => {
+            let own = match (r.confidence, usual) {
+                (Some(l), Some(u)) if (l - u).abs() < 1e-9 => String::new(),
+                (Some(l), _) => format!(", {}", stats::percent(l)),
+                _ => String::new(),
+            };
+            format!("{} ({}–{}{own})", sig3(r.value), sig3(lo), sig3(hi))
+        }
         _ => sig3(r.value),
     });
     let change = c.ratio.map_or("-".into(), |r| format!("{:+.1}%", (r.value - 1.0) * 100.0));
@@ -57,11 +77,16 @@ pub fn percent(fraction: f64) -> String {
 
 /// Lines under the table.
 fn notes(r: &Report) -> Vec<String> {
+    let aim = stats::percent(r.confidence);
     let mut n = vec![format!(
-        "tps: median over the measured repeats (n); new/old: ratio of the medians with its 95% bootstrap interval; p: two-sided Mann–Whitney U test over the repeats' tps; a verdict needs p < {ALPHA}."
+        "tps: median over the measured repeats (n); new/old: ratio of the medians with its distribution-free interval ({aim} asked, each at the level its repeats allow); p: two-sided Mann–Whitney U test over the repeats' tps; the verdict is the interval's: faster or slower when it excludes 1 (the U test rejecting at p ≤ {}).",
+        ((1.0 - r.confidence) * 1e4).round() / 1e4
     )];
     if r.cells.iter().any(|c| c.verdict == Verdict::NotEnoughRepeats) {
-        n.push("not enough repeats: the U test cannot reach p < 0.05 with so few (over 3 and 3 repeats its smallest p is 0.10, whatever the numbers); run both sides with --repeat 5 (4 and 4 is the least that can).".into());
+        n.push(format!(
+            "not enough repeats: so few cannot give a {aim} interval of a ratio, whatever the numbers (over 3 and 3 repeats the widest is 90%, the U test's smallest p 0.10); run both sides with --repeat {} or more.",
+            stats::repeats_for(r.confidence)
+        ));
     }
     if let Some(limit) = r.fail_if_slower {
         let bad = r.regressions();
@@ -87,11 +112,13 @@ fn notes(r: &Report) -> Vec<String> {
 
 fn table(r: &Report) -> String {
     let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED).set_header(HEADERS);
+    let headers = headers(r);
+    t.load_style(UTF8_FULL_CONDENSED).set_header(&headers);
+    let usual = ratio_level(r);
     for c in &r.cells {
-        t.add_row(cells(c, r.fail_if_slower));
+        t.add_row(cells(c, r.fail_if_slower, usual));
     }
-    for i in 1..HEADERS.len() - 1 {
+    for i in 1..headers.len() - 1 {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
         }
@@ -108,12 +135,14 @@ fn markdown(r: &Report) -> String {
     let line =
         |v: &[String]| format!("| {} |\n", v.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
     let mut out = format!("**dbrace compare** `{}` → `{}`\n\n", r.old, r.new);
-    out.push_str(&line(&HEADERS.map(String::from)));
+    let headers = headers(r);
+    out.push_str(&line(&headers));
     let align: Vec<String> =
-        (0..HEADERS.len()).map(|i| if i == 0 || i == HEADERS.len() - 1 { "---" } else { "---:" }.into()).collect();
+        (0..headers.len()).map(|i| if i == 0 || i == headers.len() - 1 { "---" } else { "---:" }.into()).collect();
     out.push_str(&line(&align));
+    let usual = ratio_level(r);
     for c in &r.cells {
-        let mut v = cells(c, r.fail_if_slower);
+        let mut v = cells(c, r.fail_if_slower, usual);
         if c.regression {
             let last = v.len() - 1;
             v[last] = format!("**{}**", v[last]);
@@ -140,6 +169,7 @@ fn csv(r: &Report) -> Result<String> {
         "ratio",
         "ratio_ci_lo",
         "ratio_ci_hi",
+        "ratio_confidence",
         "p",
         "verdict",
         "regression",
@@ -157,6 +187,7 @@ fn csv(r: &Report) -> Result<String> {
             opt(c.ratio.map(|x| x.value)),
             opt(c.ratio.and_then(|x| x.lo)),
             opt(c.ratio.and_then(|x| x.hi)),
+            opt(c.ratio.and_then(|x| x.confidence)),
             opt(c.p),
             verdict,
             c.regression.to_string(),

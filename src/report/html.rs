@@ -2,7 +2,7 @@
 //! file, no script, nothing fetched — so it opens offline and can be mailed or archived.
 
 use super::charts::{self, Kind, font, svg::esc};
-use super::{HEADERS, cells, environment, notes, rows};
+use super::{HEADERS, cells, environment, interval_words, notes, rows, usual_levels};
 use crate::error::Result;
 use crate::results::{Results, RunStatus};
 use std::fmt::Write as _;
@@ -50,26 +50,27 @@ fn command(results: &Results) -> String {
     args.join(" ")
 }
 
-/// What each chart shows, under its heading.
-fn heading(kind: Kind) -> (&'static str, &'static str) {
-    match kind {
+/// What each chart shows, under its heading; `interval` names the whiskers' usual level.
+fn heading(kind: Kind, interval: &str) -> (&'static str, String) {
+    let (name, lead): (&str, String) = match kind {
         Kind::Tps => (
             "Throughput",
-            "Transactions per second of each cell: the bar is the median over its measured repeats, the whisker its 95% bootstrap interval, each dot one repeat. Cells are grouped by engine; colour names the profile.",
+            format!("Transactions per second of each cell: the bar is the median over its measured repeats, the whisker its {interval} (order statistics), each dot one repeat. Cells are grouped by engine; colour names the profile."),
         ),
         Kind::Latency => (
             "Latency percentiles",
-            "Latency of every measured transaction (all repeats merged), from the median to the 99.9th percentile. Colour names the profile, the dash the engine.",
+            "Latency of every measured transaction (all repeats merged), from the median to the 99.9th percentile. Colour names the profile, the dash the engine.".into(),
         ),
         Kind::Timeline => (
             "Throughput over time",
-            "Transactions committed in each second of each repeat (in each slice, when the run kept --log-interval slices, with their p95 and p99 latency below): drift, stalls and the spread between repeats show here.",
+            "Transactions committed in each second of each repeat (in each slice, when the run kept --log-interval slices, with their p95 and p99 latency below): drift, stalls and the spread between repeats show here.".into(),
         ),
         Kind::Sweep => (
             "Sweep",
-            "One line per engine and profile across the values of the swept setting, at the median tps with its 95% interval.",
+            format!("One line per engine and profile across the values of the swept setting, at the median tps with its {interval}."),
         ),
-    }
+    };
+    (name, lead)
 }
 
 /// The whole page for `results`, ratios against `baseline`; `source` names the results file.
@@ -106,9 +107,10 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
         let _ = write!(s, "<th{}>{}</th>", if i >= 3 { r#" class="num""# } else { "" }, esc(h));
     }
     s.push_str("</tr>");
+    let usual = usual_levels(&rows);
     for r in &rows {
         s.push_str("<tr>");
-        for (i, c) in cells(r).iter().enumerate() {
+        for (i, c) in cells(r, usual).iter().enumerate() {
             let _ = write!(s, "<td{}>{}</td>", if i >= 3 { r#" class="num""# } else { "" }, esc(c));
         }
         s.push_str("</tr>");
@@ -116,7 +118,7 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
     s.push_str("</table></div></section>");
 
     for kind in Kind::ALL {
-        let (name, lead) = heading(kind);
+        let (name, lead) = heading(kind, &interval_words(usual.0));
         let panels = charts::panels(results, &rows, kind)?;
         let _ = write!(s, r#"<section id="{}"><h2>{name}</h2><p class="lead">{lead}</p>"#, kind.name());
         if panels.is_empty() {

@@ -1,6 +1,6 @@
 //! A Markdown table, for READMEs and pull requests.
 
-use super::{HEADERS, Row, cells, notes, statement_lines};
+use super::{HEADERS, Row, cells, notes, statement_lines, usual_levels};
 use crate::results::Results;
 
 /// Render rows as a Markdown table with notes under it.
@@ -10,8 +10,9 @@ pub fn render(results: &Results, rows: &[Row], baseline: &str) -> String {
     let mut out = line(&HEADERS.map(String::from));
     let align: Vec<String> = (0..HEADERS.len()).map(|i| if i < 3 { "---".into() } else { "---:".into() }).collect();
     out.push_str(&line(&align));
+    let usual = usual_levels(rows);
     for r in rows {
-        out.push_str(&line(&cells(r)));
+        out.push_str(&line(&cells(r, usual)));
     }
     out.push('\n');
     for n in notes(results, rows, baseline) {

@@ -123,6 +123,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
         .iter()
         .map(|c| c.repeats.iter().filter(|r| r.status.measured()).map(|r| r.tps).collect())
         .collect();
+    let level = results.options.confidence;
     let b = Baseline::parse(baseline);
     b.validate(results.cells.iter().map(|c| (c.engine.as_str(), c.profile.name.as_str())))?;
     let mut out = Vec::new();
@@ -157,12 +158,10 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             measured_repeats: measured.len(),
             failed_repeats: c.repeats.len() - measured.len(),
             verify_failed: c.repeats.iter().filter(|r| r.status == RepeatStatus::VerifyFailed).count(),
-            tps: (!samples[i].is_empty()).then(|| stats::estimate(&samples[i], stats::LEVEL)),
+            tps: (!samples[i].is_empty()).then(|| stats::estimate(&samples[i], level)),
             latency_ms: (!measured.is_empty()).then(|| Latency::of(&hist)),
             failure: c.repeats.iter().find(|r| r.status == RepeatStatus::Failed).and_then(|r| r.error.clone()),
-            vs_baseline: base
-                .filter(|_| !samples[i].is_empty())
-                .map(|j| stats::ratio(&samples[i], &samples[j], stats::LEVEL)),
+            vs_baseline: base.filter(|_| !samples[i].is_empty()).map(|j| stats::ratio(&samples[i], &samples[j], level)),
             baseline: base.map(|j| results.cells[j].id.clone()),
             errors: c.repeats.iter().map(|r| r.errors).sum(),
             retries: c.repeats.iter().map(|r| r.retries).sum(),
@@ -188,13 +187,59 @@ pub fn render(results: &Results, baseline: &str, format: Format) -> Result<Strin
     })
 }
 
+/// The level most intervals of a column have: stated once under the table, while a cell at
+/// another level (fewer measured repeats) says its own.
+pub fn usual_level(levels: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    let mut seen: Vec<(f64, usize)> = Vec::new();
+    for l in levels.into_iter().flatten() {
+        match seen.iter_mut().find(|(x, _)| same_level(*x, l)) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((l, 1)),
+        }
+    }
+    // The first of the most common, so a tie reads the same every time.
+    let most = seen.iter().map(|(_, n)| *n).max()?;
+    seen.iter().find(|(_, n)| *n == most).map(|(l, _)| *l)
+}
+
+/// "93.8% interval" for a caption (a cell at another level says its own where it is shown).
+pub(crate) fn interval_words(usual: Option<f64>) -> String {
+    usual.map_or_else(|| "interval".into(), |l| format!("{} interval", stats::percent(l)))
+}
+
+/// Two levels that print alike are one level.
+fn same_level(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+/// ", 75%" when `level` is not the column's usual one, for the cell to say.
+fn own_level(level: Option<f64>, usual: Option<f64>) -> String {
+    match (level, usual) {
+        (Some(l), Some(u)) if same_level(l, u) => String::new(),
+        (Some(l), _) => format!(", {}", stats::percent(l)),
+        _ => String::new(),
+    }
+}
+
+/// The usual levels of the tps and ratio columns of `rows`.
+pub(crate) fn usual_levels(rows: &[Row]) -> (Option<f64>, Option<f64>) {
+    (
+        usual_level(rows.iter().map(|r| r.tps.and_then(|t| t.confidence))),
+        usual_level(rows.iter().filter(|r| !is_baseline(r)).map(|r| r.vs_baseline.and_then(|x| x.confidence))),
+    )
+}
+
+fn is_baseline(r: &Row) -> bool {
+    r.baseline.as_deref() == Some(r.id.as_str())
+}
+
 /// The cells of a table row, shared by the terminal and Markdown tables.
-fn cells(r: &Row) -> Vec<String> {
+fn cells(r: &Row, usual: (Option<f64>, Option<f64>)) -> Vec<String> {
     let tps = match r.tps {
         None if r.failed_repeats == 0 => "not run".to_string(),
         None => "failed".to_string(),
-        Some(Estimate { median, lo: Some(lo), hi: Some(hi), .. }) => {
-            format!("{} ({}–{})", num(median), sig3(lo), sig3(hi))
+        Some(Estimate { median, lo: Some(lo), hi: Some(hi), confidence, .. }) => {
+            format!("{} ({}–{}{})", num(median), sig3(lo), sig3(hi), own_level(confidence, usual.0))
         }
         Some(e) => num(e.median),
     };
@@ -209,7 +254,7 @@ fn cells(r: &Row) -> Vec<String> {
         lat(|l| l.avg),
         lat(|l| l.p95),
         lat(|l| l.p99),
-        ratio_text(r),
+        ratio_text(r, usual.1),
     ]
 }
 
@@ -217,18 +262,20 @@ fn cells(r: &Row) -> Vec<String> {
 const HEADERS: [&str; 9] =
     ["engine", "profile", "workload", "clients", "tps", "avg ms", "p95 ms", "p99 ms", "× vs baseline"];
 
-fn ratio_text(r: &Row) -> String {
-    match (&r.vs_baseline, &r.baseline) {
-        (_, Some(b)) if *b == r.id => "baseline".into(),
-        (Some(x), _) => match (x.lo, x.hi) {
+/// The ratio with its interval; an interval clear of 1 needs no word (above 1 is faster,
+/// below slower), the other verdicts are said.
+fn ratio_text(r: &Row, usual: Option<f64>) -> String {
+    match &r.vs_baseline {
+        _ if is_baseline(r) => "baseline".into(),
+        Some(x) => match (x.lo, x.hi) {
             (Some(lo), Some(hi)) => {
                 let verdict = match x.verdict {
                     stats::Verdict::Faster | stats::Verdict::Slower => String::new(),
                     v => format!(" {}", v.label()),
                 };
-                format!("{} ({}–{}){verdict}", sig3(x.value), sig3(lo), sig3(hi))
+                format!("{} ({}–{}{}){verdict}", sig3(x.value), sig3(lo), sig3(hi), own_level(x.confidence, usual))
             }
-            _ => sig3(x.value),
+            _ => format!("{} {}", sig3(x.value), x.verdict.label()),
         },
         _ => "-".into(),
     }
@@ -261,14 +308,7 @@ fn num(v: f64) -> String {
 /// Lines under the table: what the numbers mean, the machine, and anything that went wrong.
 fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
     let mut n = Vec::new();
-    let o = &results.options;
-    let repeats = match o.precision {
-        Some(p) => format!("repeated until ±{}", crate::runner::precision::percent(p)),
-        None => format!("{} asked", o.repeat),
-    };
-    n.push(format!(
-        "tps: median over each cell's measured repeats ({repeats}) with its 95% bootstrap interval; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients) with its 95% interval."
-    ));
+    n.push(interval_note(results, rows, baseline));
     let h = &results.host;
     let mut env =
         format!("host: {} CPUs, {:.1} GiB, {} {}", h.cpus, h.memory_bytes as f64 / (1u64 << 30) as f64, h.os, h.kernel);
@@ -310,13 +350,43 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
             n.push(format!("{}: {} failed transactions, {} retried conflicts", r.id, r.errors, r.retries));
         }
     }
-    if let (Some(outcome), Some(p)) = (&results.precision_outcome, o.precision) {
+    if let (Some(outcome), Some(p)) = (&results.precision_outcome, results.options.precision) {
         n.extend(crate::runner::precision::summary(outcome, p));
     }
     if results.status == RunStatus::Interrupted {
         n.push("run interrupted: only the repeats finished before the signal are shown.".into());
     }
     n
+}
+
+/// What the tps and × columns hold, with the levels their intervals share.
+fn interval_note(results: &Results, rows: &[Row], baseline: &str) -> String {
+    let (o, aim) = (&results.options, results.options.confidence);
+    let repeats = match o.precision {
+        Some(p) => format!("repeated until ±{}", crate::runner::precision::percent(p)),
+        None => format!("{} asked", o.repeat),
+    };
+    let (tps, ratio) = usual_levels(rows);
+    let level = |l: Option<f64>| l.map_or_else(|| "no".to_string(), stats::percent);
+    let short = |l: Option<f64>| l.is_some_and(|l| l < aim - 1e-9);
+    let mut s = format!(
+        "tps: median over each cell's measured repeats ({repeats}) with its {} interval (order statistics)",
+        level(tps)
+    );
+    if short(tps) {
+        s.push_str(&format!(", short of the {} asked: {} repeats reach no higher", stats::percent(aim), o.repeat));
+    }
+    s.push_str(&format!(
+        "; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients): ratio of medians with its {} interval",
+        level(ratio)
+    ));
+    if short(ratio) {
+        s.push_str(&format!(", short of the {} asked: too few repeats to tell", stats::percent(aim)));
+    } else {
+        s.push_str(", clear of 1 where the cells differ");
+    }
+    s.push_str("; a cell at another level says it. docs/statistics.md explains.");
+    s
 }
 
 /// Per-statement latency of the cells that have it, as pgbench -r prints it: a heading

@@ -1,6 +1,6 @@
 //! The terminal table.
 
-use super::{HEADERS, Row, cells, notes, statement_lines};
+use super::{HEADERS, Row, cells, notes, statement_lines, usual_levels};
 use crate::results::Results;
 use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 
@@ -8,8 +8,9 @@ use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 pub fn render(results: &Results, rows: &[Row], baseline: &str) -> String {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED).set_header(HEADERS);
+    let usual = usual_levels(rows);
     for r in rows {
-        t.add_row(cells(r));
+        t.add_row(cells(r, usual));
     }
     for i in 3..HEADERS.len() {
         if let Some(c) = t.column_mut(i) {

@@ -8,6 +8,8 @@
 //! allow is given with its own, lower level, and no verdict is claimed.
 //! docs/statistics.md explains the choice.
 
+#[cfg(test)]
+mod calibration;
 pub mod mann_whitney;
 pub mod normal;
 pub mod order;
@@ -141,6 +143,27 @@ pub fn ratio(a: &[f64], b: &[f64], level: f64) -> Ratio {
     Ratio { value, lo: Some(lo), hi: Some(hi), confidence: Some(l), verdict }
 }
 
+/// The fewest repeats a side whose ratio interval reaches `level`: what a verdict needs
+/// (4 at 95%, 5 at 99%).
+pub fn repeats_for(level: f64) -> usize {
+    (2..1000).find(|&n| shift::ratio_rank(n, n, level).is_some_and(|(_, l)| l >= level)).unwrap_or(1000)
+}
+
+/// Parse `--confidence`: `95%` or `0.95` (a bare number above 1 is a percentage).
+pub fn parse_level(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (num, pct) = match t.strip_suffix('%') {
+        Some(n) => (n.trim(), true),
+        None => (t, false),
+    };
+    let v: f64 = num.parse().map_err(|_| format!("'{s}' is not a confidence level; write e.g. 95% or 0.95"))?;
+    let level = if pct || v > 1.0 { v / 100.0 } else { v };
+    if !(level > 0.0 && level < 1.0) {
+        return Err(format!("confidence '{s}' must be above 0% and below 100%, e.g. 95%"));
+    }
+    Ok(level)
+}
+
 /// A level as the reports print it: 75%, 93.8%, 96.9%.
 pub fn percent(level: f64) -> String {
     let p = level * 100.0;
@@ -207,6 +230,22 @@ mod tests {
         let r = ratio(&[5.0], &[1.0], LEVEL);
         assert_eq!((r.lo, r.verdict), (None, Verdict::TooFewRepeats));
         assert_eq!(ratio(&[5.0, 6.0], &[0.0, 1.0], LEVEL).lo, None);
+    }
+
+    #[test]
+    fn repeats_a_verdict_needs() {
+        assert_eq!([0.9, 0.95, 0.99, 0.999].map(repeats_for), [3, 4, 5, 7]);
+    }
+
+    #[test]
+    fn levels_parse_as_people_write_them() {
+        assert_eq!(parse_level("95%"), Ok(0.95));
+        assert_eq!(parse_level("0.9"), Ok(0.9));
+        assert_eq!(parse_level(" 99.5 % "), Ok(0.995));
+        assert_eq!(parse_level("80"), Ok(0.8));
+        for bad in ["0", "0%", "1", "100%", "150", "-5%", "high", "", "nan"] {
+            assert!(parse_level(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

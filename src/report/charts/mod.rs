@@ -22,7 +22,7 @@ use svg::{Anchor, INK, Svg};
 /// The charts a report draws; `--chart` picks one for `--plot`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Kind {
-    /// tps per cell: bars (median), whiskers (95% interval), dots (repeats).
+    /// tps per cell: bars (median), whiskers (its interval), dots (repeats).
     Tps,
     /// Latency percentile curves, p50 … p99.9, per cell.
     Latency,

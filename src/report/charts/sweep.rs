@@ -1,12 +1,12 @@
 //! A sweep as lines: `--sweep KEY=a,b,c` makes cells named `PROFILE+KEY=VALUE`; here each
 //! engine × profile is a line over the values (in the order given), at its median tps
-//! with its 95% interval. Over client counts (a group of every count), each engine ×
+//! with its interval. Over client counts (a group of every count), each engine ×
 //! profile is a line over the counts: how it scales.
 
 use super::axis::{self, Scale};
 use super::svg::{INK, Svg};
 use super::{Group, Key, Panel, Style, WIDTH, legend};
-use crate::report::{Row, sig3};
+use crate::report::{Row, interval_words, sig3, usual_level};
 
 /// Split a sweep cell's profile name `PROFILE+KEY=VALUE` into its parts.
 pub fn split(profile: &str) -> Option<(&str, &str, &str)> {
@@ -56,7 +56,9 @@ pub fn draw(g: &Group, rows: &[Row], style: &Style) -> Option<Panel> {
         })
         .collect();
     let mut svg = Svg::new(WIDTH, 0.0);
-    svg.title(&format!("Sweep of {key} — {}", g.name()), "median tps with its 95% interval, higher is better");
+    let usual = usual_level(lines.iter().flat_map(|l| l.1.iter().map(|(_, r)| r.tps.and_then(|t| t.confidence))));
+    let caption = format!("median tps with its {}, higher is better", interval_words(usual));
+    svg.title(&format!("Sweep of {key} — {}", g.name()), &caption);
     let top = legend(&mut svg, &legend_keys, 70.0, 50.0, WIDTH - 20.0) + 6.0;
     let bottom = top + 280.0;
     svg.height = bottom + 52.0;
@@ -95,7 +97,13 @@ pub fn draw(g: &Group, rows: &[Row], style: &Style) -> Option<Panel> {
                 svg.line((cx - 4.0, ys.px(lo)), (cx + 4.0, ys.px(lo)), INK, 1.3, "");
                 svg.line((cx - 4.0, ys.px(hi)), (cx + 4.0, ys.px(hi)), INK, 1.3, "");
             }
-            let tip = format!("{engine} {}: median {} tps over {} repeat(s)", r.profile, sig3(t.median), t.n);
+            let ci = match (t.lo, t.hi, t.confidence) {
+                (Some(lo), Some(hi), Some(l)) => {
+                    format!(" ({} interval {}–{})", crate::stats::percent(l), sig3(lo), sig3(hi))
+                }
+                _ => String::new(),
+            };
+            let tip = format!("{engine} {}: median {} tps{ci} over {} repeat(s)", r.profile, sig3(t.median), t.n);
             svg.dot(*p, 4.0, color, "point", &tip);
         }
         marks += 1;

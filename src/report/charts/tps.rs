@@ -1,10 +1,10 @@
-//! tps per cell: a bar to the median, a whisker over its 95% interval, a dot per repeat,
+//! tps per cell: a bar to the median, a whisker over its interval, a dot per repeat,
 //! grouped by engine, coloured by profile.
 
 use super::axis::{self, Scale};
 use super::svg::{ALERT, Anchor, INK, MUTED, Svg};
 use super::{Group, Panel, Style, WIDTH, font};
-use crate::report::{Row, sig3};
+use crate::report::{Row, interval_words, sig3, usual_level};
 
 const ROW: f64 = 26.0;
 const GAP: f64 = 10.0;
@@ -23,6 +23,7 @@ pub fn draw(g: &Group, rows: &[Row], style: &Style) -> Panel {
     let right = WIDTH - 16.0 - value_w - 8.0;
     let engine_breaks = rows.windows(2).filter(|w| w[0].engine != w[1].engine).count();
     let bottom = TOP + rows.len() as f64 * ROW + engine_breaks as f64 * GAP;
+    let usual = usual_level(rows.iter().map(|r| r.tps.and_then(|t| t.confidence)));
     let mut svg = Svg::new(WIDTH, bottom + 50.0);
     svg.title(&format!("Throughput — {}", g.name()), "transactions per second, higher is better");
 
@@ -35,7 +36,7 @@ pub fn draw(g: &Group, rows: &[Row], style: &Style) -> Panel {
         &axis::labelled(&ticks),
         bottom,
         TOP - 6.0,
-        "bar: median over repeats · whisker: its 95% interval · dots: each repeat",
+        &format!("bar: median over repeats · whisker: its {} · dots: each repeat", interval_words(usual)),
     );
 
     let mut y = TOP;
@@ -100,7 +101,10 @@ fn value_text(r: &Row) -> String {
 fn tip_text(r: &Row) -> String {
     let t = r.tps.expect("measured");
     let ci = match (t.lo, t.hi) {
-        (Some(lo), Some(hi)) => format!(" (95% interval {}–{})", sig3(lo), sig3(hi)),
+        (Some(lo), Some(hi)) => {
+            let level = t.confidence.map_or(String::new(), |l| format!("{} ", crate::stats::percent(l)));
+            format!(" ({level}interval {}–{})", sig3(lo), sig3(hi))
+        }
         _ => String::new(),
     };
     format!("median {} tps{ci} over {} repeat(s)", sig3(t.median), t.n)
