@@ -209,16 +209,16 @@ fn zero_and_too_long_intervals_are_bad_input() {
     refused(&sb, &["--progress", "0"], &["--progress", "at least 0.1 s"]);
     refused(&sb, &["--log-interval", "0"], &["--log-interval", "greater than 0"]);
     refused(&sb, &["--log-interval", "5s", "--duration", "2s"], &["--log-interval 5s", "--duration 2s", "at most 2s"]);
-    // The default duration is 1 s.
-    refused(&sb, &["--log-interval", "1.5"], &["--log-interval", "--duration 1s"]);
+    // The default duration is 0.3 s.
+    refused(&sb, &["--log-interval", "0.5"], &["--log-interval 500ms", "--duration 300ms"]);
     let toml = sb.out("bad.toml");
     std::fs::write(&toml, "duration = \"2s\"\nprogress = \"0\"\n").unwrap();
     refused(&sb, &["--config", toml.to_str().unwrap()], &["bad.toml:2", "--progress"]);
 
-    let o = sb.cmd(&["run", "-e", "sqlite", "--dry-run", "--progress", "2", "--log-interval", "0.5"]).output().unwrap();
+    let o = sb.cmd(&["run", "-e", "sqlite", "--dry-run", "--progress", "2", "--log-interval", "0.2"]).output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(text.contains("progress = \"2\"") && text.contains("log-interval = \"0.5\""), "{text}");
+    assert!(text.contains("progress = \"2\"") && text.contains("log-interval = \"0.2\""), "{text}");
     // Counting transactions, the measured time is not known beforehand: any interval goes.
     let o = sb.cmd(&["run", "-e", "sqlite", "--dry-run", "-t", "100", "--log-interval", "1h"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
