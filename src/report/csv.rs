@@ -73,7 +73,11 @@ pub fn render(rows: &[Row]) -> Result<String> {
             opt(x.and_then(|x| x.lo)),
             opt(x.and_then(|x| x.hi)),
             opt(x.and_then(|x| x.confidence)),
-            x.map(|x| x.verdict.label().to_string()).unwrap_or_default(),
+            // The baseline against itself is no finding.
+            match &r.baseline {
+                Some(b) if *b == r.id => "baseline".to_string(),
+                _ => x.map(|x| x.verdict.label().to_string()).unwrap_or_default(),
+            },
             r.baseline.clone().unwrap_or_default(),
             r.errors.to_string(),
             r.retries.to_string(),

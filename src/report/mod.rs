@@ -367,20 +367,21 @@ fn interval_note(results: &Results, rows: &[Row], baseline: &str) -> String {
         None => format!("{} asked", o.repeat),
     };
     let (tps, ratio) = usual_levels(rows);
-    let level = |l: Option<f64>| l.map_or_else(|| "no".to_string(), stats::percent);
+    let level =
+        |l: Option<f64>| l.map_or_else(|| "no interval".to_string(), |l| format!("its {} interval", stats::percent(l)));
     let short = |l: Option<f64>| l.is_some_and(|l| l < aim - 1e-9);
-    let mut s = format!(
-        "tps: median over each cell's measured repeats ({repeats}) with its {} interval (order statistics)",
-        level(tps)
-    );
+    let mut s =
+        format!("tps: median over each cell's measured repeats ({repeats}) with {} (order statistics)", level(tps));
     if short(tps) {
         s.push_str(&format!(", short of the {} asked: {} repeats reach no higher", stats::percent(aim), o.repeat));
     }
     s.push_str(&format!(
-        "; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients): ratio of medians with its {} interval",
+        "; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients): ratio of medians with {}",
         level(ratio)
     ));
-    if short(ratio) {
+    if ratio.is_none() {
+        s.push_str(" (no cell against another here)");
+    } else if short(ratio) {
         s.push_str(&format!(", short of the {} asked: too few repeats to tell", stats::percent(aim)));
     } else {
         s.push_str(", clear of 1 where the cells differ");
