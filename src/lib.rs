@@ -16,6 +16,7 @@ pub mod plan;
 pub mod profile;
 pub mod report;
 pub mod results;
+pub mod rng;
 pub mod runner;
 pub mod serve;
 pub mod session;

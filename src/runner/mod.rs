@@ -10,7 +10,6 @@ pub mod live;
 pub mod matrix;
 pub mod precision;
 pub mod progress;
-pub mod rng;
 pub mod schedule;
 pub mod worker;
 

@@ -396,7 +396,7 @@ mod tests {
     /// docs/DESIGN.md states the price; this keeps it from growing unnoticed.
     #[test]
     fn stopping_at_the_first_narrow_interval_keeps_most_of_the_coverage() {
-        let mut rng = crate::runner::rng::Rng::new(7);
+        let mut rng = crate::rng::Rng::new(7);
         let (trials, mut held) = (4000, 0);
         for _ in 0..trials {
             let mut r = Rounds::new(Target { max_repeat: 50, ..target(0.03) }, 0.95, 1);
@@ -409,7 +409,7 @@ mod tests {
     }
 
     /// A standard normal draw (Box–Muller).
-    fn normal(rng: &mut crate::runner::rng::Rng) -> f64 {
+    fn normal(rng: &mut crate::rng::Rng) -> f64 {
         let (u, v) = (rng.unit().max(f64::MIN_POSITIVE), rng.unit());
         (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }

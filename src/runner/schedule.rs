@@ -3,7 +3,7 @@
 //! their scheduled start, so a client that falls behind shows it in latency instead of
 //! quietly slowing its arrivals (no coordinated omission).
 
-use super::rng::Rng;
+use crate::rng::Rng;
 use std::time::{Duration, Instant};
 
 /// One client's arrival times.

@@ -21,37 +21,18 @@ const JUDGED_UP_TO: usize = 10;
 /// The real difference the power test must find.
 const EFFECT: f64 = 1.2;
 
-/// xoshiro256**, seeded through splitmix64: a fixed sequence on every machine.
-struct Rng([u64; 4]);
+/// The project's xoshiro256** (a fixed sequence on every machine), with the draws the
+/// simulated noise needs.
+struct Rng(crate::rng::Rng);
 
 impl Rng {
     fn new(seed: u64) -> Rng {
-        let mut z = seed;
-        Rng(std::array::from_fn(|_| {
-            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            x ^ (x >> 31)
-        }))
-    }
-
-    fn next(&mut self) -> u64 {
-        let s = &mut self.0;
-        let out = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        out
+        Rng(crate::rng::Rng::new(seed))
     }
 
     /// Uniform in (0, 1).
     fn unit(&mut self) -> f64 {
-        ((self.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+        ((self.0.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
     }
 
     /// Standard normal (Box–Muller).

@@ -88,6 +88,21 @@ pub struct Ratio {
     pub verdict: Verdict,
 }
 
+/// The largest k in 1..=max_k whose two-sided interval, missing with probability
+/// 2·`tail(k)` (`tail` asked for k = 1, 2, … in turn), still holds `level`, with the level
+/// it holds; k = 1 at its own, lower level when even that falls short.
+fn deepest_rank(max_k: usize, level: f64, mut tail: impl FnMut(usize) -> f64) -> (usize, f64) {
+    let mut best = (1, 1.0 - 2.0 * tail(1));
+    for k in 2..=max_k {
+        let coverage = 1.0 - 2.0 * tail(k);
+        if coverage < level {
+            break;
+        }
+        best = (k, coverage);
+    }
+    best
+}
+
 /// The median of a slice (0 when empty).
 pub fn median(xs: &[f64]) -> f64 {
     let mut v = xs.to_vec();

@@ -12,20 +12,14 @@ pub fn median_rank(n: usize, level: f64) -> Option<(usize, f64)> {
     if n < 2 {
         return None;
     }
-    // P(B ≤ i) accumulated from the pmf in logs: 2^-n underflows past n ≈ 1000.
+    // P(B ≤ k − 1) accumulated from the pmf in logs: 2^-n underflows past n ≈ 1000.
     let mut log_pmf = -(n as f64) * std::f64::consts::LN_2;
-    let mut below = 0.0; // P(B ≤ k − 1)
-    let mut best = (1, 1.0 - 2.0 * log_pmf.exp());
-    for k in 1..=n / 2 {
+    let mut below = 0.0;
+    Some(super::deepest_rank(n / 2, level, |k| {
         below += log_pmf.exp();
-        let coverage = 1.0 - 2.0 * below;
-        if coverage < level {
-            break;
-        }
-        best = (k, coverage);
         log_pmf += ((n - k + 1) as f64 / k as f64).ln();
-    }
-    Some(best)
+        below
+    }))
 }
 
 #[cfg(test)]

@@ -62,15 +62,7 @@ fn ratio_rank_with(m: usize, n: usize, level: f64, exact_up_to: usize) -> Option
         let (mean, sd) = (mn as f64 / 2.0, (mn as f64 * (m + n + 1) as f64 / 12.0).sqrt());
         Box::new(move |u| normal::cdf((u as f64 + 0.5 - mean) / sd))
     };
-    let mut best = (1, 1.0 - 2.0 * cdf(0));
-    for k in 1..=mn / 2 {
-        let coverage = 1.0 - 2.0 * cdf(k - 1);
-        if coverage < level {
-            break;
-        }
-        best = (k, coverage);
-    }
-    Some(best)
+    Some(super::deepest_rank(mn / 2, level, |k| cdf(k - 1)))
 }
 
 #[cfg(test)]

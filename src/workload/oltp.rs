@@ -6,7 +6,7 @@
 use super::{Transactor, Verdict, Workload, WorkloadOptions, sql, step, until_signal};
 use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxError, TxResult};
 use crate::error::Result;
-use crate::runner::rng::Rng;
+use crate::rng::Rng;
 
 /// Which statements a transaction runs.
 #[derive(Clone, Copy, PartialEq, Eq)]

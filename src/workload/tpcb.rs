@@ -4,7 +4,7 @@
 use super::{Transactor, Verdict, Workload, WorkloadOptions, sql, step, until_signal};
 use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
-use crate::runner::rng::Rng;
+use crate::rng::Rng;
 
 /// Which of pgbench's built-in scripts.
 #[derive(Clone, Copy, PartialEq, Eq)]

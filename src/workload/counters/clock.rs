@@ -154,7 +154,7 @@ impl Ranges {
     }
 
     /// A range drawn uniformly: the index of its end.
-    pub fn draw(&self, rng: &mut crate::runner::rng::Rng) -> usize {
+    pub fn draw(&self, rng: &mut crate::rng::Rng) -> usize {
         rng.range(self.first_end as i64, self.starts.len() as i64 - 1) as usize
     }
 
@@ -235,7 +235,7 @@ mod tests {
         let r = Ranges::new(&opts);
         let (from, to, b) = r.bounds(r.first_end);
         assert_eq!((from, to, b.len(), b[0]), (ORIGIN, ORIGIN + 86_400, 24, ORIGIN));
-        let mut rng = crate::runner::rng::Rng::new(7);
+        let mut rng = crate::rng::Rng::new(7);
         let ends: Vec<usize> = (0..2000).map(|_| r.draw(&mut rng)).collect();
         assert_eq!((*ends.iter().min().unwrap(), *ends.iter().max().unwrap()), (24, 720));
         // Months: a 53-week range holds 12 or 13 month starts, all in the window.

@@ -9,7 +9,7 @@ use super::options::CountersOptions;
 use super::{Totals, increment, metric, paths};
 use crate::engine::{HashIncr, KvClient, TxError, TxResult};
 use crate::error::Result;
-use crate::runner::rng::Rng;
+use crate::rng::Rng;
 use crate::workload::{Transactor, step};
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -15,7 +15,7 @@ use super::options::{CountersOptions, MAX_VALUES, Schema};
 use super::{Totals, document, increment, metric, paths};
 use crate::engine::{Datum, Dialect, Param, SqlClient, Stmt, TxError, TxResult};
 use crate::error::Result;
-use crate::runner::rng::Rng;
+use crate::rng::Rng;
 use crate::workload::{Transactor, step, until_signal};
 use std::sync::atomic::{AtomicU64, Ordering};
 

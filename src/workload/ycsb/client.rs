@@ -7,7 +7,7 @@ use super::sequence::Sequence;
 use super::{FIELD_LEN, FIELDS, Key, MAX_SCAN, fill, text};
 use crate::engine::{TxError, TxResult};
 use crate::results::StatementLatency;
-use crate::runner::rng::Rng;
+use crate::rng::Rng;
 use crate::workload::Transactor;
 use std::time::Instant;
 

@@ -4,7 +4,7 @@
 //! scatters the popular items over the key space, and "latest", a zipfian whose most
 //! popular item is the newest record.
 
-use crate::runner::rng::Rng;
+use crate::rng::Rng;
 
 /// YCSB's zipfian constant θ.
 pub const THETA: f64 = 0.99;

@@ -14,7 +14,7 @@ mod sql;
 use super::{Transactor, Verdict, Workload, WorkloadOptions};
 use crate::engine::{Connection, Interface};
 use crate::error::Result;
-use crate::runner::rng::Rng;
+use crate::rng::Rng;
 use client::{Client, Driver, Op};
 use generator::{KeyChooser, Latest, ScrambledZipfian};
 use sequence::Sequence;
