@@ -5,10 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Repeats per cell (and timed runs per exec profile) unless asked: enough for `compare`
-/// and `exec` to give a verdict at 95% (5 against 5: 96.8%) and for a median interval worth
-/// printing (min–max of 5: 93.8%).
-pub const DEFAULT_REPEAT: u32 = 5;
+pub use crate::stats::DEFAULT_REPEAT;
 
 /// Race databases and their storage configurations side by side on your own machine.
 #[derive(Parser, Debug)]

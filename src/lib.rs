@@ -4,6 +4,9 @@
 pub mod error;
 
 pub mod baseline;
+// Above stats, compare and exec: it checks their verdicts by simulation.
+#[cfg(test)]
+mod calibration;
 pub mod cli;
 pub mod commands;
 pub mod compare;

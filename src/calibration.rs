@@ -8,7 +8,7 @@
 //! `cargo test --release calibration -- --nocapture` the table is printed
 //! (docs/statistics.md has a copy).
 
-use super::{LEVEL, Verdict, estimate, normal, ratio};
+use crate::stats::{LEVEL, Verdict, estimate, normal, percent, ratio};
 use std::sync::OnceLock;
 
 /// Draws per line: the standard error of a 5% rate is then 0.49 points.
@@ -195,10 +195,8 @@ fn render(lines: &[Line]) -> String {
     let pct = |v: f64| format!("{:.1}%", v * 100.0);
     let maybe = |v: Option<f64>| v.map_or("-".into(), pct);
     let pair = |v: Option<(f64, f64)>| v.map_or("-".into(), |(s, c)| format!("{} / {}", pct(c), pct(s)));
-    let mut out = format!(
-        "calibration at --confidence {}, {DRAWS} draws a line; coverage as held / stated\n",
-        super::percent(LEVEL)
-    );
+    let mut out =
+        format!("calibration at --confidence {}, {DRAWS} draws a line; coverage as held / stated\n", percent(LEVEL));
     out += "| noise | n | median interval | ratio interval | A/A ratio | A/A compare | A/A exec | power 20% ratio | power 20% compare |\n";
     out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for l in lines {
@@ -251,7 +249,7 @@ fn identical_cells_are_rarely_called_different() {
 
 #[test]
 fn a_real_20_percent_difference_is_found_at_the_default_repeats() {
-    let n = crate::cli::DEFAULT_REPEAT as usize;
+    let n = crate::stats::DEFAULT_REPEAT as usize;
     // A machine's usual noise, not its disturbances: a 0.6× repeat among the faster cell's
     // few hides a 20% difference from a rank test (the table shows how often).
     let lines: Vec<&Line> =
