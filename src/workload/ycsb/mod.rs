@@ -27,7 +27,7 @@ pub const FIELDS: usize = 10;
 pub const FIELD_LEN: usize = 100;
 /// The longest scan (YCSB's maxscanlength); lengths are uniform in 1..=100.
 pub const MAX_SCAN: usize = 100;
-/// Records loaded when `--records` is not given: see the README's YCSB section.
+/// Records loaded when `--records` is not given: see docs/workloads.md, YCSB.
 pub const DEFAULT_RECORDS: u64 = 10_000;
 
 const FIELD_NAMES: [&str; FIELDS] =
