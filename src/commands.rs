@@ -54,7 +54,6 @@ fn run(a: RunArgs) -> Result<i32> {
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
     crate::engine::choose_transport(a.transport);
-    workload::script::configure(script_config(&a)?);
     let pace = match a.transactions {
         Some(n) => workload::counters::clock::Pace::Tracks(n),
         None => workload::counters::clock::Pace::Time(a.duration),
@@ -78,6 +77,7 @@ fn run(a: RunArgs) -> Result<i32> {
         urls: a.url.clone(),
         sweep: a.sweep.clone(),
         options: workload.clone(),
+        script: script_config(&a)?,
     })?;
     if a.dry_run {
         print!("{}", dry_run(&plan, &a, precision.as_ref().map(|t| (t, confidence))));
@@ -507,7 +507,7 @@ fn engines(a: EnginesArgs) -> Result<i32> {
     }
     println!("workloads:");
     for w in workload::all() {
-        let on: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
+        let on: Vec<_> = engine::all().iter().filter(|e| w.drives(e.interface())).map(|e| e.name()).collect();
         println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
     }
     let both: Vec<_> = engine::all().iter().map(|e| e.name()).collect();

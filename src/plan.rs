@@ -4,6 +4,7 @@ use crate::engine::{self, Engine, Target};
 use crate::error::Result;
 use crate::profile::{self, Profile};
 use crate::workload::{self, Workload, WorkloadOptions};
+use std::sync::Arc;
 
 /// One combination: engine × profile × workload × clients.
 pub struct Cell {
@@ -12,7 +13,7 @@ pub struct Cell {
     /// The profile as this engine runs it, with its raw settings.
     pub profile: Profile,
     /// The workload.
-    pub workload: &'static dyn Workload,
+    pub workload: Arc<dyn Workload>,
     /// Concurrent clients, a connection each.
     pub clients: u32,
     /// How the engine is reached.
@@ -49,6 +50,8 @@ pub struct Request {
     pub sweep: Option<String>,
     /// The workloads' options; a sweep over one of them overrides it per cell.
     pub options: WorkloadOptions,
+    /// The options of `script:` workloads.
+    pub script: workload::script::Config,
 }
 
 /// What `--sweep KEY=a,b,c` varies.
@@ -113,10 +116,10 @@ pub fn build(req: &Request) -> Result<Plan> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS))?;
+    let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS), &req.script)?;
     if req.workloads.is_empty() {
         // Defaults adapt to the engines; only workloads the user named must all run.
-        workloads.retain(|w| engines.iter().any(|e| w.supports(e.interface())));
+        workloads.retain(|w| engines.iter().any(|e| w.drives(e.interface())));
     }
     let sets = parse_sets(&req.sets, &engines)?;
     let sweep = req.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options)).transpose()?;
@@ -130,8 +133,8 @@ pub fn build(req: &Request) -> Result<Plan> {
     let targets = targets(&req.urls, &engines)?;
 
     for w in &workloads {
-        if !engines.iter().any(|e| w.supports(e.interface())) {
-            let can: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
+        if !engines.iter().any(|e| w.drives(e.interface())) {
+            let can: Vec<_> = engine::all().iter().filter(|e| w.drives(e.interface())).map(|e| e.name()).collect();
             return Err(bad_input!(
                 "workload {} cannot run on {}; engines that can: {}",
                 w.name(),
@@ -145,7 +148,7 @@ pub fn build(req: &Request) -> Result<Plan> {
     for w in &workloads {
         for &clients in &clients {
             for e in &engines {
-                if !w.supports(e.interface()) {
+                if !w.drives(e.interface()) {
                     note(&mut skipped, format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
                     continue;
                 }
@@ -170,7 +173,7 @@ pub fn build(req: &Request) -> Result<Plan> {
                         continue;
                     }
                     let options = variant.options.clone();
-                    let cell = Cell { engine: *e, profile, workload: *w, clients, target, options };
+                    let cell = Cell { engine: *e, profile, workload: Arc::clone(w), clients, target, options };
                     if !cells.iter().any(|c| c.id() == cell.id()) {
                         cells.push(cell);
                     }

@@ -135,7 +135,7 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     let load_start = Instant::now();
     // Loading has its own connection, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).
-    cell.workload.prepare(&mut instance.connect()?, &cell.options)?;
+    let mut prepared = cell.workload.prepare(&mut instance.connect()?, &cell.options)?;
     let load_s = load_start.elapsed().as_secs_f64();
     signals::check()?;
 
@@ -148,7 +148,7 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
             let t = Instant::now();
             let conn = instance.connect()?;
             connect += t.elapsed();
-            cell.workload.client(conn, i, seed.wrapping_add(u64::from(i)), &cell.options)
+            prepared.client(conn, i, seed.wrapping_add(u64::from(i)))
         })
         .collect::<Result<Vec<_>>>()?;
     let connect_s = connect.as_secs_f64();
@@ -187,19 +187,19 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
         .into_iter()
         .collect::<std::result::Result<Vec<WorkerReport>, _>>()
         .map_err(|_| failed!("a client thread panicked"))?;
-    summarize(cell, repeat, &*instance, reports, m, [start_s, connect_s, load_s], s)
+    summarize(repeat, &*instance, &mut *prepared, reports, m, [start_s, connect_s, load_s], s)
 }
 
 fn summarize(
-    cell: &Cell,
     repeat: u32,
     instance: &dyn crate::engine::Instance,
+    prepared: &mut dyn crate::workload::CellWorkload,
     mut reports: Vec<WorkerReport>,
     m: Measurement,
     [start_s, connect_s, load_s]: [f64; 3],
     s: &Settings,
 ) -> Result<RepeatResult> {
-    let (opts, duration_mode) = (&cell.options, s.duration.is_some());
+    let duration_mode = s.duration.is_some();
     let mut hist = crate::results::new_histogram();
     let mut timeline: Vec<u64> = Vec::new();
     let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);
@@ -244,7 +244,7 @@ fn summarize(
         None => Vec::new(),
     };
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
-    let verify = cell.workload.verify(&mut instance.connect()?, committed, opts)?;
+    let verify = prepared.verify(&mut instance.connect()?, committed)?;
     if failure.is_none() && measured == 0 {
         let why = first_error.as_deref().map_or(String::new(), |e| format!("; first error: {e}"));
         let skips = if skipped > 0 { format!("{skipped} skipped past --latency-limit, ") } else { String::new() };
