@@ -9,7 +9,7 @@ pub use crate::stats::DEFAULT_REPEAT;
 
 /// Race databases and their storage configurations side by side on your own machine.
 #[derive(Parser, Debug)]
-#[command(name = "dbrace", version, about, max_term_width = 100)]
+#[command(name = "dbrace", version = crate::version::VERSION, about, max_term_width = 100)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

@@ -118,7 +118,7 @@ fn run(a: RunArgs) -> Result<i32> {
     };
     let mut results = Results {
         schema: SCHEMA,
-        dbrace_version: env!("CARGO_PKG_VERSION").to_string(),
+        dbrace_version: crate::version::VERSION.to_string(),
         status: RunStatus::Running,
         started_at: now_rfc3339(),
         finished_at: None,

@@ -25,4 +25,5 @@ pub mod serve;
 pub mod session;
 pub mod signals;
 pub mod stats;
+pub mod version;
 pub mod workload;
