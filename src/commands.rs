@@ -23,6 +23,8 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
         Command::Clean(a) => clean(a),
         Command::Exec(a) => crate::exec::run(*a),
         Command::Serve(a) => crate::serve::run(a),
+        Command::Completions(a) => crate::completions::run(a),
+        Command::Man(a) => crate::man::run(a),
     }
 }
 
