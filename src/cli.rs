@@ -9,7 +9,7 @@ pub use crate::stats::DEFAULT_REPEAT;
 
 /// Race databases and their storage configurations side by side on your own machine.
 #[derive(Parser, Debug)]
-#[command(name = "dbrace", version, about, max_term_width = 100)]
+#[command(name = "dbrace", version = crate::version::VERSION, about, max_term_width = 100)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -33,6 +33,10 @@ pub enum Command {
     Exec(Box<ExecArgs>),
     /// Start one tuned throwaway server, print how to reach it, remove it on Ctrl-C.
     Serve(ServeArgs),
+    /// Print a shell's completion script: bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+    /// Print dbrace's man page (roff), or write a page per subcommand with --dir.
+    Man(ManArgs),
 }
 
 /// Where instances keep their data.
@@ -374,6 +378,25 @@ pub struct CleanArgs {
     /// Where data lives.
     #[command(flatten)]
     pub locations: LocationArgs,
+}
+
+/// `dbrace completions`.
+#[derive(Args, Debug)]
+#[command(after_help = "Install, e.g.: dbrace completions bash > ~/.local/share/bash-completion/completions/dbrace")]
+pub struct CompletionsArgs {
+    /// The shell to complete dbrace in
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `dbrace man`.
+#[derive(Args, Debug)]
+#[command(after_help = "Install, e.g.: dbrace man --dir ~/.local/share/man/man1")]
+pub struct ManArgs {
+    /// Write dbrace.1 and a page per subcommand (dbrace-run.1, …) into DIR instead of
+    /// printing dbrace.1
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// `dbrace engines`.

@@ -23,6 +23,8 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
         Command::Clean(a) => clean(a),
         Command::Exec(a) => crate::exec::run(*a),
         Command::Serve(a) => crate::serve::run(a),
+        Command::Completions(a) => crate::completions::run(a),
+        Command::Man(a) => crate::man::run(a),
     }
 }
 
@@ -118,7 +120,7 @@ fn run(a: RunArgs) -> Result<i32> {
     };
     let mut results = Results {
         schema: SCHEMA,
-        dbrace_version: env!("CARGO_PKG_VERSION").to_string(),
+        dbrace_version: crate::version::VERSION.to_string(),
         status: RunStatus::Running,
         started_at: now_rfc3339(),
         finished_at: None,

@@ -97,7 +97,7 @@ pub fn run(a: ExecArgs) -> Result<i32> {
     let mut results = ExecResults {
         kind: results::KIND.into(),
         schema: results::SCHEMA,
-        dbrace_version: env!("CARGO_PKG_VERSION").to_string(),
+        dbrace_version: crate::version::VERSION.to_string(),
         status: RunStatus::Running,
         started_at: now_rfc3339(),
         finished_at: None,
