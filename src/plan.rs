@@ -267,7 +267,8 @@ fn parse_sweep(s: &str, engines: &[&'static dyn Engine], options: &WorkloadOptio
         return Err(bad_input!("--sweep {s}: give at least two values, comma-separated"));
     }
     if k == "clients" {
-        let counts = values.iter().map(|v| crate::cli::parse_clients(v).map_err(|e| bad_input!("--sweep {s}: {e}")));
+        let counts =
+            values.iter().map(|v| crate::options::parse::parse_clients(v).map_err(|e| bad_input!("--sweep {s}: {e}")));
         return Ok(Sweep::Clients(counts.collect::<Result<_>>()?));
     }
     if WorkloadOptions::KEYS.contains(&k) {

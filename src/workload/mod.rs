@@ -55,7 +55,7 @@ impl WorkloadOptions {
 
     /// Set one option from its command-line name and text, checked as the flag is.
     pub fn set(&mut self, key: &str, value: &str) -> std::result::Result<(), String> {
-        use crate::cli::{parse_records, parse_scale, parse_table_size, parse_tables};
+        use crate::options::parse::{parse_records, parse_scale, parse_table_size, parse_tables};
         match key {
             "scale" => self.scale = parse_scale(value)?,
             "tables" => self.tables = parse_tables(value)?,

@@ -1,0 +1,4 @@
+//! Option types and value parsers shared by the CLI, the plan, the workloads and the
+//! results schema. A leaf: nothing here imports a module that uses it.
+
+pub mod parse;
