@@ -149,7 +149,7 @@ pub struct RunArgs {
     /// YCSB's requestdistribution for the ycsb workloads: zipfian, uniform or latest
     /// [default: latest for ycsb-d, zipfian for the others, as YCSB's workload files]
     #[arg(long, value_name = "DIST")]
-    pub distribution: Option<crate::workload::ycsb::Distribution>,
+    pub distribution: Option<crate::options::ycsb::Distribution>,
     /// An existing server to run against instead of a throwaway one, e.g.
     /// postgres://USER:PASSWORD@HOST:PORT/DB, mysql://… or redis://[USER:PASSWORD@]HOST:PORT/DB
     /// (the password never appears in output)
@@ -198,7 +198,7 @@ pub struct RunArgs {
     pub as_config: String,
     /// Options of the counters workloads.
     #[command(flatten)]
-    pub counters: crate::workload::counters::CountersArgs,
+    pub counters: crate::options::counters::CountersArgs,
     /// HTML report and charts.
     #[command(flatten)]
     pub charts: ChartArgs,

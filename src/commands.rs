@@ -4,11 +4,12 @@ use crate::cli::{ChartArgs, CleanArgs, Command, CompareArgs, EnginesArgs, Report
 use crate::error::Result;
 use crate::host::Host;
 use crate::instance::{Locations, datadir, location};
+use crate::options::counters::Pace;
+use crate::options::workload::WorkloadOptions;
 use crate::plan::{self, Request};
 use crate::report;
 use crate::results::{Results, RunOptions, RunStatus, SCHEMA, now_rfc3339};
 use crate::runner::{self, Settings, progress::Progress};
-use crate::workload::WorkloadOptions;
 use crate::{engine, profile, signals, workload};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -56,8 +57,8 @@ fn run(a: RunArgs) -> Result<i32> {
     crate::engine::choose_transport(a.transport);
     workload::script::configure(script_config(&a)?);
     let pace = match a.transactions {
-        Some(n) => workload::counters::clock::Pace::Tracks(n),
-        None => workload::counters::clock::Pace::Time(a.duration),
+        Some(n) => Pace::Tracks(n),
+        None => Pace::Time(a.duration),
     };
     let workload = WorkloadOptions {
         scale: a.scale,

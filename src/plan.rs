@@ -2,8 +2,9 @@
 
 use crate::engine::{self, Engine, Target};
 use crate::error::Result;
+use crate::options::workload::WorkloadOptions;
 use crate::profile::{self, Profile};
-use crate::workload::{self, Workload, WorkloadOptions};
+use crate::workload::{self, Workload};
 
 /// One combination: engine × profile × workload × clients.
 pub struct Cell {

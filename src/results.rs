@@ -4,8 +4,10 @@
 use crate::error::Result;
 use crate::host::Host;
 use crate::instance::Location;
+use crate::options::counters::CountersOptions;
+use crate::options::workload::Verdict;
+use crate::options::ycsb::{DEFAULT_RECORDS, Distribution};
 use crate::profile::Profile;
-use crate::workload::Verdict;
 use base64::Engine as _;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
@@ -161,10 +163,10 @@ pub struct RunOptions {
     pub records: u64,
     /// The ycsb workloads' request distribution, when given (else each workload's own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distribution: Option<crate::workload::ycsb::Distribution>,
+    pub distribution: Option<Distribution>,
     /// Options of the counters workloads, when the run has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counters: Option<crate::workload::counters::CountersOptions>,
+    pub counters: Option<CountersOptions>,
     /// Seed of the clients' random generators.
     pub seed: u64,
     /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
@@ -209,7 +211,7 @@ fn sysbench_table_size() -> u64 {
 }
 
 fn ycsb_records() -> u64 {
-    crate::workload::ycsb::DEFAULT_RECORDS
+    DEFAULT_RECORDS
 }
 
 /// One cell: engine × profile × workload × clients, and its repeats.
