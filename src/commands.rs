@@ -124,7 +124,7 @@ fn run(a: RunArgs) -> Result<i32> {
         started_at: now_rfc3339(),
         finished_at: None,
         // Passwords in URLs stay out of the results file.
-        command: std::env::args().map(|a| crate::engine::postgres::conninfo::redact(&a)).collect(),
+        command: std::env::args().map(|a| crate::redact::redact(&a)).collect(),
         host: Host::detect(),
         locations: vec![locations.disk.clone(), locations.ram.clone()],
         options: RunOptions {

@@ -18,6 +18,7 @@ pub mod instance;
 pub mod options;
 pub mod plan;
 pub mod profile;
+pub mod redact;
 pub mod report;
 pub mod results;
 pub mod rng;

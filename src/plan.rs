@@ -220,7 +220,7 @@ fn targets(urls: &[String], engines: &[&'static dyn Engine]) -> Result<impl Fn(&
     for url in urls {
         let scheme = url.split("://").next().unwrap_or_default();
         let Some(e) = engine::all().iter().find(|e| e.url_schemes().contains(&scheme)) else {
-            let redacted = crate::engine::postgres::conninfo::redact(url);
+            let redacted = crate::redact::redact(url);
             let known: Vec<String> =
                 engine::all().iter().flat_map(|e| e.url_schemes()).map(|s| format!("{s}://…")).collect();
             return Err(bad_input!("--url {redacted}: no engine speaks '{scheme}://'; use {}", known.join(", ")));
