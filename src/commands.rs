@@ -97,7 +97,7 @@ fn run(a: RunArgs) -> Result<i32> {
         c.workload.check(&c.options)?;
     }
     check_space(&plan, &locations)?;
-    runner::preflight(&plan, &locations)?;
+    runner::preflight(&plan.cells, &locations)?;
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
     }
@@ -157,7 +157,7 @@ fn run(a: RunArgs) -> Result<i32> {
         cells: Vec::new(),
         precision_outcome: None,
     };
-    let outcome = runner::matrix::run(&plan, &settings, &locations, &mut results, &out, progress);
+    let outcome = runner::matrix::run(&plan.cells, &settings, &locations, &mut results, &out, progress);
     // Whatever happened, show what was measured and where it is kept.
     let mut charts = Ok(());
     if results.cells.iter().any(|c| !c.repeats.is_empty()) {

@@ -16,6 +16,7 @@ pub mod exec;
 pub mod host;
 pub mod instance;
 pub mod options;
+pub mod padding;
 pub mod plan;
 pub mod profile;
 pub mod redact;

@@ -4,30 +4,8 @@ use crate::engine::{self, Engine, Target};
 use crate::error::Result;
 use crate::options::workload::WorkloadOptions;
 use crate::profile::{self, Profile};
-use crate::workload::{self, Workload};
-
-/// One combination: engine × profile × workload × clients.
-pub struct Cell {
-    /// The engine.
-    pub engine: &'static dyn Engine,
-    /// The profile as this engine runs it, with its raw settings.
-    pub profile: Profile,
-    /// The workload.
-    pub workload: &'static dyn Workload,
-    /// Concurrent clients, a connection each.
-    pub clients: u32,
-    /// How the engine is reached.
-    pub target: Target,
-    /// The workload's options (data set size), as swept for this cell.
-    pub options: WorkloadOptions,
-}
-
-impl Cell {
-    /// A stable name: engine/profile/workload/cN.
-    pub fn id(&self) -> String {
-        format!("{}/{}/{}/c{}", self.engine.name(), self.profile.name, self.workload.name(), self.clients)
-    }
-}
+pub use crate::runner::cell::Cell;
+use crate::workload;
 
 /// What the user asked for, before validation.
 #[derive(Clone, Debug, Default)]
