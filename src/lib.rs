@@ -27,5 +27,6 @@ pub mod runner;
 pub mod serve;
 pub mod session;
 pub mod signals;
+pub mod startup;
 pub mod stats;
 pub mod workload;
