@@ -2,32 +2,11 @@
 
 use crate::engine::{self, Engine, Target};
 use crate::error::Result;
+use crate::options::workload::WorkloadOptions;
 use crate::profile::{self, Profile};
-use crate::workload::{self, Workload, WorkloadOptions};
+pub use crate::runner::cell::Cell;
+use crate::workload;
 use std::sync::Arc;
-
-/// One combination: engine × profile × workload × clients.
-pub struct Cell {
-    /// The engine.
-    pub engine: &'static dyn Engine,
-    /// The profile as this engine runs it, with its raw settings.
-    pub profile: Profile,
-    /// The workload.
-    pub workload: Arc<dyn Workload>,
-    /// Concurrent clients, a connection each.
-    pub clients: u32,
-    /// How the engine is reached.
-    pub target: Target,
-    /// The workload's options (data set size), as swept for this cell.
-    pub options: WorkloadOptions,
-}
-
-impl Cell {
-    /// A stable name: engine/profile/workload/cN.
-    pub fn id(&self) -> String {
-        format!("{}/{}/{}/c{}", self.engine.name(), self.profile.name, self.workload.name(), self.clients)
-    }
-}
 
 /// What the user asked for, before validation.
 #[derive(Clone, Debug, Default)]
@@ -222,7 +201,7 @@ fn targets(urls: &[String], engines: &[&'static dyn Engine]) -> Result<impl Fn(&
     for url in urls {
         let scheme = url.split("://").next().unwrap_or_default();
         let Some(e) = engine::all().iter().find(|e| e.url_schemes().contains(&scheme)) else {
-            let redacted = crate::engine::postgres::conninfo::redact(url);
+            let redacted = crate::redact::redact(url);
             let known: Vec<String> =
                 engine::all().iter().flat_map(|e| e.url_schemes()).map(|s| format!("{s}://…")).collect();
             return Err(bad_input!("--url {redacted}: no engine speaks '{scheme}://'; use {}", known.join(", ")));
@@ -270,7 +249,8 @@ fn parse_sweep(s: &str, engines: &[&'static dyn Engine], options: &WorkloadOptio
         return Err(bad_input!("--sweep {s}: give at least two values, comma-separated"));
     }
     if k == "clients" {
-        let counts = values.iter().map(|v| crate::cli::parse_clients(v).map_err(|e| bad_input!("--sweep {s}: {e}")));
+        let counts =
+            values.iter().map(|v| crate::options::parse::parse_clients(v).map_err(|e| bad_input!("--sweep {s}: {e}")));
         return Ok(Sweep::Clients(counts.collect::<Result<_>>()?));
     }
     if WorkloadOptions::KEYS.contains(&k) {

@@ -2,6 +2,7 @@
 //! up, measure N clients, verify, tear down. It drives `Transactor`s and records time;
 //! it knows no engine and no workload.
 
+pub mod cell;
 pub mod coordinator;
 pub mod cpu;
 pub mod gauge;
@@ -15,9 +16,9 @@ pub mod worker;
 
 use crate::error::{Error, Result};
 use crate::instance::{Locations, Storage};
-use crate::plan::Cell;
 use crate::results::{Latency, RepeatResult, RepeatStatus, ScheduleStats, encode_histogram, now_rfc3339};
 use crate::signals;
+use cell::Cell;
 use coordinator::{Coordinator, Measurement};
 use progress::Progress;
 use schedule::Schedule;
@@ -73,9 +74,9 @@ impl Settings {
 
 /// Launch each distinct engine × profile once before measuring, so a setting the engine
 /// refuses is bad input reported in a second, not a failed cell after the whole matrix.
-pub fn preflight(plan: &crate::plan::Plan, locations: &Locations) -> Result<()> {
+pub fn preflight(cells: &[Cell], locations: &Locations) -> Result<()> {
     let mut seen: Vec<String> = Vec::new();
-    for c in &plan.cells {
+    for c in cells {
         let key = format!("{}/{}", c.engine.name(), c.profile.name);
         if seen.contains(&key) {
             continue;

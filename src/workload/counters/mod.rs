@@ -7,10 +7,10 @@
 //! `counters-write` (a transaction is a track) and `counters-read` (a transaction is a
 //! read, over a data set its prepare loads).
 
-pub mod buckets;
+pub use crate::options::buckets;
 pub mod clock;
 mod kv;
-pub mod options;
+pub use crate::options::counters as options;
 mod sql;
 
 use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions};

@@ -19,7 +19,7 @@ mod vars;
 use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql as sql_client, step, tpcb};
 use crate::engine::{Connection, Interface};
 use crate::error::Result;
-use crate::runner::worker::Padded;
+use crate::padding::Padded;
 use program::{BUILTINS, Names, Script};
 use std::path::PathBuf;
 use std::sync::Arc;

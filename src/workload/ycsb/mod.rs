@@ -18,8 +18,9 @@ use crate::rng::Rng;
 use client::{Client, Driver, Op};
 use generator::{KeyChooser, Latest, ScrambledZipfian};
 use sequence::Sequence;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+pub use crate::options::ycsb::{DEFAULT_RECORDS, Distribution};
 
 /// Fields per record (YCSB's fieldcount).
 pub const FIELDS: usize = 10;
@@ -27,46 +28,8 @@ pub const FIELDS: usize = 10;
 pub const FIELD_LEN: usize = 100;
 /// The longest scan (YCSB's maxscanlength); lengths are uniform in 1..=100.
 pub const MAX_SCAN: usize = 100;
-/// Records loaded when `--records` is not given: see docs/workloads.md, YCSB.
-pub const DEFAULT_RECORDS: u64 = 10_000;
-
 const FIELD_NAMES: [&str; FIELDS] =
     ["field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"];
-
-/// Which records operations touch (YCSB's requestdistribution).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Distribution {
-    /// Scrambled zipfian, θ = 0.99: a few popular records scattered over the key space.
-    Zipfian,
-    /// Every loaded record alike.
-    Uniform,
-    /// The newest records most.
-    Latest,
-}
-
-impl Distribution {
-    /// The name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Distribution::Zipfian => "zipfian",
-            Distribution::Uniform => "uniform",
-            Distribution::Latest => "latest",
-        }
-    }
-}
-
-impl std::str::FromStr for Distribution {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "zipfian" => Ok(Distribution::Zipfian),
-            "uniform" => Ok(Distribution::Uniform),
-            "latest" => Ok(Distribution::Latest),
-            _ => Err(format!("unknown distribution '{s}'; use zipfian, uniform or latest")),
-        }
-    }
-}
 
 /// One of YCSB's core workloads.
 #[derive(Clone, Copy)]
