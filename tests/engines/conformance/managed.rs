@@ -5,10 +5,6 @@ use super::EngineUnderTest;
 use crate::common::{Sandbox, read_json, servers_under, signal};
 use std::time::{Duration, Instant};
 
-/// How long SIGINT or SIGTERM may take to end a run, servers stopped and data removed
-/// (interrupt.rs gives embedded SQLite 5 s; a server's shutdown on a busy machine more).
-const STOPS_WITHIN: Duration = Duration::from_secs(10);
-
 pub fn every_profile_runs_verifies_and_reads_back(e: &EngineUnderTest) {
     (e.require_binaries)();
     let p = &e.profiles;
@@ -37,7 +33,11 @@ pub fn set_values_reach_the_server(e: &EngineUnderTest) {
     (e.require_binaries)();
     let sb = Sandbox::new();
     let out = sb.out(&format!("{}.json", e.name));
-    sb.cmd(&["run", "-q", "-e", e.name]).args(e.settings.run).args(["--out", out.to_str().unwrap()]).assert().success();
+    sb.cmd(&["run", "-q", "-e", e.name])
+        .args(e.settings.run.split_whitespace())
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .success();
     (e.settings.read_back)(read_json(&out)["cells"].as_array().unwrap());
     // Refused at start, unknown, or quietly adjusted by the server (read back: not what was set).
     for (set, needle) in e.settings.refused {
@@ -56,7 +56,7 @@ pub fn tcp_transport(e: &EngineUnderTest) {
     let out = sb.out("tcp.json");
     let run = sb
         .cmd(&["run", "-e", e.name, "-p", "ram", "--transport", "tcp"])
-        .args(e.tcp.run)
+        .args(e.tcp.run.split_whitespace())
         .args(["--warmup", "0s", "-r", "1", "--out", out.to_str().unwrap()])
         .assert()
         .success();
@@ -93,7 +93,7 @@ pub fn interrupted_and_killed_runs(e: &EngineUnderTest) {
         let status = child.wait().unwrap();
         if sig != libc::SIGKILL {
             assert_eq!(status.code(), Some(128 + sig));
-            assert!(sent.elapsed() < STOPS_WITHIN, "signal {sig}: took {:?} to stop", sent.elapsed());
+            assert!(sent.elapsed() < e.stops_within, "signal {sig}: took {:?} to stop", sent.elapsed());
         }
         // The parent-death signal takes the server down even after SIGKILL.
         let start = Instant::now();

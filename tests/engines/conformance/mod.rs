@@ -7,6 +7,7 @@ pub mod url;
 
 use crate::common::Sandbox;
 use serde_json::Value;
+use std::time::Duration;
 
 /// What the shared tests need to know about one engine: its name, its server, and per test
 /// the arguments that suit it and the checks only it can make.
@@ -24,6 +25,9 @@ pub struct EngineUnderTest {
     /// `interrupted`; otherwise the signal may land in the preflight, and the file is
     /// checked when it is there.
     pub results_before_interrupt: bool,
+    /// How long SIGINT or SIGTERM may take to end a run, servers stopped and data removed
+    /// (interrupt.rs gives embedded SQLite 5 s; a server's shutdown on a busy machine more).
+    pub stops_within: Duration,
     /// How long the mid-run-death run measures each cell: long enough to kill the first
     /// cell's server while it runs.
     pub mid_run_duration: &'static str,
@@ -54,8 +58,8 @@ pub struct Profiles {
 
 /// `set_and_sweep_values_reach_the_server_and_a_bad_one_is_bad_input`.
 pub struct Settings {
-    /// `run -q -e NAME` and these: a run with `--set` (and `--sweep`) values.
-    pub run: &'static [&'static str],
+    /// `run -q -e NAME` and these (split at spaces): a run with `--set` (and `--sweep`) values.
+    pub run: &'static str,
     /// Checks the values on the cells of that run.
     pub read_back: fn(&[Value]),
     /// `--set` values refused with exit 2, each with a word the message must contain
@@ -65,8 +69,8 @@ pub struct Settings {
 
 /// `tcp_transport_uses_a_free_port_and_a_password_nobody_sees`.
 pub struct Tcp {
-    /// `--workload` and client arguments of the run.
-    pub run: &'static [&'static str],
+    /// `--workload` and client arguments of the run (split at spaces).
+    pub run: &'static str,
     /// The port of the machine's own server, which the managed one must not take.
     pub system_port: u16,
     /// Words that would give the server's password away: in neither the results file
@@ -81,9 +85,9 @@ pub struct UrlTarget {
     pub require_server: fn(),
     /// The machine's server, with the test account of scripts/test.
     pub url: &'static str,
-    /// `run -e NAME --url URL` and these, for the run that creates and drops its own
-    /// database (or keys).
-    pub run: &'static [&'static str],
+    /// `run -e NAME --url URL` and these (split at spaces), for the run that creates and
+    /// drops its own database (or keys).
+    pub run: &'static str,
     /// Cells that run makes.
     pub cells: usize,
     /// Transactions each of its repeats commits.
@@ -124,8 +128,8 @@ pub struct PasswordServer {
     pub is_the_system_server: bool,
     /// The URL with the right password.
     pub url: String,
-    /// `run -e NAME --url URL` and these.
-    pub run: Vec<String>,
+    /// `run -e NAME --url URL` and these (split at spaces).
+    pub run: &'static str,
     /// The password, which nothing dbrace writes may show.
     pub secret: String,
     /// How the results file shows the URL instead.

@@ -21,7 +21,7 @@ pub fn url_target_runs_and_cleans_up(e: &EngineUnderTest, system_server: &Mutex<
     let before = (u.server_state)();
     let run = sb
         .cmd(&["run", "-e", e.name, "--url", u.url])
-        .args(u.run)
+        .args(u.run.split_whitespace())
         .args(["--out", out.to_str().unwrap()])
         .assert()
         .success();
@@ -87,7 +87,7 @@ pub fn a_password_server(e: &EngineUnderTest, system_server: &Mutex<()>) {
     let out = sb.out("own.json");
     let run = sb
         .cmd(&["run", "-e", e.name, "--url", &server.url])
-        .args(&server.run)
+        .args(server.run.split_whitespace())
         .args(["--out", out.to_str().unwrap()])
         .assert()
         .success();

@@ -10,6 +10,7 @@ use crate::common::Sandbox;
 use crate::conformance::{EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, UrlTarget};
 use serde_json::Value;
 use std::process::Command;
+use std::time::Duration;
 
 conformance!(EngineUnderTest {
     name: "postgres",
@@ -18,43 +19,30 @@ conformance!(EngineUnderTest {
     workload: "tpcb",
     // Its preflight can outlast the 300 ms: the signal may land before the results file.
     results_before_interrupt: false,
+    stops_within: Duration::from_secs(10),
     mid_run_duration: "2s",
     profiles: Profiles {
         profiles: "disk,ram,async,nosync,ram-nosync,unlogged,wal-ram",
         workloads: "tpcb,insert-commit",
         cells: 14,
-        each_repeat: |_| {},
+        each_repeat: version_is_a_number,
         read_back: profiles_read_back,
     },
     settings: Settings {
-        run: &["-p", "ram", "-w", "insert-commit", "--set", "shared_buffers=64MB", "-T", "0.2s", "-r", "1"],
+        run: "-p ram -w insert-commit --set shared_buffers=64MB -T 0.2s -r 1",
         read_back: |cells| assert_eq!(cells[0]["repeats"][0]["settings"]["shared_buffers"], "64MB"),
         refused: &[("shared_buffers=lots", "shared_buffers")],
     },
     // The server's password is random and never printed: no word to look for, the
     // verified run is the test (SCRAM over TCP refuses a role without a password).
-    tcp: Tcp { run: &["-w", "insert-commit", "-t", "50"], system_port: 5432, secret_words: &[] },
+    tcp: Tcp { run: "-w insert-commit -t 50", system_port: 5432, secret_words: &[] },
     url: UrlTarget {
         require_server,
         url: URL,
-        run: &[
-            "-q",
-            "-p",
-            "disk,async,unlogged",
-            "-w",
-            "insert-commit,tpcb",
-            "-c",
-            "2",
-            "-t",
-            "100",
-            "--warmup",
-            "0s",
-            "-r",
-            "1"
-        ],
+        run: "-q -p disk,async,unlogged -w insert-commit,tpcb -c 2 -t 100 --warmup 0s -r 1",
         cells: 6,
         transactions: 200,
-        each_repeat: |rep| assert!(rep["engine_version"].as_str().unwrap().chars().next().unwrap().is_ascii_digit()),
+        each_repeat: version_is_a_number,
         check: |r, _| {
             let setting = |id: &str| {
                 r["cells"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap()
@@ -66,7 +54,8 @@ conformance!(EngineUnderTest {
         },
         password: Some(("not-a-real-secret", "postgres:***@")),
         server_state: dbrace_databases,
-        // dbrace runs in a database of its own; the user's are never opened.
+        // The run's tables go in a database it creates and drops (server_state checks
+        // it), never in the user's.
         user_data: None,
         mistake_args: &[],
         mistakes: &[
@@ -82,6 +71,11 @@ conformance!(EngineUnderTest {
 });
 
 const URL: &str = "postgres://postgres:not-a-real-secret@127.0.0.1:5432/test";
+
+/// The server's version, as it reports it, starts with its number.
+fn version_is_a_number(rep: &Value) {
+    assert!(rep["engine_version"].as_str().unwrap().chars().next().unwrap().is_ascii_digit(), "{rep}");
+}
 
 fn require_binaries() {
     let found = std::fs::read_dir("/usr/lib/postgresql").map(|mut d| d.next().is_some()).unwrap_or(false);
@@ -143,7 +137,7 @@ fn password_server() -> PasswordServer {
         server: Box::new(own),
         is_the_system_server: false,
         url,
-        run: ["-q", "-w", "insert-commit", "-t", "50", "--warmup", "0s", "-r", "1"].map(String::from).to_vec(),
+        run: "-q -w insert-commit -t 50 --warmup 0s -r 1",
         secret: own_server::PASSWORD.into(),
         redacted: "owner:***@".into(),
         after_run: Box::new(|| {}),

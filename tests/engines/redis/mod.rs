@@ -11,6 +11,7 @@ use crate::conformance::{EngineUnderTest, PasswordServer, Profiles, Settings, Tc
 use own_server::{OwnServer, SECRET};
 use serde_json::Value;
 use std::process::Command;
+use std::time::Duration;
 
 conformance!(EngineUnderTest {
     name: "redis",
@@ -19,6 +20,7 @@ conformance!(EngineUnderTest {
     // Redis runs key-value workloads only: no tpcb.
     workload: "insert-commit",
     results_before_interrupt: true,
+    stops_within: Duration::from_secs(10),
     mid_run_duration: "3s",
     profiles: Profiles {
         // No wal-ram: Redis keeps its append-only file in its dir, so a separate log
@@ -30,20 +32,7 @@ conformance!(EngineUnderTest {
         read_back: profiles_read_back,
     },
     settings: Settings {
-        run: &[
-            "-p",
-            "ram",
-            "-w",
-            "insert-commit",
-            "--set",
-            "maxmemory=64mb",
-            "--sweep",
-            "appendfsync=always,no",
-            "-t",
-            "20",
-            "-r",
-            "1",
-        ],
+        run: "-p ram -w insert-commit --set maxmemory=64mb --sweep appendfsync=always,no -t 20 -r 1",
         read_back: |cells| {
             assert_eq!(cells.len(), 2);
             for (c, fsync) in cells.iter().zip(["always", "no"]) {
@@ -55,16 +44,12 @@ conformance!(EngineUnderTest {
         refused: &[("appendfsync=sometimes", "appendfsync"), ("no-such-directive=1", "no-such-directive")],
     },
     // The password is in the config file only (0600, in a 0700 directory, gone now).
-    tcp: Tcp {
-        run: &["-w", "insert-commit", "-c", "2", "-t", "50"],
-        system_port: 6379,
-        secret_words: &["requirepass"]
-    },
+    tcp: Tcp { run: "-w insert-commit -c 2 -t 50", system_port: 6379, secret_words: &["requirepass"] },
     url: UrlTarget {
         require_server: require_system_server,
         url: "redis://127.0.0.1:6379/0",
         // No --profile: of the default ones, those that need a server of dbrace's own are skipped.
-        run: &["-w", "insert-commit", "-c", "2", "-t", "100", "--warmup", "0s", "-r", "2"],
+        run: "-w insert-commit -c 2 -t 100 --warmup 0s -r 2",
         cells: 1,
         transactions: 200,
         each_repeat: |rep| assert_eq!(rep["settings"]["transport"], "tcp 127.0.0.1:6379"),
@@ -176,7 +161,7 @@ fn password_server() -> PasswordServer {
         server: Box::new(own),
         is_the_system_server: false,
         url: url.clone(),
-        run: case(&["-p", "disk", "-w", "insert-commit", "-t", "50", "--warmup", "0s", "-r", "1"]),
+        run: "-p disk -w insert-commit -t 50 --warmup 0s -r 1",
         secret: SECRET.into(),
         redacted: ":***@127.0.0.1".into(),
         after_run: Box::new(move || {
