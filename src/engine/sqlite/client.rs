@@ -34,17 +34,28 @@ fn tx_err(e: rusqlite::Error) -> TxError {
     }
 }
 
+/// A connection's prepared statements, each borrowing it.
+type Statements<'conn> = Vec<Statement<'conn>>;
+
+self_cell::self_cell!(
+    /// A connection and the statements prepared on it, kept together.
+    struct Prepared {
+        owner: rusqlite::Connection,
+        #[covariant]
+        dependent: Statements,
+    }
+);
+
 /// A connection with its prepared statements.
 pub(super) struct SqliteClient {
-    // Declared before `conn`: fields drop in order, so statements are finalized first.
-    stmts: Vec<Statement<'static>>,
-    conn: Box<rusqlite::Connection>,
+    prepared: Prepared,
     /// A number's text for `query_each`, reused.
     scratch: String,
 }
 
-// SAFETY: the connection and the statements that borrow it always move together, and a
-// client is used by one thread at a time (SQLite's multi-thread mode allows that).
+// SAFETY: a `Statement` is not `Send` only because it borrows its `Connection`, which is.
+// Here the connection and every statement on it move together as one value, and a client
+// is used by one thread at a time (SQLite's multi-thread mode allows that).
 unsafe impl Send for SqliteClient {}
 
 const BEGIN_WRITE: Stmt = Stmt(0);
@@ -54,19 +65,27 @@ const ROLLBACK: Stmt = Stmt(3);
 
 impl SqliteClient {
     pub(super) fn new(conn: rusqlite::Connection) -> SqliteClient {
-        let mut c = SqliteClient { stmts: Vec::new(), conn: Box::new(conn), scratch: String::new() };
+        let mut c = SqliteClient { prepared: Prepared::new(conn, |_| Vec::new()), scratch: String::new() };
         for sql in ["BEGIN IMMEDIATE", "BEGIN", "COMMIT", "ROLLBACK"] {
             c.prepare(sql).expect("static transaction statements prepare");
         }
         c
     }
 
-    fn bind(&mut self, s: Stmt, params: &[Param]) -> TxResult<&mut Statement<'static>> {
-        let st = &mut self.stmts[s.0];
-        for (i, p) in params.iter().enumerate() {
-            st.raw_bind_parameter(i + 1, p).map_err(tx_err)?;
-        }
-        Ok(st)
+    /// Bind `params` to statement `s` and hand it to `run`.
+    fn with_bound<T>(
+        &mut self,
+        s: Stmt,
+        params: &[Param],
+        run: impl FnOnce(&mut Statement<'_>) -> TxResult<T>,
+    ) -> TxResult<T> {
+        self.prepared.with_dependent_mut(|_, stmts| {
+            let st = &mut stmts[s.0];
+            for (i, p) in params.iter().enumerate() {
+                st.raw_bind_parameter(i + 1, p).map_err(tx_err)?;
+            }
+            run(st)
+        })
     }
 }
 
@@ -80,35 +99,33 @@ impl SqlClient for SqliteClient {
         self.batch(&format!("CREATE TABLE {name} ({columns}{key})"))
     }
     fn batch(&mut self, sql: &str) -> TxResult<()> {
-        self.conn.execute_batch(sql).map_err(tx_err)
+        self.prepared.borrow_owner().execute_batch(sql).map_err(tx_err)
     }
     fn prepare(&mut self, sql: &str) -> TxResult<Stmt> {
-        let st = self.conn.prepare(sql).map_err(tx_err)?;
-        // SAFETY: the statement borrows the boxed connection, whose address is stable and
-        // which outlives it (see the field order of SqliteClient).
-        let st: Statement<'static> = unsafe { std::mem::transmute(st) };
-        self.stmts.push(st);
-        Ok(Stmt(self.stmts.len() - 1))
+        self.prepared.with_dependent_mut(|conn, stmts| {
+            stmts.push(conn.prepare(sql).map_err(tx_err)?);
+            Ok(Stmt(stmts.len() - 1))
+        })
     }
     fn execute(&mut self, s: Stmt, params: &[Param]) -> TxResult<u64> {
-        self.bind(s, params)?.raw_execute().map(|n| n as u64).map_err(tx_err)
+        self.with_bound(s, params, |st| st.raw_execute().map(|n| n as u64).map_err(tx_err))
     }
     fn query_i64(&mut self, s: Stmt, params: &[Param]) -> TxResult<Option<i64>> {
-        let st = self.bind(s, params)?;
-        let mut rows = st.raw_query();
-        match rows.next().map_err(tx_err)? {
+        self.with_bound(s, params, |st| match st.raw_query().next().map_err(tx_err)? {
             Some(row) => row.get::<_, Option<i64>>(0).map_err(tx_err),
             None => Ok(None),
-        }
+        })
     }
     fn query_rows(&mut self, s: Stmt, params: &[Param]) -> TxResult<u64> {
-        let mut rows = self.bind(s, params)?.raw_query();
-        let mut n = 0;
-        // Each step makes SQLite produce the next row: this is reading it.
-        while rows.next().map_err(tx_err)?.is_some() {
-            n += 1;
-        }
-        Ok(n)
+        self.with_bound(s, params, |st| {
+            let mut rows = st.raw_query();
+            let mut n = 0;
+            // Each step makes SQLite produce the next row: this is reading it.
+            while rows.next().map_err(tx_err)?.is_some() {
+                n += 1;
+            }
+            Ok(n)
+        })
     }
     fn query_each(
         &mut self,
@@ -118,34 +135,37 @@ impl SqlClient for SqliteClient {
     ) -> TxResult<u64> {
         use std::fmt::Write as _;
         let scratch = &mut self.scratch;
-        let st = &mut self.stmts[s.0];
-        for (i, p) in params.iter().enumerate() {
-            st.raw_bind_parameter(i + 1, p).map_err(tx_err)?;
-        }
-        let columns = st.column_count();
-        let mut rows = st.raw_query();
-        let mut n = 0;
-        while let Some(r) = rows.next().map_err(tx_err)? {
-            n += 1;
-            for i in 0..columns {
-                let name = r.as_ref().column_name(i).unwrap_or("?column?");
-                scratch.clear();
-                let value = match r.get_ref(i).map_err(tx_err)? {
-                    ValueRef::Null => None,
-                    ValueRef::Integer(v) => {
-                        let _ = write!(scratch, "{v}");
-                        Some(scratch.as_str())
-                    }
-                    ValueRef::Real(v) => {
-                        let _ = write!(scratch, "{v:?}");
-                        Some(scratch.as_str())
-                    }
-                    ValueRef::Text(t) | ValueRef::Blob(t) => Some(std::str::from_utf8(t).unwrap_or("")),
-                };
-                row(i, name, value);
+        let prepared = &mut self.prepared;
+        prepared.with_dependent_mut(|_, stmts| {
+            let st = &mut stmts[s.0];
+            for (i, p) in params.iter().enumerate() {
+                st.raw_bind_parameter(i + 1, p).map_err(tx_err)?;
             }
-        }
-        Ok(n)
+            let columns = st.column_count();
+            let mut rows = st.raw_query();
+            let mut n = 0;
+            while let Some(r) = rows.next().map_err(tx_err)? {
+                n += 1;
+                for i in 0..columns {
+                    let name = r.as_ref().column_name(i).unwrap_or("?column?");
+                    scratch.clear();
+                    let value = match r.get_ref(i).map_err(tx_err)? {
+                        ValueRef::Null => None,
+                        ValueRef::Integer(v) => {
+                            let _ = write!(scratch, "{v}");
+                            Some(scratch.as_str())
+                        }
+                        ValueRef::Real(v) => {
+                            let _ = write!(scratch, "{v:?}");
+                            Some(scratch.as_str())
+                        }
+                        ValueRef::Text(t) | ValueRef::Blob(t) => Some(std::str::from_utf8(t).unwrap_or("")),
+                    };
+                    row(i, name, value);
+                }
+            }
+            Ok(n)
+        })
     }
     fn begin(&mut self, write: bool) -> TxResult<()> {
         self.execute(if write { BEGIN_WRITE } else { BEGIN_READ }, &[]).map(drop)
@@ -154,14 +174,14 @@ impl SqlClient for SqliteClient {
         self.execute(COMMIT, &[]).map(drop)
     }
     fn rollback(&mut self) {
-        if !self.conn.is_autocommit() {
+        if !self.prepared.borrow_owner().is_autocommit() {
             let _ = self.execute(ROLLBACK, &[]);
         }
     }
     fn load(&mut self, table: &str, columns: &[&str], rows: &mut dyn Iterator<Item = Vec<Datum>>) -> TxResult<u64> {
         let marks = vec!["?"; columns.len()].join(", ");
         let sql = format!("INSERT INTO {table} ({}) VALUES ({marks})", columns.join(", "));
-        let tx = self.conn.unchecked_transaction().map_err(tx_err)?;
+        let tx = self.prepared.borrow_owner().unchecked_transaction().map_err(tx_err)?;
         let mut n = 0;
         {
             let mut st = tx.prepare(&sql).map_err(tx_err)?;
