@@ -15,6 +15,7 @@ pub mod engine;
 pub mod exec;
 pub mod host;
 pub mod instance;
+pub mod launcher;
 pub mod plan;
 pub mod profile;
 pub mod report;

@@ -2,6 +2,7 @@
 //! its settings back, and hands out clients. It never knows a workload's tables.
 
 pub mod access;
+pub mod kit;
 pub mod memory;
 pub mod mysql;
 pub mod postgres;

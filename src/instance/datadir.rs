@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 static NEXT: AtomicU64 = AtomicU64::new(1);
 const PREFIX: &str = "dbrace-run-";
 const MARKER: &str = ".dbrace-owner";
+/// File in an instance directory holding its server's pid, for the reaper.
+pub const PID_FILE: &str = ".dbrace-server-pid";
 /// Scratch files (fsync probe, write test) end in `-<pid>` after this prefix.
 pub const SCRATCH_PREFIX: &str = ".dbrace-scratch-";
 
@@ -107,7 +109,7 @@ fn start_time(pid: u32) -> Option<u64> {
 /// by a process that is, or was, that server: its command line names this directory, or it
 /// is a `postgres`/`mariadbd`/`mysqld`/`redis-server` zombie that nobody has waited for yet.
 fn kill_server(dir: &Path) {
-    let Ok(pid) = std::fs::read_to_string(dir.join(crate::instance::server::PID_FILE)) else { return };
+    let Ok(pid) = std::fs::read_to_string(dir.join(PID_FILE)) else { return };
     let Ok(pid) = pid.trim().parse::<i32>() else { return };
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();

@@ -8,17 +8,15 @@ pub mod managed;
 
 use super::ConnectError;
 use super::access::{self, Access, Exposed, Listen};
+use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
 use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
-use crate::error::{Error, Result};
-use crate::instance::server::Server;
+use crate::error::Result;
 use crate::instance::user;
 use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::PgClient;
 use conninfo::ConnInfo;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The PostgreSQL engine.
 pub struct Postgres;
@@ -44,13 +42,12 @@ fn durability_settings(d: Durability) -> Vec<(String, String)> {
     }
 }
 
+/// Who PostgreSQL's servers run as when dbrace is root: it refuses root.
+pub const USER: ServerUser = ServerUser { server: "PostgreSQL", default: "postgres", refuses_root: true };
+
 /// `--set` values replace the profile's own.
-fn merged(mut base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String, String)> {
-    for (k, v) in over {
-        base.retain(|(x, _)| x != k);
-        base.push((k.clone(), v.clone()));
-    }
-    base
+fn merged(base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String, String)> {
+    kit::merged(base, over, kit::merge::as_written)
 }
 
 impl Engine for Postgres {
@@ -62,10 +59,7 @@ impl Engine for Postgres {
     }
     fn version(&self) -> Result<String> {
         let b = managed::binaries()?;
-        let who = match user::for_server("PostgreSQL", "postgres")? {
-            Some(u) => format!(", runs as {}", u.name),
-            None => String::new(),
-        };
+        let who = USER.described(user::chosen())?;
         Ok(format!("{} ({}{who})", b.version, b.dir.display()))
     }
     fn setting_keys(&self) -> &'static [&'static str] {
@@ -84,25 +78,17 @@ impl Engine for Postgres {
         &["postgres", "postgresql"]
     }
     fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
-        match target {
-            Target::Managed => {
+        kit::target::check(
+            profile,
+            target,
+            || {
                 managed::binaries()?;
-                user::for_server("PostgreSQL", "postgres").map(drop)
-            }
-            Target::Url(url) => {
-                ConnInfo::parse(url)?;
-                if profile.location != LocationKind::Disk
-                    || profile.durability == Durability::Off
-                    || profile.wal.is_some()
-                {
-                    return Err(bad_input!(
-                        "profile '{}' needs a server dbrace starts itself (data or WAL on tmpfs, or fsync off, need a restart); against --url only disk, async and unlogged apply",
-                        profile.name
-                    ));
-                }
-                Ok(())
-            }
-        }
+                USER.resolve(user::chosen()).map(drop)
+            },
+            |url| ConnInfo::parse(url).map(drop),
+            |p| p.location == LocationKind::Disk && p.durability != Durability::Off && p.wal.is_none(),
+            " (data or WAL on tmpfs, or fsync off, need a restart); against --url only disk, async and unlogged apply",
+        )
     }
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
@@ -144,18 +130,11 @@ fn managed_instance(
     access: &Access,
 ) -> Result<PgInstance> {
     let b = managed::binaries()?;
-    let run_as = user::for_launch("PostgreSQL", "postgres")?;
-    // One initdb per process at most, even with clients racing to launch.
-    static TEMPLATE: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
-    let template = {
-        let mut t = TEMPLATE.lock().unwrap_or_else(|p| p.into_inner());
-        match &*t {
-            Some(p) => p.clone(),
-            None => t.insert(managed::template(&b, run_as.as_ref())?).clone(),
-        }
-    };
+    let run_as = USER.for_launch(user::chosen())?;
+    let launcher = crate::launcher::chosen();
+    let template = managed::template(launcher, &b, run_as.as_ref())?;
     let expected = merged(durability_settings(profile.durability), &profile.settings);
-    let started = managed::start(&b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
+    let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
     let info = match started.port {
         Some(port) => managed::account(&started.socket, port, access)?,
         None => started.socket,
@@ -197,12 +176,9 @@ fn exposed(inst: PgInstance) -> Exposed {
 }
 
 fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
     let admin = ConnInfo::parse(url)?;
-    let mut c = connect(&admin, false)?;
-    let db = format!("dbrace_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    c.batch(&format!("CREATE DATABASE {db}"))
-        .map_err(|e| bad_input!("cannot create a database on {}: {e}; the role needs CREATEDB", admin.redacted()))?;
+    let mut c = PgClient::connect(&admin, false).map_err(ConnectError::url_mistake)?;
+    let db = kit::url_database::create(&mut c, &admin.redacted(), "the role needs CREATEDB")?;
     let mut session: Vec<(String, String)> = Vec::new();
     if profile.durability == Durability::Async {
         session.push(("synchronous_commit".into(), "off".into()));
@@ -215,24 +191,21 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
         unlogged: profile.unlogged,
         version: c.server_version.clone(),
         settings: BTreeMap::new(),
-        owned: Owned::Database { admin, name: db },
+        owned: Owned::Url(url_database(admin, db)),
     };
     // From here the database is dropped with `inst`, whatever fails next.
     inst.settings = inst.read_back(&profile.name)?;
     Ok(Box::new(inst))
 }
 
-/// Connect; a server that is not there or says no is the user's URL to fix (exit 2).
-fn connect(info: &ConnInfo, unlogged: bool) -> Result<PgClient> {
-    PgClient::connect(info, unlogged).map_err(ConnectError::url_mistake)
-}
-
-/// What an instance must clean up.
-enum Owned {
-    /// A throwaway server (stopped on drop).
-    Server(Server),
-    /// A database created on someone else's server (dropped on drop).
-    Database { admin: ConnInfo, name: String },
+/// The run's database `name` on the `--url` server, dropped as `admin` when it goes.
+fn url_database(admin: ConnInfo, name: String) -> UrlDatabase {
+    let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+    let run = move |sql: &str| -> std::result::Result<(), String> {
+        let mut c = PgClient::connect(&admin, false).map_err(|e| e.to_string())?;
+        c.batch(sql).map_err(|e| e.to_string())
+    };
+    UrlDatabase::new(name, sql, Box::new(run))
 }
 
 /// A fresh PostgreSQL database to measure.
@@ -245,19 +218,18 @@ struct PgInstance {
     unlogged: bool,
     version: String,
     settings: BTreeMap<String, String>,
-    owned: Owned,
+    owned: Owned<UrlDatabase>,
 }
 
 impl PgInstance {
     fn client(&self) -> Result<PgClient> {
-        let mut c = match &self.owned {
-            Owned::Database { .. } => connect(&self.info, self.unlogged)?,
-            Owned::Server(server) => PgClient::connect(&self.info, self.unlogged).map_err(|e| server.unreachable(e))?,
-        };
-        for (k, v) in &self.session {
-            c.batch(&format!("SET {k} = '{}'", v.replace('\'', "''")))
-                .map_err(|e| bad_input!("postgres refused SET {k} = {v}: {e}; check the value given with --set"))?;
-        }
+        let mut c = PgClient::connect(&self.info, self.unlogged).map_err(|e| self.owned.unreachable(e))?;
+        kit::session::apply(
+            &mut c,
+            &self.session,
+            |k, v| format!("SET {k} = '{}'", v.replace('\'', "''")),
+            |k, v, e| bad_input!("postgres refused SET {k} = {v}: {e}; check the value given with --set"),
+        )?;
         Ok(c)
     }
 
@@ -272,22 +244,17 @@ impl PgInstance {
             format!("tcp {}:{}", self.info.host, self.info.port)
         };
         out.insert("transport".to_string(), via);
-        for key in RECORDED.iter().copied().chain(self.expected.iter().map(|(k, _)| k.as_str())) {
-            match c.show(key) {
-                Ok(v) => out.insert(key.to_string(), v),
-                // data_directory is for superusers and the like: not having it is no failure.
-                Err(_) if !self.expected.iter().any(|(k, _)| k == key) => None,
-                Err(e) => return Err(failed!("postgres: SHOW {key}: {e}")),
-            };
-        }
-        for (k, v) in &self.expected {
-            let have = out[k].to_ascii_lowercase();
-            if !same_setting(&have, &v.to_ascii_lowercase()) {
-                return Err(Error::Run(format!(
-                    "profile '{profile}' did not take effect on postgres: {k} is {have}, expected {v}"
-                )));
-            }
-        }
+        let rb = ReadBack { engine: "postgres", profile, recorded: RECORDED, expected: &self.expected };
+        rb.read(&mut out, |key| match c.show(key) {
+            Ok(v) => Ok(Some(v)),
+            // data_directory is for superusers and the like: not having it is no failure.
+            Err(_) if !rb.is_expected(key) => Ok(None),
+            Err(e) => Err(failed!("postgres: SHOW {key}: {e}")),
+        })?;
+        rb.verify(&out, |_, want, have| {
+            let have = have.unwrap_or_default().to_ascii_lowercase();
+            (!same_setting(&have, &want.to_ascii_lowercase())).then(|| (have, want.to_string()))
+        })?;
         Ok(out)
     }
 }
@@ -314,32 +281,6 @@ impl Instance for PgInstance {
         self.settings.clone()
     }
     fn alive(&self) -> Result<()> {
-        match &self.owned {
-            Owned::Server(s) => s.alive(),
-            Owned::Database { .. } => Ok(()),
-        }
-    }
-}
-
-impl Drop for PgInstance {
-    /// Drop the run's database from the user's server; a busy server gets three tries, and
-    /// one that still refuses is named with the statement that finishes the job.
-    fn drop(&mut self) {
-        let Owned::Database { admin, name } = &self.owned else { return };
-        let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-        let mut why = String::new();
-        for attempt in 0..3 {
-            if attempt > 0 {
-                std::thread::sleep(std::time::Duration::from_millis(200));
-            }
-            match PgClient::connect(admin, false) {
-                Ok(mut c) => match c.batch(&sql) {
-                    Ok(()) => return,
-                    Err(e) => why = e.to_string(),
-                },
-                Err(e) => why = e.to_string(),
-            }
-        }
-        eprintln!("dbrace: could not drop the run's database {name} ({why}); drop it yourself: {sql}");
+        self.owned.alive()
     }
 }
