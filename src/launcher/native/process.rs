@@ -36,7 +36,9 @@ impl Process {
         }
         let program = format!("{:?}", cmd.get_program());
         let child = cmd.spawn().map_err(|e| failed!("cannot start {program}: {e}"))?;
-        let _ = std::fs::write(recipe.dir.join(crate::instance::datadir::PID_FILE), child.id().to_string());
+        // The program's name beside the pid: the reaper knows a zombie server by it.
+        let name = recipe.server.program.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let _ = std::fs::write(recipe.dir.join(crate::instance::datadir::PID_FILE), format!("{} {name}", child.id()));
         Ok(Process { child, log, stop_signal: recipe.stop_signal })
     }
 }
