@@ -1,5 +1,6 @@
 //! Command-line definitions.
 
+use crate::options::parse::{bounded, parse_clients, parse_records, parse_scale, parse_table_size, parse_tables};
 use crate::report::Format;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -9,7 +10,7 @@ pub use crate::stats::DEFAULT_REPEAT;
 
 /// Race databases and their storage configurations side by side on your own machine.
 #[derive(Parser, Debug)]
-#[command(name = "dbrace", version, about, max_term_width = 100)]
+#[command(name = "dbrace", version = crate::version::VERSION, about, max_term_width = 100)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -33,6 +34,10 @@ pub enum Command {
     Exec(Box<ExecArgs>),
     /// Start one tuned throwaway server, print how to reach it, remove it on Ctrl-C.
     Serve(ServeArgs),
+    /// Print a shell's completion script: bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+    /// Print dbrace's man page (roff), or write a page per subcommand with --dir.
+    Man(ManArgs),
 }
 
 /// Where instances keep their data.
@@ -148,7 +153,7 @@ pub struct RunArgs {
     /// YCSB's requestdistribution for the ycsb workloads: zipfian, uniform or latest
     /// [default: latest for ycsb-d, zipfian for the others, as YCSB's workload files]
     #[arg(long, value_name = "DIST")]
-    pub distribution: Option<crate::workload::ycsb::Distribution>,
+    pub distribution: Option<crate::options::ycsb::Distribution>,
     /// An existing server to run against instead of a throwaway one, e.g.
     /// postgres://USER:PASSWORD@HOST:PORT/DB, mysql://… or redis://[USER:PASSWORD@]HOST:PORT/DB
     /// (the password never appears in output)
@@ -197,7 +202,7 @@ pub struct RunArgs {
     pub as_config: String,
     /// Options of the counters workloads.
     #[command(flatten)]
-    pub counters: crate::workload::counters::CountersArgs,
+    pub counters: crate::options::counters::CountersArgs,
     /// HTML report and charts.
     #[command(flatten)]
     pub charts: ChartArgs,
@@ -376,6 +381,25 @@ pub struct CleanArgs {
     pub locations: LocationArgs,
 }
 
+/// `dbrace completions`.
+#[derive(Args, Debug)]
+#[command(after_help = "Install, e.g.: dbrace completions bash > ~/.local/share/bash-completion/completions/dbrace")]
+pub struct CompletionsArgs {
+    /// The shell to complete dbrace in
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `dbrace man`.
+#[derive(Args, Debug)]
+#[command(after_help = "Install, e.g.: dbrace man --dir ~/.local/share/man/man1")]
+pub struct ManArgs {
+    /// Write dbrace.1 and a page per subcommand (dbrace-run.1, …) into DIR instead of
+    /// printing dbrace.1
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
 /// `dbrace engines`.
 #[derive(Args, Debug)]
 pub struct EnginesArgs {
@@ -457,19 +481,6 @@ fn parse_latency_limit(s: &str) -> Result<Duration, String> {
     }
 }
 
-fn bounded(s: &str, what: &str, max: u64) -> Result<u64, String> {
-    match s.trim().parse::<i64>() {
-        Ok(v) if v >= 1 && v as u64 <= max => Ok(v as u64),
-        Ok(v) if v >= 1 => Err(format!("{what} must be at most {max} (got {s})")),
-        Ok(_) => Err(format!("{what} must be at least 1 (got {s})")),
-        Err(_) => Err(format!("{what} must be a whole number of at least 1 (got '{s}')")),
-    }
-}
-
-pub(crate) fn parse_clients(s: &str) -> Result<u32, String> {
-    bounded(s, "clients", 10_000).map(|v| v as u32)
-}
-
 fn parse_count(s: &str) -> Result<u64, String> {
     bounded(s, "transactions", u64::MAX >> 1)
 }
@@ -496,24 +507,6 @@ fn parse_warmup_runs(s: &str) -> Result<u32, String> {
         Ok(v) if v <= 100 => Ok(v),
         _ => Err(format!("warmup must be a number of runs from 0 to 100 (got '{s}')")),
     }
-}
-
-pub(crate) fn parse_scale(s: &str) -> Result<u32, String> {
-    bounded(s, "scale", 100_000).map(|v| v as u32)
-}
-
-pub(crate) fn parse_tables(s: &str) -> Result<u32, String> {
-    bounded(s, "tables", 10_000).map(|v| v as u32)
-}
-
-/// Ids are SQL integers (32-bit) and a range reads up to id + 99.
-pub(crate) fn parse_table_size(s: &str) -> Result<u64, String> {
-    bounded(s, "table-size", 2_000_000_000)
-}
-
-/// Record numbers are hashed into 64-bit keys; two billion keeps a load within reason.
-pub(crate) fn parse_records(s: &str) -> Result<u64, String> {
-    bounded(s, "records", 2_000_000_000)
 }
 
 #[cfg(test)]

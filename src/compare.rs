@@ -177,21 +177,17 @@ pub fn compare(
 /// believing a ratio.
 fn differences(old: &Results, new: &Results, names: (&str, &str)) -> Vec<String> {
     let mut n = Vec::new();
-    let (a, b) = (&old.options, &new.options);
     let mut differ = |what: &str, x: String, y: String| {
         if x != y {
             n.push(format!("{what} differs: {x} in old, {y} in new"));
         }
     };
-    differ("measured time per repeat (s)", format!("{:?}", a.duration_s), format!("{:?}", b.duration_s));
-    differ("transactions per client", format!("{:?}", a.transactions), format!("{:?}", b.transactions));
-    differ("warm-up (s)", a.warmup_s.to_string(), b.warmup_s.to_string());
-    differ("scale", a.scale.to_string(), b.scale.to_string());
-    differ(
-        "oltp tables × rows",
-        format!("{} × {}", a.tables, a.table_size),
-        format!("{} × {}", b.tables, b.table_size),
-    );
+    let fields = new.option_fields();
+    for was in old.option_fields().into_iter().filter(|f| f.measures) {
+        if let Some(now) = fields.iter().find(|f| f.label == was.label) {
+            differ(was.label, was.value, now.value.clone());
+        }
+    }
     let host = |r: &Results| format!("{} CPUs {}, kernel {}", r.host.cpus, r.host.cpu_model, r.host.kernel);
     differ("machine", host(old), host(new));
     let versions = |r: &Results| {

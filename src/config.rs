@@ -146,12 +146,8 @@ pub fn from_matches(m: &ArgMatches) -> String {
             table.insert(key, Value::Boolean(true));
             continue;
         }
-        let raw: Vec<String> = m
-            .get_raw(id)
-            .into_iter()
-            .flatten()
-            .map(|v| crate::engine::postgres::conninfo::redact(&v.to_string_lossy()))
-            .collect();
+        let raw: Vec<String> =
+            m.get_raw(id).into_iter().flatten().map(|v| crate::redact::redact(&v.to_string_lossy())).collect();
         let many = arg.get_value_delimiter().is_some() || matches!(arg.get_action(), ArgAction::Append);
         let value = match raw.as_slice() {
             [one] if !many => Value::String(one.clone()),

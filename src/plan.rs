@@ -2,31 +2,11 @@
 
 use crate::engine::{self, Engine, Target};
 use crate::error::Result;
+use crate::options::workload::WorkloadOptions;
 use crate::profile::{self, Profile};
-use crate::workload::{self, Workload, WorkloadOptions};
-
-/// One combination: engine × profile × workload × clients.
-pub struct Cell {
-    /// The engine.
-    pub engine: &'static dyn Engine,
-    /// The profile as this engine runs it, with its raw settings.
-    pub profile: Profile,
-    /// The workload.
-    pub workload: &'static dyn Workload,
-    /// Concurrent clients, a connection each.
-    pub clients: u32,
-    /// How the engine is reached.
-    pub target: Target,
-    /// The workload's options (data set size), as swept for this cell.
-    pub options: WorkloadOptions,
-}
-
-impl Cell {
-    /// A stable name: engine/profile/workload/cN.
-    pub fn id(&self) -> String {
-        format!("{}/{}/{}/c{}", self.engine.name(), self.profile.name, self.workload.name(), self.clients)
-    }
-}
+pub use crate::runner::cell::Cell;
+use crate::workload;
+use std::sync::Arc;
 
 /// What the user asked for, before validation.
 #[derive(Clone, Debug, Default)]
@@ -49,6 +29,8 @@ pub struct Request {
     pub sweep: Option<String>,
     /// The workloads' options; a sweep over one of them overrides it per cell.
     pub options: WorkloadOptions,
+    /// The options of `script:` workloads.
+    pub script: workload::script::Config,
 }
 
 /// What `--sweep KEY=a,b,c` varies.
@@ -113,10 +95,10 @@ pub fn build(req: &Request) -> Result<Plan> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS))?;
+    let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS), &req.script)?;
     if req.workloads.is_empty() {
         // Defaults adapt to the engines; only workloads the user named must all run.
-        workloads.retain(|w| engines.iter().any(|e| w.supports(e.interface())));
+        workloads.retain(|w| engines.iter().any(|e| w.drives(e.interface())));
     }
     let sets = parse_sets(&req.sets, &engines)?;
     let sweep = req.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options)).transpose()?;
@@ -130,8 +112,8 @@ pub fn build(req: &Request) -> Result<Plan> {
     let targets = targets(&req.urls, &engines)?;
 
     for w in &workloads {
-        if !engines.iter().any(|e| w.supports(e.interface())) {
-            let can: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
+        if !engines.iter().any(|e| w.drives(e.interface())) {
+            let can: Vec<_> = engine::all().iter().filter(|e| w.drives(e.interface())).map(|e| e.name()).collect();
             return Err(bad_input!(
                 "workload {} cannot run on {}; engines that can: {}",
                 w.name(),
@@ -145,7 +127,7 @@ pub fn build(req: &Request) -> Result<Plan> {
     for w in &workloads {
         for &clients in &clients {
             for e in &engines {
-                if !w.supports(e.interface()) {
+                if !w.drives(e.interface()) {
                     note(&mut skipped, format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
                     continue;
                 }
@@ -170,7 +152,7 @@ pub fn build(req: &Request) -> Result<Plan> {
                         continue;
                     }
                     let options = variant.options.clone();
-                    let cell = Cell { engine: *e, profile, workload: *w, clients, target, options };
+                    let cell = Cell { engine: *e, profile, workload: Arc::clone(w), clients, target, options };
                     if !cells.iter().any(|c| c.id() == cell.id()) {
                         cells.push(cell);
                     }
@@ -219,7 +201,7 @@ fn targets(urls: &[String], engines: &[&'static dyn Engine]) -> Result<impl Fn(&
     for url in urls {
         let scheme = url.split("://").next().unwrap_or_default();
         let Some(e) = engine::all().iter().find(|e| e.url_schemes().contains(&scheme)) else {
-            let redacted = crate::engine::postgres::conninfo::redact(url);
+            let redacted = crate::redact::redact(url);
             let known: Vec<String> =
                 engine::all().iter().flat_map(|e| e.url_schemes()).map(|s| format!("{s}://…")).collect();
             return Err(bad_input!("--url {redacted}: no engine speaks '{scheme}://'; use {}", known.join(", ")));
@@ -267,7 +249,8 @@ fn parse_sweep(s: &str, engines: &[&'static dyn Engine], options: &WorkloadOptio
         return Err(bad_input!("--sweep {s}: give at least two values, comma-separated"));
     }
     if k == "clients" {
-        let counts = values.iter().map(|v| crate::cli::parse_clients(v).map_err(|e| bad_input!("--sweep {s}: {e}")));
+        let counts =
+            values.iter().map(|v| crate::options::parse::parse_clients(v).map_err(|e| bad_input!("--sweep {s}: {e}")));
         return Ok(Sweep::Clients(counts.collect::<Result<_>>()?));
     }
     if WorkloadOptions::KEYS.contains(&k) {

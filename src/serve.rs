@@ -3,11 +3,11 @@
 //! is the point), kept in the foreground until Ctrl-C or SIGTERM, then stopped and removed.
 
 use crate::cli::{ServeArgs, ServeFormat};
-use crate::commands::{machine, reap_locations};
 use crate::error::Result;
 use crate::instance::Locations;
 use crate::runner::progress::Progress;
 use crate::session::{Session, Setup, Spec};
+use crate::startup::{machine, reap_locations};
 use crate::{engine, exec, signals};
 use std::io::Write;
 use std::time::Duration;

@@ -123,19 +123,3 @@ fn report_refuses_what_is_not_a_results_file() {
         .success();
     refused(&sb, &["report", good.to_str().unwrap(), "--baseline", "bogus"], &["baseline 'bogus'", "memory:unlogged"]);
 }
-
-#[test]
-fn rate_must_be_positive_and_a_latency_limit_needs_it() {
-    let sb = Sandbox::new();
-    // postgres in the run: refused before any server starts.
-    let pg = ["run", "-e", "postgres", "-w", "tpcb"];
-    let with = |extra: &[&'static str]| [&pg[..], extra].concat();
-    refused(&sb, &with(&["--rate", "0"]), &["rate must be greater than 0"]);
-    refused(&sb, &with(&["--rate", "-5"]), &["rate must be greater than 0", "--rate 500"]);
-    refused(&sb, &with(&["--rate", "lots"]), &["rate must be a number"]);
-    refused(&sb, &with(&["--latency-limit", "5"]), &["--latency-limit needs --rate", "add --rate TPS"]);
-    refused(&sb, &with(&["--rate", "100", "--latency-limit", "0"]), &["latency limit must be greater than 0"]);
-    refused(&sb, &with(&["--rate", "100", "--latency-limit", "-2"]), &["latency limit must be greater than 0"]);
-    assert!(sb.no_servers(&["postgres"]));
-    assert!(sb.leftovers().is_empty(), "{:?}", sb.leftovers());
-}

@@ -211,3 +211,29 @@ fn files_that_cannot_be_compared_are_one_line_and_exit_2() {
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("sqlite/ram/insert-commit/c1") && out.contains("not enough repeats (2 and 2)"), "{out}");
 }
+
+/// Two runs that differ in one option only are told apart, whichever option it is: here
+/// YCSB's --records, then --rate. The seed, drawn from the clock, is no difference.
+#[test]
+fn runs_differing_only_in_records_or_rate_get_a_note_naming_it() {
+    let sb = Sandbox::new();
+    let run = |name: &str, extra: &[&str]| {
+        let out = sb.out(name);
+        let args = ["run", "-e", "sqlite", "-p", "ram", "-w", "ycsb-c", "-r", "2", "--out", s(&out)];
+        sb.cmd(&[&args[..], extra, QUICK].concat()).assert().success();
+        out
+    };
+    let small = run("small.json", &["--records", "1000"]);
+    let large = run("large.json", &["--records", "2000"]);
+    let paced = run("paced.json", &["--records", "1000", "--rate", "2000"]);
+
+    let (code, out, err) = compare(&sb, &[s(&small), s(&large)]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("ycsb records differs: 1000 in old, 2000 in new"), "{out}");
+    assert!(!out.contains("rate differs") && !out.contains("seed differs"), "{out}");
+
+    let (code, out, err) = compare(&sb, &[s(&small), s(&paced)]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("rate differs: none (closed loop) in old, 2000 tps in new"), "{out}");
+    assert!(!out.contains("records differs") && !out.contains("seed differs"), "{out}");
+}

@@ -79,8 +79,8 @@ fn allocations_paced(
     let counters = CountersOptions { keys: 3, ..CountersOptions::default() };
     let opts = WorkloadOptions { tables: 2, table_size: 1000, counters, ..WorkloadOptions::default() };
     let mut setup = inst.connect().unwrap();
-    w.prepare(&mut setup, &opts).unwrap();
-    let tx = w.client(inst.connect().unwrap(), 0, 1, &opts).unwrap();
+    let mut cell = w.prepare(&mut setup, &opts).unwrap();
+    let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
     let ctl = Control::observed(1, observe);
     ctl.phase.store(MEASURE, Ordering::Release);
     let schedule = pace.map(|(rate, limit)| Schedule::new(rate, limit, 7));

@@ -39,8 +39,8 @@ fn allocations(engine: &dyn Engine, w: &dyn workload::Workload, n: u64) -> u64 {
     let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
     let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
     let opts = WorkloadOptions { scale: 1, ..WorkloadOptions::default() };
-    w.prepare(&mut inst.connect().unwrap(), &opts).unwrap();
-    let tx = w.client(inst.connect().unwrap(), 0, 1, &opts).unwrap();
+    let mut cell = w.prepare(&mut inst.connect().unwrap(), &opts).unwrap();
+    let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
     let ctl = Control::new(1);
     ctl.phase.store(MEASURE, Ordering::Release);
     let before = ALLOCS.load(Ordering::Relaxed);
@@ -62,11 +62,11 @@ fn no_allocation_per_script_transaction() {
         "\\set r random_exponential(1, 1000, 2.5) / 3.0\n\\set big :r > 100\n\\if :big\n\\set k 1 + permute(int(:r), 1000)\n\\else\n\\set k 2\n\\endif\nSELECT abalance, :r AS r FROM pgbench_accounts WHERE aid = :k \\gset\nSELECT :big \\; SELECT 1 AS one \\aset\n",
     )
     .unwrap();
-    script::configure(script::Config {
+    let config = script::Config {
         defines: vec![("delta".into(), "3".into()), ("aid".into(), "17".into())],
         per_statement: true,
         ..script::Config::default()
-    });
+    };
     let files = [
         format!("{}/tests/scripts/tpcb-like.sql", env!("CARGO_MANIFEST_DIR")),
         format!("{}/tests/scripts/gset.sql", env!("CARGO_MANIFEST_DIR")),
@@ -74,10 +74,10 @@ fn no_allocation_per_script_transaction() {
     ];
     for engine in [&Sqlite as &dyn Engine, &Postgres] {
         for f in &files {
-            let w = workload::by_name(&format!("script:{f}")).unwrap();
+            let w = workload::by_name(&format!("script:{f}"), &config).unwrap();
             // Setup inside worker::run (the histogram, the statement report) is the same for both counts.
-            let few = allocations(engine, w, 100);
-            let many = allocations(engine, w, 2100);
+            let few = allocations(engine, &*w, 100);
+            let many = allocations(engine, &*w, 2100);
             assert_eq!(many, few, "{} {f}: {} allocations for 2000 more transactions", engine.name(), many - few);
         }
     }

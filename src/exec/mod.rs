@@ -10,7 +10,6 @@ pub mod results;
 pub mod summary;
 
 use crate::cli::ExecArgs;
-use crate::commands::{check_writable, machine, reap_locations};
 use crate::engine::Engine;
 use crate::engine::access::Access;
 use crate::error::{Error, Result};
@@ -20,6 +19,7 @@ use crate::profile::Profile;
 use crate::results::{RunStatus, now_rfc3339};
 use crate::runner::progress::Progress;
 use crate::session::{Session, Setup, Spec, scrub};
+use crate::startup::{check_writable, machine, reap_locations};
 use crate::{engine, signals};
 use child::{Ending, Output, Spawn};
 use results::{ExecOptions, ExecResults, ProfileRuns, Run, RunOutcome};
@@ -97,7 +97,7 @@ pub fn run(a: ExecArgs) -> Result<i32> {
     let mut results = ExecResults {
         kind: results::KIND.into(),
         schema: results::SCHEMA,
-        dbrace_version: env!("CARGO_PKG_VERSION").to_string(),
+        dbrace_version: crate::version::VERSION.to_string(),
         status: RunStatus::Running,
         started_at: now_rfc3339(),
         finished_at: None,

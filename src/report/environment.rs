@@ -23,7 +23,6 @@ fn facts(rows: &[(&str, String)]) -> String {
 /// The environment section's HTML.
 pub fn render(results: &Results) -> String {
     let h = &results.host;
-    let o = &results.options;
     let mut s = String::from(r#"<section id="environment"><h2>Environment</h2><div class="columns">"#);
     s.push_str("<div><h3>Machine</h3>");
     s.push_str(&facts(&[
@@ -50,19 +49,7 @@ pub fn render(results: &Results) -> String {
         ("started", results.started_at.clone()),
         ("finished", results.finished_at.clone().unwrap_or_else(|| "—".into())),
     ];
-    match (o.duration_s, o.transactions) {
-        (_, Some(t)) => run.push(("measured", format!("{t} transactions per client"))),
-        (Some(d), None) => run.push(("measured", format!("{d} s per repeat"))),
-        _ => {}
-    }
-    run.push(("warm-up", format!("{} s", o.warmup_s)));
-    run.push(("repeats", format!("{} per cell, interleaved", o.repeat)));
-    run.push(("scale", o.scale.to_string()));
-    if results.cells.iter().any(|c| c.workload.starts_with("oltp")) {
-        run.push(("oltp tables", format!("{} × {} rows", o.tables, o.table_size)));
-    }
-    run.push(("seed", o.seed.to_string()));
-    run.push(("baseline", o.baseline.clone()));
+    run.extend(results.option_fields().into_iter().map(|f| (f.label, f.value)));
     s.push_str(&facts(&run));
     s.push_str("</div></div>");
 

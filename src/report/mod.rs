@@ -8,6 +8,7 @@ mod environment;
 pub mod html;
 mod json;
 mod markdown;
+pub mod precision;
 mod table;
 
 use crate::baseline::Baseline;
@@ -351,7 +352,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         }
     }
     if let (Some(outcome), Some(p)) = (&results.precision_outcome, results.options.precision) {
-        n.extend(crate::runner::precision::summary(outcome, p));
+        n.extend(precision::summary(outcome, p));
     }
     if results.status == RunStatus::Interrupted {
         n.push("run interrupted: only the repeats finished before the signal are shown.".into());
@@ -363,7 +364,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
 fn interval_note(results: &Results, rows: &[Row], baseline: &str) -> String {
     let (o, aim) = (&results.options, results.options.confidence);
     let repeats = match o.precision {
-        Some(p) => format!("repeated until ±{}", crate::runner::precision::percent(p)),
+        Some(p) => format!("repeated until ±{}", stats::precision_percent(p)),
         None => format!("{} asked", o.repeat),
     };
     let (tps, ratio) = usual_levels(rows);

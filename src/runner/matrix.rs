@@ -1,12 +1,12 @@
 //! The matrix: every cell, repeats interleaved (A B C A B C …) so drift hits every cell
 //! alike; the results file is rewritten after each finished repeat.
 
+use super::cell::Cell;
 use super::precision::{Next, Rounds, Target};
 use super::progress::Progress;
 use super::{Settings, run_repeat};
 use crate::error::{Error, Result};
 use crate::instance::Locations;
-use crate::plan::Plan;
 use crate::results::{CellResult, RepeatStatus, Results, RunStatus, StopReason, now_rfc3339};
 use crate::signals;
 use std::path::Path;
@@ -16,15 +16,14 @@ use std::time::Instant;
 /// reached, saving `results` to `out` after each repeat. Returns whether every repeat
 /// succeeded and verified.
 pub fn run(
-    plan: &Plan,
+    cells: &[Cell],
     s: &Settings,
     locations: &Locations,
     results: &mut Results,
     out: &Path,
     progress: Progress,
 ) -> Result<bool> {
-    results.cells = plan
-        .cells
+    results.cells = cells
         .iter()
         .map(|c| CellResult {
             id: c.id(),
@@ -36,7 +35,7 @@ pub fn run(
         })
         .collect();
     results.save(out)?;
-    let mut m = Matrix { plan, s, locations, results, out, progress, all_ok: true };
+    let mut m = Matrix { cells, s, locations, results, out, progress, all_ok: true };
     let outcome = match s.precision {
         None => m.fixed(),
         Some(t) => m.precise(t),
@@ -54,7 +53,7 @@ pub fn run(
 
 /// One run of the matrix: what each repeat needs, and whether all went well.
 struct Matrix<'a> {
-    plan: &'a Plan,
+    cells: &'a [Cell],
     s: &'a Settings,
     locations: &'a Locations,
     results: &'a mut Results,
@@ -66,10 +65,10 @@ struct Matrix<'a> {
 impl Matrix<'_> {
     /// `--repeat N`: every cell N times.
     fn fixed(&mut self) -> Result<()> {
-        let total = self.plan.cells.len() * self.s.repeat as usize;
+        let total = self.cells.len() * self.s.repeat as usize;
         let mut n = 0;
         for repeat in 1..=self.s.repeat {
-            for i in 0..self.plan.cells.len() {
+            for i in 0..self.cells.len() {
                 n += 1;
                 self.repeat(i, repeat, &format!("[{n:>3}/{total}]"))?;
             }
@@ -81,7 +80,7 @@ impl Matrix<'_> {
     /// `--precision`: rounds of the cells still short, until none is left or time is up.
     /// The outcome is kept in the results whatever ends the rounds.
     fn precise(&mut self, target: Target) -> Result<()> {
-        let ids: Vec<String> = self.plan.cells.iter().map(|c| c.id()).collect();
+        let ids: Vec<String> = self.cells.iter().map(|c| c.id()).collect();
         let mut rounds = Rounds::new(target, self.s.confidence, ids.len());
         let started = Instant::now();
         let ended = (|| {
@@ -115,7 +114,7 @@ impl Matrix<'_> {
     /// Measure repeat `repeat` of cell `i`, say how it went after `label`, keep it.
     fn repeat(&mut self, i: usize, repeat: u32, label: &str) -> Result<(RepeatStatus, f64)> {
         signals::check()?;
-        let cell = &self.plan.cells[i];
+        let cell = &self.cells[i];
         let r = run_repeat(cell, repeat, self.s, self.locations, self.progress)?;
         let line = match r.status {
             RepeatStatus::Ok => match r.schedule {

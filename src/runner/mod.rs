@@ -2,6 +2,7 @@
 //! up, measure N clients, verify, tear down. It drives `Transactor`s and records time;
 //! it knows no engine and no workload.
 
+pub mod cell;
 pub mod coordinator;
 pub mod cpu;
 pub mod gauge;
@@ -15,9 +16,9 @@ pub mod worker;
 
 use crate::error::{Error, Result};
 use crate::instance::{Locations, Storage};
-use crate::plan::Cell;
 use crate::results::{Latency, RepeatResult, RepeatStatus, ScheduleStats, encode_histogram, now_rfc3339};
 use crate::signals;
+use cell::Cell;
 use coordinator::{Coordinator, Measurement};
 use progress::Progress;
 use schedule::Schedule;
@@ -73,9 +74,9 @@ impl Settings {
 
 /// Launch each distinct engine × profile once before measuring, so a setting the engine
 /// refuses is bad input reported in a second, not a failed cell after the whole matrix.
-pub fn preflight(plan: &crate::plan::Plan, locations: &Locations) -> Result<()> {
+pub fn preflight(cells: &[Cell], locations: &Locations) -> Result<()> {
     let mut seen: Vec<String> = Vec::new();
-    for c in &plan.cells {
+    for c in cells {
         let key = format!("{}/{}", c.engine.name(), c.profile.name);
         if seen.contains(&key) {
             continue;
@@ -135,7 +136,7 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
     let load_start = Instant::now();
     // Loading has its own connection, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).
-    cell.workload.prepare(&mut instance.connect()?, &cell.options)?;
+    let mut prepared = cell.workload.prepare(&mut instance.connect()?, &cell.options)?;
     let load_s = load_start.elapsed().as_secs_f64();
     signals::check()?;
 
@@ -148,7 +149,7 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
             let t = Instant::now();
             let conn = instance.connect()?;
             connect += t.elapsed();
-            cell.workload.client(conn, i, seed.wrapping_add(u64::from(i)), &cell.options)
+            prepared.client(conn, i, seed.wrapping_add(u64::from(i)))
         })
         .collect::<Result<Vec<_>>>()?;
     let connect_s = connect.as_secs_f64();
@@ -187,19 +188,19 @@ fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progre
         .into_iter()
         .collect::<std::result::Result<Vec<WorkerReport>, _>>()
         .map_err(|_| failed!("a client thread panicked"))?;
-    summarize(cell, repeat, &*instance, reports, m, [start_s, connect_s, load_s], s)
+    summarize(repeat, &*instance, &mut *prepared, reports, m, [start_s, connect_s, load_s], s)
 }
 
 fn summarize(
-    cell: &Cell,
     repeat: u32,
     instance: &dyn crate::engine::Instance,
+    prepared: &mut dyn crate::workload::CellWorkload,
     mut reports: Vec<WorkerReport>,
     m: Measurement,
     [start_s, connect_s, load_s]: [f64; 3],
     s: &Settings,
 ) -> Result<RepeatResult> {
-    let (opts, duration_mode) = (&cell.options, s.duration.is_some());
+    let duration_mode = s.duration.is_some();
     let mut hist = crate::results::new_histogram();
     let mut timeline: Vec<u64> = Vec::new();
     let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);
@@ -244,7 +245,7 @@ fn summarize(
         None => Vec::new(),
     };
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
-    let verify = cell.workload.verify(&mut instance.connect()?, committed, opts)?;
+    let verify = prepared.verify(&mut instance.connect()?, committed)?;
     if failure.is_none() && measured == 0 {
         let why = first_error.as_deref().map_or(String::new(), |e| format!("; first error: {e}"));
         let skips = if skipped > 0 { format!("{skipped} skipped past --latency-limit, ") } else { String::new() };

@@ -8,6 +8,7 @@
 //! end within `max_time`; once started it is finished.
 
 use crate::results::{CellPrecision, PrecisionOutcome, StopReason};
+pub use crate::stats::precision_percent as percent;
 use crate::stats::{self, Estimate};
 use std::time::Duration;
 
@@ -193,50 +194,6 @@ impl Rounds {
     }
 }
 
-/// A fraction as a percentage with the digits that matter: 0.03 → 3%, 0.0214 → 2.14%.
-pub fn percent(x: f64) -> String {
-    let p = x * 100.0;
-    let digits = if p >= 10.0 {
-        1
-    } else if p >= 0.1 {
-        2
-    } else {
-        4
-    };
-    let s = format!("{p:.digits$}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    format!("{s}%")
-}
-
-/// The summary lines under a `--precision` run's table (`run` and `report` alike).
-pub fn summary(outcome: &PrecisionOutcome, target: f64) -> Vec<String> {
-    let level = stats::percent(outcome.level);
-    let reached = outcome.cells.iter().filter(|c| c.reached).count();
-    let mut out = vec![format!(
-        "precision ±{} at {level}: {reached} of {} cells reached it in {} round{}; {}.",
-        percent(target),
-        outcome.cells.len(),
-        outcome.rounds,
-        if outcome.rounds == 1 { "" } else { "s" },
-        outcome.reason.label()
-    )];
-    for c in outcome.cells.iter().filter(|c| !c.reached) {
-        let got = match (c.precision, c.confidence) {
-            (Some(p), Some(l)) => format!("±{} at {}", percent(p), stats::percent(l)),
-            _ => "no interval".into(),
-        };
-        let why = if c.failed { "; a repeat failed, so it left the rounds" } else { "" };
-        out.push(format!(
-            "{}: short of ±{}: {got} after {} repeat{}{why}",
-            c.id,
-            percent(target),
-            c.repeats,
-            if c.repeats == 1 { "" } else { "s" }
-        ));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,7 +337,7 @@ mod tests {
         assert_eq!(r.progress_line(&ids(2)), "round 1: 2 of 2 cells short of ±3% at 95%: c0 ±10% (75%), c1 ±0% (75%)");
         let o = r.outcome(&ids(2), StopReason::MaxTime);
         assert_eq!(
-            summary(&o, 0.03),
+            crate::report::precision::summary(&o, 0.03),
             [
                 "precision ±3% at 95%: 0 of 2 cells reached it in 1 round; stopped by --max-time.",
                 "c0: short of ±3%: ±10% at 75% after 3 repeats",

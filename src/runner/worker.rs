@@ -3,6 +3,7 @@
 //! `--progress` are plain stores, and `--log-interval` allocates once per interval.
 
 use crate::engine::TxError;
+use crate::padding::Padded;
 use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
 use crate::runner::gauge::Gauge;
@@ -20,11 +21,6 @@ pub const WARMUP: u8 = 0;
 pub const MEASURE: u8 = 1;
 /// Clients stop after their current transaction.
 pub const STOP: u8 = 2;
-
-/// A counter on its own cache line, so clients bumping theirs do not contend.
-#[repr(align(64))]
-#[derive(Default)]
-pub struct Padded(pub AtomicU64);
 
 /// What the coordinator and the clients share.
 pub struct Control {

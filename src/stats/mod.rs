@@ -188,6 +188,21 @@ pub fn percent(level: f64) -> String {
     if (p - p.round()).abs() < 0.05 { format!("{p:.0}%") } else { format!("{p:.1}%") }
 }
 
+/// A fraction as a percentage with the digits that matter: 0.03 → 3%, 0.0214 → 2.14%.
+pub fn precision_percent(x: f64) -> String {
+    let p = x * 100.0;
+    let digits = if p >= 10.0 {
+        1
+    } else if p >= 0.1 {
+        2
+    } else {
+        4
+    };
+    let s = format!("{p:.digits$}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}%")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

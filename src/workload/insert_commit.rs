@@ -1,8 +1,8 @@
 //! `insert-commit`: one-row INSERT + COMMIT per transaction into an unindexed table
 //! (a SET of a new key on key-value engines). It measures the cost of a commit.
 
-use super::{Transactor, Verdict, Workload, WorkloadOptions, kv, sql, step};
-use crate::engine::{Connection, Interface, Param, Stmt, TxResult};
+use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions, step};
+use crate::engine::{Connection, Interface, KvClient, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
 
 /// The insert-commit workload.
@@ -14,41 +14,41 @@ const PAYLOAD: &str =
 const TABLE: &str = "dbrace_insert";
 
 impl Workload for InsertCommit {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "insert-commit"
     }
-    fn about(&self) -> &'static str {
+    fn about(&self) -> &str {
         "one-row INSERT + COMMIT per transaction (a SET of a new key on key-value engines)"
     }
-    fn supports(&self, _iface: Interface) -> bool {
-        true
+    fn interfaces(&self) -> &'static [Interface] {
+        &[Interface::Sql, Interface::Kv]
     }
-    fn prepare(&self, conn: &mut Connection, _opts: &WorkloadOptions) -> Result<()> {
+    fn prepare(&self, conn: &mut Connection, _opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         if let Connection::Sql(c) = conn {
             step("create table", c.create_table(TABLE, "client integer, seq integer, payload varchar(100)", None))?;
             step("finish the load", c.finish_load())?;
         }
-        Ok(())
+        Ok(Box::new(Cell))
     }
-    fn client(
-        &self,
-        mut conn: Connection,
-        id: u32,
-        _seed: u64,
-        _opts: &WorkloadOptions,
-    ) -> Result<Box<dyn Transactor>> {
+}
+
+/// A repeat of insert-commit: its clients share nothing.
+struct Cell;
+
+impl CellWorkload for Cell {
+    fn client(&mut self, conn: Connection, id: u32, _seed: u64) -> Result<Box<dyn Transactor>> {
         Ok(match conn {
-            Connection::Sql(ref mut c) => {
+            Connection::Sql(mut c) => {
                 let insert = step(
                     "prepare",
                     c.prepare(&format!("INSERT INTO {TABLE} (client, seq, payload) VALUES (?, ?, ?)")),
                 )?;
-                Box::new(SqlInsert { conn, insert, id: id.into(), seq: 0 })
+                Box::new(SqlInsert { c, insert, id: id.into(), seq: 0 })
             }
-            Connection::Kv(_) => Box::new(KvInsert { conn, id, seq: 0 }),
+            Connection::Kv(c) => Box::new(KvInsert { c, id, seq: 0 }),
         })
     }
-    fn verify(&self, conn: &mut Connection, committed: u64, _opts: &WorkloadOptions) -> Result<Verdict> {
+    fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
         let rows = match conn {
             Connection::Sql(c) => step("verify", c.scalar(&format!("SELECT count(*) FROM {TABLE}")))? as u64,
             Connection::Kv(c) => step("verify", c.count())?,
@@ -58,7 +58,7 @@ impl Workload for InsertCommit {
 }
 
 struct SqlInsert {
-    conn: Connection,
+    c: Box<dyn SqlClient>,
     insert: Stmt,
     id: i64,
     seq: i64,
@@ -67,18 +67,18 @@ struct SqlInsert {
 impl Transactor for SqlInsert {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
         self.seq += i64::from(!retry);
-        let c = sql(&mut self.conn);
+        let c = &mut self.c;
         c.begin(true)?;
         c.execute(self.insert, &[Param::Int(self.id), Param::Int(self.seq), Param::Text(PAYLOAD)])?;
         c.commit()
     }
     fn abort(&mut self) {
-        sql(&mut self.conn).rollback();
+        self.c.rollback();
     }
 }
 
 struct KvInsert {
-    conn: Connection,
+    c: Box<dyn KvClient>,
     id: u32,
     seq: u64,
 }
@@ -91,7 +91,7 @@ impl Transactor for KvInsert {
         key[..2].copy_from_slice(b"ic");
         key[2..6].copy_from_slice(&self.id.to_be_bytes());
         key[6..].copy_from_slice(&self.seq.to_be_bytes());
-        kv(&mut self.conn).set(&key, PAYLOAD.as_bytes())
+        self.c.set(&key, PAYLOAD.as_bytes())
     }
     fn abort(&mut self) {}
 }

@@ -1,6 +1,8 @@
-//! Workloads: one file each. A workload loads its data, hands the runner one
-//! `Transactor` per client, and verifies its invariant afterwards. It never names an
-//! engine's binary; SQL workloads speak through `SqlClient` only.
+//! Workloads: one file each. A `Workload` describes itself to the plan (name, the client
+//! interfaces it drives, its data set's size); preparing a repeat of a cell loads the data
+//! and returns a `CellWorkload`, which hands the runner one `Transactor` per client and
+//! verifies the invariant afterwards. It never names an engine's binary; SQL workloads
+//! speak through `SqlClient` only.
 
 pub mod counters;
 pub mod insert_commit;
@@ -9,72 +11,25 @@ pub mod script;
 pub mod tpcb;
 pub mod ycsb;
 
-use crate::engine::{Connection, Interface, KvClient, SqlClient, TxResult};
+use crate::engine::{Connection, Interface, SqlClient, TxResult};
 use crate::error::Result;
-use serde::{Deserialize, Serialize};
+pub use crate::options::workload::{Verdict, WorkloadOptions};
+use std::sync::Arc;
 
-/// Options every workload may read.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(default)]
-pub struct WorkloadOptions {
-    /// Data set size in pgbench scale units (100,000 accounts each).
-    pub scale: u32,
-    /// Tables of the oltp workloads, sbtest1..N (sysbench's --tables).
-    pub tables: u32,
-    /// Rows per table of the oltp workloads (sysbench's --table-size).
-    pub table_size: u64,
-    /// Per-statement (per-operation) latency while measured (`--report-per-statement`).
-    pub per_statement: bool,
-    // ycsb: --records, --distribution.
-    /// Records in the ycsb workloads' usertable (YCSB's recordcount).
-    pub records: u64,
-    /// The ycsb workloads' request distribution; `None`: each workload file's own.
-    pub distribution: Option<ycsb::Distribution>,
-    /// Options of the counters workloads (`--counters-*`).
-    pub counters: counters::CountersOptions,
-}
-
-impl Default for WorkloadOptions {
-    /// pgbench's and sysbench's own defaults; 10,000 YCSB records (see ycsb::DEFAULT_RECORDS).
-    fn default() -> Self {
-        WorkloadOptions {
-            scale: 1,
-            tables: 1,
-            table_size: 10_000,
-            per_statement: false,
-            records: ycsb::DEFAULT_RECORDS,
-            distribution: None,
-            counters: Default::default(),
-        }
-    }
-}
-
-impl WorkloadOptions {
-    /// The options `--sweep` can vary, by their command-line names.
-    pub const KEYS: &'static [&'static str] = &["scale", "tables", "table-size", "records"];
-
-    /// Set one option from its command-line name and text, checked as the flag is.
-    pub fn set(&mut self, key: &str, value: &str) -> std::result::Result<(), String> {
-        use crate::cli::{parse_records, parse_scale, parse_table_size, parse_tables};
-        match key {
-            "scale" => self.scale = parse_scale(value)?,
-            "tables" => self.tables = parse_tables(value)?,
-            "table-size" => self.table_size = parse_table_size(value)?,
-            "records" => self.records = parse_records(value)?,
-            _ => return Err(format!("unknown workload option '{key}'; options: {}", Self::KEYS.join(", "))),
-        }
-        Ok(())
-    }
-}
-
-/// What clients do.
-pub trait Workload: Sync {
+/// What clients do, as the plan sees it: a name, the client interfaces it drives and the
+/// size of its data set. Preparing one repeat of a cell returns a `CellWorkload`, which
+/// owns whatever that repeat's clients share.
+pub trait Workload: Send + Sync {
     /// The workload's name on the command line.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     /// One line of help.
-    fn about(&self) -> &'static str;
-    /// Whether it can drive this kind of client.
-    fn supports(&self, iface: Interface) -> bool;
+    fn about(&self) -> &str;
+    /// The client interfaces it can drive; an engine must hand out one of them.
+    fn interfaces(&self) -> &'static [Interface];
+    /// Whether it can drive an engine whose clients are of `iface`.
+    fn drives(&self, iface: Interface) -> bool {
+        self.interfaces().contains(&iface)
+    }
     /// Refuse options this workload cannot run with, before anything starts.
     fn check(&self, _opts: &WorkloadOptions) -> Result<()> {
         Ok(())
@@ -87,12 +42,19 @@ pub trait Workload: Sync {
     fn size_options(&self, opts: &WorkloadOptions) -> String {
         format!("--scale {}", opts.scale)
     }
-    /// Create and bulk-load the data set.
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()>;
+    /// Create and bulk-load the data set of one repeat of a cell; the result builds that
+    /// repeat's clients and verifies it, and is dropped with it.
+    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>>;
+}
+
+/// One repeat of a cell's workload, its data loaded: it owns what the repeat's clients
+/// share (YCSB's insert sequence, counters' wrong reads, script runs), so nothing of one
+/// repeat reaches the next.
+pub trait CellWorkload: Send {
     /// One client's transaction loop state, owning its connection.
-    fn client(&self, conn: Connection, id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>>;
+    fn client(&mut self, conn: Connection, id: u32, seed: u64) -> Result<Box<dyn Transactor>>;
     /// Check the workload's invariant after `committed` successful transactions.
-    fn verify(&self, conn: &mut Connection, committed: u64, opts: &WorkloadOptions) -> Result<Verdict>;
+    fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict>;
 }
 
 /// One client: runs one transaction per call.
@@ -111,84 +73,80 @@ pub trait Transactor: Send {
     }
 }
 
-/// The outcome of a workload's consistency check.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Verdict {
-    /// Whether the invariant holds.
-    pub ok: bool,
-    /// What was compared, in numbers.
-    pub detail: String,
-}
-
-/// Every workload dbrace knows.
-pub fn all() -> &'static [&'static dyn Workload] {
-    &[
-        &insert_commit::InsertCommit,
-        &tpcb::TPCB,
-        &tpcb::SELECT_ONLY,
-        &tpcb::SIMPLE_UPDATE,
-        &oltp::OLTP_RW,
-        &oltp::OLTP_RO,
-        &oltp::OLTP_WO,
-        &ycsb::YCSB_A,
-        &ycsb::YCSB_B,
-        &ycsb::YCSB_C,
-        &ycsb::YCSB_D,
-        &ycsb::YCSB_E,
-        &ycsb::YCSB_F,
-        &counters::WRITE,
-        &counters::READ,
+/// Every workload dbrace knows (but scripts, which are built from their files).
+pub fn all() -> Vec<Arc<dyn Workload>> {
+    vec![
+        Arc::new(insert_commit::InsertCommit),
+        Arc::new(tpcb::TPCB),
+        Arc::new(tpcb::SELECT_ONLY),
+        Arc::new(tpcb::SIMPLE_UPDATE),
+        Arc::new(oltp::OLTP_RW),
+        Arc::new(oltp::OLTP_RO),
+        Arc::new(oltp::OLTP_WO),
+        Arc::new(ycsb::YCSB_A),
+        Arc::new(ycsb::YCSB_B),
+        Arc::new(ycsb::YCSB_C),
+        Arc::new(ycsb::YCSB_D),
+        Arc::new(ycsb::YCSB_E),
+        Arc::new(ycsb::YCSB_F),
+        Arc::new(counters::WRITE),
+        Arc::new(counters::READ),
     ]
 }
 
-/// Look a workload up by name (`script:FILE` builds one from the file).
-pub fn by_name(name: &str) -> Result<&'static dyn Workload> {
+/// Look a workload up by name (`script:FILE` builds one from the file, with `script`'s
+/// options).
+pub fn by_name(name: &str, script: &script::Config) -> Result<Arc<dyn Workload>> {
     if script::is_script(name) {
-        return script::load(&[name]);
+        return script::load(&[name], script);
     }
-    all().iter().copied().find(|w| w.name() == name).ok_or_else(|| {
-        let mut names: Vec<_> = all().iter().map(|w| w.name()).collect();
-        names.push(counters::FAMILY);
-        bad_input!("unknown workload '{name}'; valid workloads: {}", names.join(", "))
+    let all = all();
+    let names: Vec<String> = all.iter().map(|w| w.name().to_string()).collect();
+    all.into_iter().find(|w| w.name() == name).ok_or_else(|| {
+        bad_input!("unknown workload '{name}'; valid workloads: {}, {}", names.join(", "), counters::FAMILY)
     })
 }
 
 /// Look up a `--workload` list: every `script:` entry joins one mix (as pgbench's
-/// repeated `-f`), placed where the first one stands; `counters` is its two halves,
-/// `counters-write` and `counters-read`, so writes and reads get a row each.
-pub fn resolve(names: &[String]) -> Result<Vec<&'static dyn Workload>> {
+/// repeated `-f`), placed where the first one stands, with `script`'s options; `counters`
+/// is its two halves, `counters-write` and `counters-read`, so writes and reads get a row
+/// each.
+pub fn resolve(names: &[String], script: &script::Config) -> Result<Vec<Arc<dyn Workload>>> {
     let scripts: Vec<&str> = names.iter().map(String::as_str).filter(|n| script::is_script(n)).collect();
-    let mut out = Vec::new();
+    let mut out: Vec<Arc<dyn Workload>> = Vec::new();
     let mut mixed = false;
     for n in names {
         if n == counters::FAMILY {
-            out.extend([&counters::WRITE as &dyn Workload, &counters::READ]);
+            out.extend([Arc::new(counters::WRITE) as Arc<dyn Workload>, Arc::new(counters::READ)]);
         } else if !script::is_script(n) {
-            out.push(by_name(n)?);
+            out.push(by_name(n, script)?);
         } else if !mixed {
             mixed = true;
-            out.push(script::load(&scripts)?);
+            out.push(script::load(&scripts, script)?);
         }
     }
     Ok(out)
 }
 
-/// The SQL client inside a connection (the plan only pairs SQL workloads with SQL engines).
-pub(crate) fn sql(conn: &mut Connection) -> &mut dyn SqlClient {
+/// The SQL client inside a connection, or why `workload` cannot drive this one (the plan
+/// pairs SQL workloads with SQL engines only, so only a caller past the plan meets it).
+pub(crate) fn sql<'a>(conn: &'a mut Connection, workload: &str) -> Result<&'a mut dyn SqlClient> {
     match conn {
-        Connection::Sql(c) => c.as_mut(),
-        Connection::Kv(_) => unreachable!("plan pairs SQL workloads with SQL engines only"),
+        Connection::Sql(c) => Ok(c.as_mut()),
+        Connection::Kv(_) => Err(sql_only(workload)),
     }
 }
 
-/// The key-value client inside a connection.
-pub(crate) fn kv(conn: &mut Connection) -> &mut dyn KvClient {
+/// As `sql`, taking the connection for a client to own.
+pub(crate) fn into_sql(conn: Connection, workload: &str) -> Result<Box<dyn SqlClient>> {
     match conn {
-        Connection::Kv(c) => c.as_mut(),
-        Connection::Sql(_) => {
-            unreachable!("plan pairs key-value workloads with key-value engines only")
-        }
+        Connection::Sql(c) => Ok(c),
+        Connection::Kv(_) => Err(sql_only(workload)),
     }
+}
+
+fn sql_only(workload: &str) -> crate::error::Error {
+    failed!("workload {workload} drives SQL engines only, and was given a key-value client")
 }
 
 /// Rows for a bulk load that stop coming once Ctrl-C or SIGTERM arrives, so a large

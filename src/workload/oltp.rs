@@ -3,7 +3,7 @@
 //! sbtest1..N. Each group of statements picks its table uniformly and draws its ids from
 //! sysbench 1.0's default distribution, 'special', as sysbench does.
 
-use super::{Transactor, Verdict, Workload, WorkloadOptions, sql, step, until_signal};
+use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql, step, until_signal};
 use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxError, TxResult};
 use crate::error::Result;
 use crate::rng::Rng;
@@ -137,14 +137,14 @@ fn sizes(opts: &WorkloadOptions) -> (usize, i64) {
 }
 
 impl Workload for Oltp {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.name
     }
-    fn about(&self) -> &'static str {
+    fn about(&self) -> &str {
         self.about
     }
-    fn supports(&self, iface: Interface) -> bool {
-        iface == Interface::Sql
+    fn interfaces(&self) -> &'static [Interface] {
+        &[Interface::Sql]
     }
     /// A row takes 264 bytes in PostgreSQL with both indexes (211 in SQLite; measured on
     /// 100,000 rows); doubled and rounded up for the log and growth.
@@ -156,8 +156,8 @@ impl Workload for Oltp {
     }
     /// As sysbench's prepare, table by table: create, bulk insert (k from the default
     /// distribution, c and pad from the templates), then the secondary index k_N.
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
-        let c = sql(conn);
+    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
+        let c = sql(conn, self.name)?;
         let (tables, rows) = sizes(opts);
         for t in 1..=tables {
             let name = format!("sbtest{t}");
@@ -173,11 +173,23 @@ impl Workload for Oltp {
             step("finish the load", c.finish_load())?;
             step(&format!("create index k_{t}"), c.batch(&format!("CREATE INDEX k_{t} ON {name}(k)")))?;
         }
-        Ok(())
+        Ok(Box::new(Cell { name: self.name, mix: self.mix, tables, rows }))
     }
-    fn client(&self, mut conn: Connection, _id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>> {
-        let c = sql(&mut conn);
-        let (tables, rows) = sizes(opts);
+}
+
+/// A repeat of an OLTP workload: its clients share nothing but the tables' sizes.
+struct Cell {
+    name: &'static str,
+    mix: Mix,
+    tables: usize,
+    rows: i64,
+}
+
+impl CellWorkload for Cell {
+    fn client(&mut self, conn: Connection, _id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
+        let mut conn = into_sql(conn, self.name)?;
+        let c = conn.as_mut();
+        let (tables, rows) = (self.tables, self.rows);
         let mut p = |s: String| step("prepare", c.prepare(&s));
         // Only the statements the script runs, as sysbench prepares them.
         let (mut reads, mut writes) = (Vec::new(), Vec::new());
@@ -208,9 +220,9 @@ impl Workload for Oltp {
             drawn: Draw::default(),
         }))
     }
-    fn verify(&self, conn: &mut Connection, _committed: u64, opts: &WorkloadOptions) -> Result<Verdict> {
-        let c = sql(conn);
-        let (tables, rows) = sizes(opts);
+    fn verify(&mut self, conn: &mut Connection, _committed: u64) -> Result<Verdict> {
+        let c = sql(conn, self.name)?;
+        let (tables, rows) = (self.tables, self.rows);
         let mut problems = Vec::new();
         let (mut k_sum, mut k_loaded) = (0i64, 0i64);
         for t in 1..=tables {
@@ -278,7 +290,7 @@ impl Default for Draw {
 }
 
 struct OltpClient {
-    conn: Connection,
+    conn: Box<dyn SqlClient>,
     mix: Mix,
     /// Per table (0-based): READS / WRITES prepared, or empty when the mix has none.
     reads: Vec<[Stmt; 5]>,
@@ -335,7 +347,7 @@ impl Transactor for OltpClient {
         })
     }
     fn abort(&mut self) {
-        sql(&mut self.conn).rollback();
+        self.conn.rollback();
     }
 }
 
@@ -346,7 +358,7 @@ impl OltpClient {
             self.draw();
         }
         let d = &self.drawn;
-        let c: &mut dyn SqlClient = sql(&mut self.conn);
+        let c: &mut dyn SqlClient = self.conn.as_mut();
         c.begin(self.mix.writes())?;
         if self.mix.reads() {
             let (t, ids) = d.points;

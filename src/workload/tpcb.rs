@@ -1,7 +1,7 @@
 //! pgbench's built-in scripts on its four tables: `tpcb` (TPC-B-like), `select-only`
 //! and `simple-update` (pgbench -N), with aid / bid / tid / delta drawn as pgbench does.
 
-use super::{Transactor, Verdict, Workload, WorkloadOptions, sql, step, until_signal};
+use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql, step, until_signal};
 use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
 use crate::rng::Rng;
@@ -46,23 +46,36 @@ fn sizes(opts: &WorkloadOptions) -> (i64, i64, i64) {
 }
 
 impl Workload for Pgbench {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.name
     }
-    fn about(&self) -> &'static str {
+    fn about(&self) -> &str {
         self.about
     }
-    fn supports(&self, iface: Interface) -> bool {
-        iface == Interface::Sql
+    fn interfaces(&self) -> &'static [Interface] {
+        &[Interface::Sql]
     }
     fn estimated_bytes(&self, opts: &WorkloadOptions) -> u64 {
         estimated_bytes(opts)
     }
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
-        load_tables(conn, opts)
+    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
+        load_tables(sql(conn, self.name)?, opts)?;
+        Ok(Box::new(Cell { name: self.name, script: self.script, sizes: sizes(opts) }))
     }
-    fn client(&self, mut conn: Connection, _id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>> {
-        let c = sql(&mut conn);
+}
+
+/// A repeat of a pgbench built-in: its clients share nothing but the tables' sizes.
+struct Cell {
+    name: &'static str,
+    script: Script,
+    /// Branches, tellers, accounts.
+    sizes: (i64, i64, i64),
+}
+
+impl CellWorkload for Cell {
+    fn client(&mut self, conn: Connection, _id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
+        let mut conn = into_sql(conn, self.name)?;
+        let c = conn.as_mut();
         let mut p = |s: &str| step("prepare", c.prepare(s));
         let stmts = Stmts {
             update_account: p("UPDATE pgbench_accounts SET abalance = abalance + ? WHERE aid = ?")?,
@@ -73,7 +86,7 @@ impl Workload for Pgbench {
                 "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)",
             )?,
         };
-        let (branches, tellers, accounts) = sizes(opts);
+        let (branches, tellers, accounts) = self.sizes;
         Ok(Box::new(PgbenchClient {
             conn,
             stmts,
@@ -85,8 +98,8 @@ impl Workload for Pgbench {
             drawn: [0; 4],
         }))
     }
-    fn verify(&self, conn: &mut Connection, committed: u64, opts: &WorkloadOptions) -> Result<Verdict> {
-        let c = sql(conn);
+    fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
+        let c = sql(conn, self.name)?;
         let mut q = |s: &str| step("verify", c.scalar(s));
         let history = q("SELECT count(*) FROM pgbench_history")?;
         let deltas = q("SELECT coalesce(sum(delta), 0) FROM pgbench_history")?;
@@ -100,7 +113,7 @@ impl Workload for Pgbench {
             Script::SimpleUpdate => (committed as i64, 0),
             Script::SelectOnly => (0, 0),
         };
-        let ok = history == want_history && a == deltas && t == want_t && b == want_t && accounts == sizes(opts).2;
+        let ok = history == want_history && a == deltas && t == want_t && b == want_t && accounts == self.sizes.2;
         Ok(Verdict {
             ok,
             detail: format!(
@@ -112,8 +125,7 @@ impl Workload for Pgbench {
 
 /// pgbench's four tables at `opts.scale`, loaded as `pgbench -i` does (also the data of
 /// the script workload).
-pub(crate) fn load_tables(conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
-    let c = sql(conn);
+pub(crate) fn load_tables(c: &mut dyn SqlClient, opts: &WorkloadOptions) -> Result<()> {
     let (branches, tellers, accounts) = sizes(opts);
     // pgbench's schema, primary keys as it adds them.
     let tables = [
@@ -158,7 +170,7 @@ struct Stmts {
 }
 
 struct PgbenchClient {
-    conn: Connection,
+    conn: Box<dyn SqlClient>,
     stmts: Stmts,
     script: Script,
     rng: Rng,
@@ -183,7 +195,7 @@ impl Transactor for PgbenchClient {
         }
         let [aid, bid, tid, delta] = self.drawn;
         let s = &self.stmts;
-        let c: &mut dyn SqlClient = sql(&mut self.conn);
+        let c: &mut dyn SqlClient = self.conn.as_mut();
         if self.script == Script::SelectOnly {
             return c.query_i64(s.select_account, &[Int(aid)]).map(drop);
         }
@@ -198,6 +210,6 @@ impl Transactor for PgbenchClient {
         c.commit()
     }
     fn abort(&mut self) {
-        sql(&mut self.conn).rollback();
+        self.conn.rollback();
     }
 }

@@ -139,3 +139,26 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 
 /// Short timings so the suite stays fast; correctness, not speed, is asserted.
 pub const QUICK: &[&str] = &["-q", "--duration", "0.3s", "--warmup", "0.05s"];
+
+/// Send signal `sig` to process `pid`.
+pub fn signal(pid: i32, sig: i32) {
+    // SAFETY: kill(2) takes two integers and touches no memory of this process.
+    unsafe { libc::kill(pid, sig) };
+}
+
+/// Whether the tests run as root (servers then run as their engine's own user).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid(2) takes nothing and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The uid and gid of `user` (a server's run-as user, when the tests run as root).
+pub fn user_ids(user: &str) -> (u32, u32) {
+    let name = std::ffi::CString::new(user).unwrap();
+    // SAFETY: getpwnam(3) reads a NUL-terminated name and returns null or a pointer to a
+    // static record, read at once and before any other getpw* call.
+    let pw = unsafe { libc::getpwnam(name.as_ptr()) };
+    assert!(!pw.is_null(), "no '{user}' user: install its server (scripts/test does)");
+    // SAFETY: not null, so a valid record (see above).
+    unsafe { ((*pw).pw_uid, (*pw).pw_gid) }
+}

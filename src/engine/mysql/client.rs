@@ -1,4 +1,4 @@
-//! A synchronous SQL client: our own wire client (wire.rs) where the account logs in by
+//! A synchronous SQL client: our own wire client (wire/) where the account logs in by
 //! mysql_native_password (managed servers, most `--url` accounts), else mysql_async on a
 //! current-thread tokio runtime it blocks on; either way a client is one OS thread like
 //! the others. Statements are prepared once (binary protocol, `?` placeholders are MySQL's

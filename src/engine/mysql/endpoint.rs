@@ -2,8 +2,8 @@
 //! `?socket=PATH`), or a throwaway server's socket or port; redacted for anything that is
 //! printed or stored.
 
-use crate::engine::postgres::conninfo::redact;
 use crate::error::Result;
+use crate::redact::redact;
 use mysql_async::{Opts, OptsBuilder};
 
 /// One server and account to connect to.

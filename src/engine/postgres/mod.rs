@@ -4,7 +4,12 @@
 
 pub mod client;
 pub mod conninfo;
+mod copy;
+mod extended;
+mod login;
 pub mod managed;
+mod messages;
+mod placeholders;
 
 use super::ConnectError;
 use super::access::{self, Access, Exposed, Listen};

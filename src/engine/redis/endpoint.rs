@@ -33,7 +33,7 @@ impl Endpoint {
     /// Parse `redis://[USER[:PASSWORD]@]HOST[:PORT][/DB]` or
     /// `redis+unix:///PATH[?db=N&pass=P&user=U]`; user and password are percent-decoded.
     pub fn parse(url: &str) -> Result<Endpoint> {
-        let redacted = crate::engine::postgres::conninfo::redact(url);
+        let redacted = crate::redact::redact(url);
         let bad = |why: &str| {
             bad_input!("--url {redacted}: {why}; write redis://[USER:PASSWORD@]HOST[:PORT][/DB] or redis+unix:///PATH")
         };

@@ -6,39 +6,12 @@
 
 use super::buckets::Granularity;
 use super::options::CountersOptions;
-use std::time::{Duration, Instant};
+pub use crate::options::counters::Pace;
+use std::time::Instant;
 
 /// 2023-12-15 00:00:00 UTC, where the clock starts: 30 days from here cross a month, a
 /// quarter and a year end.
 pub const ORIGIN: i64 = 1_702_598_400;
-
-/// Positions of a clock paced by time.
-const TIME_POSITIONS: u64 = 10_000;
-
-/// How the clock moves over the spread.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Pace {
-    /// One position per track, over this many tracks per client (`--transactions`).
-    Tracks(u64),
-    /// Over this measured time (`--duration`), in `TIME_POSITIONS` steps.
-    Time(Duration),
-}
-
-impl Default for Pace {
-    fn default() -> Self {
-        Pace::Tracks(1000)
-    }
-}
-
-impl Pace {
-    /// How many positions the clock has.
-    pub fn positions(self) -> u64 {
-        match self {
-            Pace::Tracks(n) => n.max(1),
-            Pace::Time(_) => TIME_POSITIONS,
-        }
-    }
-}
 
 /// The timestamp of position `p` of `positions` spread evenly over `spread_s` seconds.
 pub fn timestamp(p: u64, positions: u64, spread_s: i64) -> i64 {

@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::rng::Rng;
 use crate::workload::{Transactor, step};
 use std::io::Write;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Append the key of a bucket.
@@ -123,7 +124,7 @@ struct Reader {
     values: u64,
     range: Ranges,
     rng: Rng,
-    wrong: &'static AtomicU64,
+    wrong: Arc<AtomicU64>,
     keys: Vec<u8>,
     ends: Vec<usize>,
     drawn: (usize, usize),
@@ -134,7 +135,7 @@ pub(super) fn reader(
     c: Box<dyn KvClient>,
     o: &CountersOptions,
     seed: u64,
-    wrong: &'static AtomicU64,
+    wrong: Arc<AtomicU64>,
 ) -> Box<dyn Transactor> {
     Box::new(Reader {
         c,

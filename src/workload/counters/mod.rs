@@ -7,17 +7,18 @@
 //! `counters-write` (a transaction is a track) and `counters-read` (a transaction is a
 //! read, over a data set its prepare loads).
 
-pub mod buckets;
+pub use crate::options::buckets;
 pub mod clock;
 mod kv;
-pub mod options;
+pub use crate::options::counters as options;
 mod sql;
 
-use super::{Transactor, Verdict, Workload, WorkloadOptions, kv, sql};
+use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions};
 use crate::engine::{Connection, Interface};
 use crate::error::Result;
 use buckets::Granularity;
 pub use options::{CountersArgs, CountersOptions, ReadRange, Schema};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The name `--workload` takes for both.
@@ -49,10 +50,6 @@ pub const READ: Counters = Counters {
     name: "counters-read",
     about: "metrics values(): one key's buckets over --counters-range (default 1d of hours)",
 };
-
-/// Reads of this repeat that returned other buckets than the data set holds (each is also
-/// a failed transaction); reset by prepare, judged by verify (cells run one at a time).
-static WRONG_READS: AtomicU64 = AtomicU64::new(0);
 
 /// Counter names a track increments, realistic paths of a flattened nested map; the
 /// `values` first, then `extra.vN`.
@@ -156,14 +153,14 @@ fn judge(t: &Totals, tracks: u64, paths: &[String], buckets: Option<[u64; 7]>) -
 }
 
 impl Workload for Counters {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.name
     }
-    fn about(&self) -> &'static str {
+    fn about(&self) -> &str {
         self.about
     }
-    fn supports(&self, _iface: Interface) -> bool {
-        true
+    fn interfaces(&self) -> &'static [Interface] {
+        &[Interface::Sql, Interface::Kv]
     }
     fn check(&self, opts: &WorkloadOptions) -> Result<()> {
         if self.role == Role::Read {
@@ -194,32 +191,46 @@ impl Workload for Counters {
             o.range
         )
     }
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
+    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         let o = &opts.counters;
-        WRONG_READS.store(0, Ordering::Relaxed);
         let data = match self.role {
             Role::Write => None,
             Role::Read => Some(clock::dataset(o)),
         };
         match conn {
-            Connection::Sql(c) => sql::prepare(c.as_mut(), o, data.as_deref()),
-            Connection::Kv(c) => match &data {
-                Some(d) => kv::load(c.as_mut(), o, d),
-                None => Ok(()),
-            },
+            Connection::Sql(c) => sql::prepare(c.as_mut(), o, data.as_deref())?,
+            Connection::Kv(c) => {
+                if let Some(d) = &data {
+                    kv::load(c.as_mut(), o, d)?
+                }
+            }
         }
+        Ok(Box::new(Cell { role: self.role, o: o.clone(), wrong: Arc::default() }))
     }
-    fn client(&self, conn: Connection, _id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>> {
-        let o = &opts.counters;
+}
+
+/// A repeat of one half of counters, with the count of its wrong reads.
+struct Cell {
+    role: Role,
+    o: CountersOptions,
+    /// Reads that returned other buckets than the data set holds (each is also a failed
+    /// transaction), judged by verify.
+    wrong: Arc<AtomicU64>,
+}
+
+impl CellWorkload for Cell {
+    fn client(&mut self, conn: Connection, _id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
+        let o = &self.o;
+        let wrong = Arc::clone(&self.wrong);
         match (self.role, conn) {
             (Role::Write, Connection::Sql(c)) => sql::writer(c, o, seed),
-            (Role::Read, Connection::Sql(c)) => sql::reader(c, o, seed, &WRONG_READS),
+            (Role::Read, Connection::Sql(c)) => sql::reader(c, o, seed, wrong),
             (Role::Write, Connection::Kv(c)) => Ok(kv::writer(c, o, seed)),
-            (Role::Read, Connection::Kv(c)) => Ok(kv::reader(c, o, seed, &WRONG_READS)),
+            (Role::Read, Connection::Kv(c)) => Ok(kv::reader(c, o, seed, wrong)),
         }
     }
-    fn verify(&self, conn: &mut Connection, committed: u64, opts: &WorkloadOptions) -> Result<Verdict> {
-        let o = &opts.counters;
+    fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
+        let o = &self.o;
         let paths = paths(o.values);
         // The buckets each key may hold: every bucket the clock or the data set reaches.
         let (tracks, reach) = match self.role {
@@ -227,10 +238,10 @@ impl Workload for Counters {
             Role::Read => (u64::from(o.keys) * (clock::window(o).len() as u64 - 1), clock::dataset(o)),
         };
         let totals = match conn {
-            Connection::Sql(_) => sql::totals(sql(conn), o)?,
-            Connection::Kv(_) => {
+            Connection::Sql(c) => sql::totals(c.as_mut(), o)?,
+            Connection::Kv(c) => {
                 let starts: Vec<Vec<i64>> = reach.iter().map(|b| b.iter().map(|(s, _)| *s).collect()).collect();
-                kv::totals(kv(conn), o, &starts)?
+                kv::totals(c.as_mut(), o, &starts)?
             }
         };
         let mut v = match self.role {
@@ -241,7 +252,7 @@ impl Workload for Counters {
             }
         };
         if self.role == Role::Read {
-            let wrong = WRONG_READS.load(Ordering::Relaxed);
+            let wrong = self.wrong.load(Ordering::Relaxed);
             v.ok &= wrong == 0;
             v.detail =
                 format!("{committed} reads returned their range's buckets, {wrong} did not; data set: {}", v.detail);

@@ -17,6 +17,7 @@ use crate::engine::{Datum, Dialect, Param, SqlClient, Stmt, TxError, TxResult};
 use crate::error::Result;
 use crate::rng::Rng;
 use crate::workload::{Transactor, step, until_signal};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const TABLE: &str = "dbrace_counters";
@@ -260,7 +261,7 @@ struct Reader {
     /// Rows a bucket reads as: one document, or a row per counter.
     per_bucket: u64,
     rng: Rng,
-    wrong: &'static AtomicU64,
+    wrong: Arc<AtomicU64>,
     drawn: (usize, usize),
 }
 
@@ -269,7 +270,7 @@ pub(super) fn reader(
     mut c: Box<dyn SqlClient>,
     o: &CountersOptions,
     seed: u64,
-    wrong: &'static AtomicU64,
+    wrong: Arc<AtomicU64>,
 ) -> Result<Box<dyn Transactor>> {
     let select = step("prepare", c.prepare(&select_sql(o.schema)))?;
     Ok(Box::new(Reader {

@@ -8,9 +8,9 @@ use super::program::{Action, Amount, Keep, Op};
 use super::random::Prng;
 use super::vars::Vars;
 use super::{Counts, Shared};
-use crate::engine::{Connection, Param, Stmt, TxError, TxResult};
+use crate::engine::{Param, SqlClient, Stmt, TxError, TxResult};
 use crate::results::StatementLatency;
-use crate::workload::{Transactor, sql};
+use crate::workload::Transactor;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -35,7 +35,7 @@ struct Staged {
 
 /// One client's state.
 pub struct ScriptClient {
-    conn: Connection,
+    conn: Box<dyn SqlClient>,
     shared: Arc<Shared>,
     /// Per script, the prepared statement of each query, in operation order.
     stmts: Vec<Vec<Stmt>>,
@@ -58,7 +58,7 @@ pub struct ScriptClient {
 impl ScriptClient {
     /// A client for `shared`'s scripts on `conn`, its statements prepared.
     pub fn new(
-        mut conn: Connection,
+        mut conn: Box<dyn SqlClient>,
         shared: Arc<Shared>,
         vars: Vars,
         seed: u64,
@@ -73,7 +73,7 @@ impl ScriptClient {
                 firsts.push(st.len());
                 if let Action::Sql { queries, .. } = &op.action {
                     for q in queries {
-                        let handle = sql(&mut conn).prepare(&q.sql).map_err(|e| match e {
+                        let handle = conn.prepare(&q.sql).map_err(|e| match e {
                             TxError::Fail(m) => {
                                 TxError::Fail(format!("{}:{}: {m}", s.file, s.commands[op.command].pos.line))
                             }
@@ -149,7 +149,7 @@ impl Transactor for ScriptClient {
         while let Some(op) = script.ops.get(pc) {
             let t0 = timing.then(Instant::now);
             let mut run = Run {
-                conn: &mut self.conn,
+                conn: self.conn.as_mut(),
                 vars: &mut self.vars,
                 rng: &mut self.rng,
                 stmts: &self.stmts[si],
@@ -193,7 +193,7 @@ impl Transactor for ScriptClient {
     }
 
     fn abort(&mut self) {
-        sql(&mut self.conn).rollback();
+        self.conn.rollback();
     }
 
     fn measuring(&mut self) {
@@ -222,7 +222,7 @@ impl Transactor for ScriptClient {
 
 /// What one operation may touch (the client's fields, borrowed apart).
 struct Run<'a> {
-    conn: &'a mut Connection,
+    conn: &'a mut dyn SqlClient,
     vars: &'a mut Vars,
     rng: &'a mut Prng,
     stmts: &'a [Stmt],
@@ -278,7 +278,7 @@ impl Run<'_> {
                             .map_err(|_| Failure::Msg(format!("undefined variable \"{}\"", var_name(shared, slot))))?;
                     }
                     let stmt = self.stmts[qi];
-                    let c = sql(self.conn);
+                    let c = &mut *self.conn;
                     let vars = &*self.vars;
                     if q.keep {
                         let staged = &mut *self.staged;

@@ -16,14 +16,14 @@ mod sql;
 mod value;
 mod vars;
 
-use super::{Transactor, Verdict, Workload, WorkloadOptions, sql as sql_client, step, tpcb};
+use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql as sql_client, step, tpcb};
 use crate::engine::{Connection, Interface};
 use crate::error::Result;
-use crate::runner::worker::Padded;
+use crate::padding::Padded;
 use program::{BUILTINS, Names, Script};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, RwLock};
 use value::Val;
 
 /// The most variables one statement may use, as pgbench.
@@ -40,7 +40,7 @@ pub enum Data {
     None,
 }
 
-/// Options of script workloads, from `dbrace run`.
+/// Options of script workloads, from `dbrace run`; `load` builds a mix with them.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
     /// `--define NAME=VALUE`, in order (a later one wins).
@@ -53,23 +53,15 @@ pub struct Config {
     pub init: Option<PathBuf>,
 }
 
-static CONFIG: RwLock<Option<Config>> = RwLock::new(None);
-
-/// Record the script options of this run (before workloads are looked up).
-pub fn configure(c: Config) {
-    *CONFIG.write().unwrap_or_else(|p| p.into_inner()) = Some(c);
-}
-
-fn config() -> Config {
-    CONFIG.read().unwrap_or_else(|p| p.into_inner()).clone().unwrap_or_default()
-}
-
-/// What every client of a mix shares: the scripts and their variable names.
+/// What every client of a mix shares: the scripts, their variable names and the
+/// `--define`s.
 pub struct Shared {
     scripts: Vec<Script>,
     names: Names,
     total_weight: u64,
     per_statement: bool,
+    /// Each `--define` a script mentions: its variable's slot and its text.
+    defines: Vec<(usize, String)>,
 }
 
 /// Scripts run to completion, per script, counted by one client (on its own cache lines).
@@ -79,14 +71,20 @@ pub struct Counts {
 
 /// A mix of scripts: the workload.
 pub struct Mix {
-    name: &'static str,
-    about: &'static str,
+    name: String,
+    about: String,
     shared: Arc<Shared>,
-    defines: Vec<(usize, String)>,
     data: Data,
     init: Option<(PathBuf, String)>,
-    /// The clients of the current repeat (reset by `prepare`).
-    counts: Mutex<Vec<Arc<Counts>>>,
+}
+
+/// A repeat of a mix: the script runs each of its clients completed.
+struct Cell {
+    name: String,
+    shared: Arc<Shared>,
+    /// `--scale`, pgbench's automatic variable `scale`.
+    scale: u32,
+    counts: Vec<Arc<Counts>>,
 }
 
 /// Whether a workload name is a script entry.
@@ -94,10 +92,9 @@ pub fn is_script(name: &str) -> bool {
     name.starts_with("script:")
 }
 
-/// One mix of every `script:` entry in `entries`, with this run's options.
-pub fn load(entries: &[&str]) -> Result<&'static dyn Workload> {
-    let mix = Mix::load(entries, &config())?;
-    Ok(Box::leak(Box::new(mix)))
+/// One mix of every `script:` entry in `entries`, with this run's script options.
+pub fn load(entries: &[&str], config: &Config) -> Result<Arc<dyn Workload>> {
+    Ok(Arc::new(Mix::load(entries, config)?))
 }
 
 /// `FILE@WEIGHT` → (FILE, WEIGHT); the weight is 1 when absent.
@@ -179,13 +176,11 @@ impl Mix {
         let files: Vec<&str> = scripts.iter().map(|s| s.file.as_str()).collect();
         let about = format!("pgbench script{} {}", if files.len() > 1 { "s" } else { "" }, files.join(", "));
         Ok(Mix {
-            name: Box::leak(format!("script:{label}").into_boxed_str()),
-            about: Box::leak(about.into_boxed_str()),
-            shared: Arc::new(Shared { scripts, names, total_weight, per_statement: config.per_statement }),
-            defines,
+            name: format!("script:{label}"),
+            about,
+            shared: Arc::new(Shared { scripts, names, total_weight, per_statement: config.per_statement, defines }),
             data: config.data,
             init,
-            counts: Mutex::new(Vec::new()),
         })
     }
 }
@@ -227,52 +222,60 @@ fn check_variables(
 }
 
 impl Workload for Mix {
-    fn name(&self) -> &'static str {
-        self.name
+    fn name(&self) -> &str {
+        &self.name
     }
-    fn about(&self) -> &'static str {
-        self.about
+    fn about(&self) -> &str {
+        &self.about
     }
-    fn supports(&self, iface: Interface) -> bool {
-        iface == Interface::Sql
+    fn interfaces(&self) -> &'static [Interface] {
+        &[Interface::Sql]
     }
     fn estimated_bytes(&self, opts: &WorkloadOptions) -> u64 {
         if self.data == Data::Pgbench { tpcb::estimated_bytes(opts) } else { 0 }
     }
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
-        self.counts.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
+        let c = sql_client(conn, &self.name)?;
         if self.data == Data::Pgbench {
-            tpcb::load_tables(conn, opts)?;
+            tpcb::load_tables(c, opts)?;
         }
         if let Some((path, sql)) = &self.init {
-            step(&format!("--script-init {}", path.display()), sql_client(conn).batch(sql))?;
+            step(&format!("--script-init {}", path.display()), c.batch(sql))?;
         }
-        Ok(())
+        Ok(Box::new(Cell {
+            name: self.name.clone(),
+            shared: Arc::clone(&self.shared),
+            scale: opts.scale,
+            counts: Vec::new(),
+        }))
     }
-    fn client(&self, conn: Connection, id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>> {
+}
+
+impl CellWorkload for Cell {
+    fn client(&mut self, conn: Connection, id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
+        let conn = into_sql(conn, &self.name)?;
         let s = &self.shared;
         let mut vars = vars::Vars::new(s.names.len());
         // pgbench's automatic variables; random_seed and default_seed are the run's, the
         // same for every client. A --define of the same name wins.
         let base = seed.wrapping_sub(u64::from(id));
-        vars.set(0, Val::Int(i64::from(opts.scale)));
+        vars.set(0, Val::Int(i64::from(self.scale)));
         vars.set(1, Val::Int(i64::from(id)));
         vars.set(2, Val::Int(base as i64));
         vars.set(3, Val::Int(random::Prng::new(base).next_u64() as i64));
-        for (slot, v) in &self.defines {
+        for (slot, v) in &s.defines {
             vars.set_text(*slot, v);
         }
         let counts = Arc::new(Counts { done: s.scripts.iter().map(|_| Padded::default()).collect() });
-        self.counts.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::clone(&counts));
+        self.counts.push(Arc::clone(&counts));
         let c = client::ScriptClient::new(conn, Arc::clone(s), vars, seed, counts);
         Ok(Box::new(step("prepare the script's statements", c)?))
     }
     /// Every transaction counted: the script runs the clients completed, per script,
     /// add up to the committed transactions the runner counted (warm-up included).
-    fn verify(&self, _conn: &mut Connection, committed: u64, _opts: &WorkloadOptions) -> Result<Verdict> {
-        let counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+    fn verify(&mut self, _conn: &mut Connection, committed: u64) -> Result<Verdict> {
         let per_script: Vec<u64> = (0..self.shared.scripts.len())
-            .map(|i| counts.iter().map(|c| c.done[i].0.load(Ordering::Relaxed)).sum())
+            .map(|i| self.counts.iter().map(|c| c.done[i].0.load(Ordering::Relaxed)).sum())
             .collect();
         let total: u64 = per_script.iter().sum();
         let split = if per_script.len() > 1 {

@@ -9,6 +9,7 @@ use crate::engine::{TxError, TxResult};
 use crate::results::StatementLatency;
 use crate::rng::Rng;
 use crate::workload::Transactor;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// YCSB's operations, in the order of a workload's proportions.
@@ -60,7 +61,7 @@ pub struct Driver {
     /// The request distribution.
     pub chooser: KeyChooser,
     /// Insert numbers, shared by the cell's clients.
-    pub sequence: &'static Sequence,
+    pub sequence: Arc<Sequence>,
     /// `--report-per-statement`.
     pub per_statement: bool,
 }

@@ -11,15 +11,16 @@ mod kv;
 mod sequence;
 mod sql;
 
-use super::{Transactor, Verdict, Workload, WorkloadOptions};
+use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions};
 use crate::engine::{Connection, Interface};
 use crate::error::Result;
 use crate::rng::Rng;
 use client::{Client, Driver, Op};
 use generator::{KeyChooser, Latest, ScrambledZipfian};
 use sequence::Sequence;
-use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
+use std::sync::Arc;
+
+pub use crate::options::ycsb::{DEFAULT_RECORDS, Distribution};
 
 /// Fields per record (YCSB's fieldcount).
 pub const FIELDS: usize = 10;
@@ -27,48 +28,11 @@ pub const FIELDS: usize = 10;
 pub const FIELD_LEN: usize = 100;
 /// The longest scan (YCSB's maxscanlength); lengths are uniform in 1..=100.
 pub const MAX_SCAN: usize = 100;
-/// Records loaded when `--records` is not given: see docs/workloads.md, YCSB.
-pub const DEFAULT_RECORDS: u64 = 10_000;
-
 const FIELD_NAMES: [&str; FIELDS] =
     ["field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"];
 
-/// Which records operations touch (YCSB's requestdistribution).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Distribution {
-    /// Scrambled zipfian, θ = 0.99: a few popular records scattered over the key space.
-    Zipfian,
-    /// Every loaded record alike.
-    Uniform,
-    /// The newest records most.
-    Latest,
-}
-
-impl Distribution {
-    /// The name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Distribution::Zipfian => "zipfian",
-            Distribution::Uniform => "uniform",
-            Distribution::Latest => "latest",
-        }
-    }
-}
-
-impl std::str::FromStr for Distribution {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "zipfian" => Ok(Distribution::Zipfian),
-            "uniform" => Ok(Distribution::Uniform),
-            "latest" => Ok(Distribution::Latest),
-            _ => Err(format!("unknown distribution '{s}'; use zipfian, uniform or latest")),
-        }
-    }
-}
-
 /// One of YCSB's core workloads.
+#[derive(Clone, Copy)]
 pub struct Ycsb {
     name: &'static str,
     about: &'static str,
@@ -113,56 +77,15 @@ pub const YCSB_F: Ycsb = ycsb(
     Distribution::Zipfian,
 );
 
-/// The insert sequence of the cell being measured: cells run one at a time, and each
-/// repeat's `prepare` starts it over.
-static SEQUENCE: Sequence = Sequence::new();
-
-/// ζ(records) for `latest`, computed once per record count rather than by every client
-/// (O(records) each).
-static LATEST_ZETA: Mutex<Option<(u64, f64)>> = Mutex::new(None);
-
-impl Ycsb {
-    /// The distribution in effect: `--distribution`, else the workload file's.
-    fn distribution(&self, opts: &WorkloadOptions) -> Distribution {
-        opts.distribution.unwrap_or(self.distribution)
-    }
-
-    /// A client's key chooser for `records` loaded records.
-    fn chooser(&self, opts: &WorkloadOptions) -> KeyChooser {
-        let records = opts.records;
-        match self.distribution(opts) {
-            Distribution::Uniform => KeyChooser::Uniform(records),
-            // YCSB sizes the key space for the inserts expected: operations × insert
-            // proportion × 2; its workload files set operationcount = recordcount.
-            Distribution::Zipfian => {
-                let expected = (records as f64 * self.mix[Op::Insert as usize] * 2.0) as u64;
-                KeyChooser::Zipfian(ScrambledZipfian::new(records + expected))
-            }
-            Distribution::Latest => {
-                let mut cache = LATEST_ZETA.lock().unwrap_or_else(|p| p.into_inner());
-                let zetan = match *cache {
-                    Some((n, z)) if n == records => z,
-                    _ => {
-                        let z = generator::zeta(0, records, generator::THETA, 0.0);
-                        *cache = Some((records, z));
-                        z
-                    }
-                };
-                KeyChooser::Latest(Latest::new(records, Some(zetan)))
-            }
-        }
-    }
-}
-
 impl Workload for Ycsb {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.name
     }
-    fn about(&self) -> &'static str {
+    fn about(&self) -> &str {
         self.about
     }
-    fn supports(&self, _iface: Interface) -> bool {
-        true
+    fn interfaces(&self) -> &'static [Interface] {
+        &[Interface::Sql, Interface::Kv]
     }
     /// A record is 1,000 bytes of fields and a key of up to 23: 1.4 KB in SQLite with the
     /// key's index (measured on 100,000 records), doubled and rounded up for the log, the
@@ -173,36 +96,81 @@ impl Workload for Ycsb {
     fn size_options(&self, opts: &WorkloadOptions) -> String {
         format!("--records {}", opts.records)
     }
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<()> {
-        SEQUENCE.reset(opts.records);
+    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         match conn {
-            Connection::Sql(c) => sql::load(c.as_mut(), opts.records),
-            Connection::Kv(c) => kv::load(c.as_mut(), opts.records),
+            Connection::Sql(c) => sql::load(c.as_mut(), opts.records)?,
+            Connection::Kv(c) => kv::load(c.as_mut(), opts.records)?,
+        }
+        Ok(Box::new(Cell {
+            w: *self,
+            records: opts.records,
+            // The distribution in effect: `--distribution`, else the workload file's.
+            distribution: opts.distribution.unwrap_or(self.distribution),
+            per_statement: opts.per_statement,
+            sequence: Arc::new(Sequence::new(opts.records)),
+            latest_zeta: None,
+        }))
+    }
+}
+
+/// A repeat of a YCSB workload: the insert sequence its clients share, started over
+/// after each load.
+struct Cell {
+    w: Ycsb,
+    records: u64,
+    distribution: Distribution,
+    per_statement: bool,
+    sequence: Arc<Sequence>,
+    /// ζ(records) for `latest`, computed once for the repeat rather than by every client
+    /// (O(records) each).
+    latest_zeta: Option<f64>,
+}
+
+impl Cell {
+    /// A client's key chooser for the loaded records.
+    fn chooser(&mut self) -> KeyChooser {
+        let records = self.records;
+        match self.distribution {
+            Distribution::Uniform => KeyChooser::Uniform(records),
+            // YCSB sizes the key space for the inserts expected: operations × insert
+            // proportion × 2; its workload files set operationcount = recordcount.
+            Distribution::Zipfian => {
+                let expected = (records as f64 * self.w.mix[Op::Insert as usize] * 2.0) as u64;
+                KeyChooser::Zipfian(ScrambledZipfian::new(records + expected))
+            }
+            Distribution::Latest => {
+                let zetan = *self.latest_zeta.get_or_insert_with(|| generator::zeta(0, records, generator::THETA, 0.0));
+                KeyChooser::Latest(Latest::new(records, Some(zetan)))
+            }
         }
     }
-    fn client(&self, conn: Connection, _id: u32, seed: u64, opts: &WorkloadOptions) -> Result<Box<dyn Transactor>> {
+}
+
+impl CellWorkload for Cell {
+    fn client(&mut self, conn: Connection, _id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
         let driver = Driver {
-            name: self.name,
-            mix: self.mix,
+            name: self.w.name,
+            mix: self.w.mix,
             rng: Rng::new(seed),
-            chooser: self.chooser(opts),
-            sequence: &SEQUENCE,
-            per_statement: opts.per_statement,
+            chooser: self.chooser(),
+            sequence: Arc::clone(&self.sequence),
+            per_statement: self.per_statement,
         };
         Ok(match conn {
             Connection::Sql(c) => Box::new(Client::new(sql::SqlStore::new(c)?, driver)),
             Connection::Kv(c) => Box::new(Client::new(kv::KvStore::new(c), driver)),
         })
     }
-    fn verify(&self, conn: &mut Connection, committed: u64, opts: &WorkloadOptions) -> Result<Verdict> {
-        let inserted = SEQUENCE.inserted();
-        let want = opts.records + inserted;
+    fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
+        let inserted = self.sequence.inserted();
+        let records = self.records;
+        let want = records + inserted;
         let (ok, found) = match conn {
             Connection::Sql(c) => sql::verify(c.as_mut(), want)?,
             Connection::Kv(c) => kv::verify(c.as_mut(), want)?,
         };
         let detail =
-            format!("{want} records = {} loaded + {inserted} inserted; {found}; {committed} operations", opts.records);
+            format!("{want} records = {records} loaded + {inserted} inserted; {found}; {committed} operations");
         Ok(Verdict { ok, detail })
     }
 }

@@ -1,4 +1,4 @@
-//! The record numbers inserts take, shared by a cell's clients: YCSB's
+//! The record numbers inserts take, shared by a repeat's clients: YCSB's
 //! `transactioninsertkeysequence`, an acknowledged counter. A client claims the next
 //! number, inserts it, and acknowledges it; readers see only the records below the
 //! first number not yet acknowledged, so a read never chases an insert still in flight.
@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// in flight are at most the clients (10,000).
 const WINDOW: u64 = 1 << 16;
 
-/// The insert sequence of the cell being measured.
+/// The insert sequence of one repeat of a cell.
 pub struct Sequence {
     /// The next number to claim.
     next: AtomicU64,
@@ -24,18 +24,20 @@ pub struct Sequence {
 }
 
 impl Sequence {
-    /// An empty sequence (reset before use).
-    pub const fn new() -> Sequence {
-        Sequence {
+    /// A sequence after loading `records` records (0..records).
+    pub fn new(records: u64) -> Sequence {
+        let s = Sequence {
             next: AtomicU64::new(0),
             limit: AtomicU64::new(0),
             inserted: AtomicU64::new(0),
             done: Mutex::new(Vec::new()),
-        }
+        };
+        s.reset(records);
+        s
     }
 
     /// Start over after loading `records` records (0..records).
-    pub fn reset(&self, records: u64) {
+    fn reset(&self, records: u64) {
         let mut done = self.lock();
         done.clear();
         done.resize(WINDOW as usize, false);
@@ -61,7 +63,7 @@ impl Sequence {
         let mut done = self.lock();
         let mut limit = self.limit.load(Ordering::Relaxed);
         if n < limit || n - limit >= WINDOW {
-            // Not claimed in this cell (a client of an earlier one), or beyond what the
+            // Not a claimed number still open (acknowledged twice), or beyond what the
             // clients can hold in flight: nothing to track.
             return;
         }
@@ -90,8 +92,7 @@ mod tests {
 
     #[test]
     fn limit_waits_for_the_first_insert_in_flight() {
-        let s = Sequence::new();
-        s.reset(10);
+        let s = Sequence::new(10);
         let (a, b, c) = (s.claim(), s.claim(), s.claim());
         assert_eq!((a, b, c), (10, 11, 12));
         s.acknowledge(b, true);
@@ -106,8 +107,7 @@ mod tests {
 
     #[test]
     fn many_clients_acknowledge_every_number() {
-        let s = Sequence::new();
-        s.reset(0);
+        let s = Sequence::new(0);
         std::thread::scope(|sc| {
             for _ in 0..4 {
                 sc.spawn(|| {

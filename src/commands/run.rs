@@ -1,39 +1,21 @@
-//! The subcommands' bodies: glue between the CLI and the library.
+//! `dbrace run`: the plan, the checks before anything starts, the matrix, the report.
 
-use crate::cli::{ChartArgs, CleanArgs, Command, CompareArgs, EnginesArgs, ReportArgs, RunArgs};
+use super::charts::{check_charts, write_charts};
+use super::gib;
+use crate::cli::RunArgs;
 use crate::error::Result;
 use crate::host::Host;
-use crate::instance::{Locations, datadir, location};
+use crate::instance::Locations;
+use crate::options::counters::Pace;
+use crate::options::workload::WorkloadOptions;
 use crate::plan::{self, Request};
 use crate::report;
 use crate::results::{Results, RunOptions, RunStatus, SCHEMA, now_rfc3339};
 use crate::runner::{self, Settings, progress::Progress};
-use crate::workload::WorkloadOptions;
-use crate::{engine, profile, signals, workload};
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use crate::startup::{check_writable, default_results_path, machine, reap_locations};
+use crate::{signals, workload};
 
-/// Run a parsed command; the process exit code on success.
-pub fn dispatch(cmd: Command) -> Result<i32> {
-    match cmd {
-        Command::Run(a) => run(*a),
-        Command::Report(a) => report_cmd(a),
-        Command::Compare(a) => compare_cmd(a),
-        Command::Engines(a) => engines(a),
-        Command::Clean(a) => clean(a),
-        Command::Exec(a) => crate::exec::run(*a),
-        Command::Serve(a) => crate::serve::run(a),
-    }
-}
-
-/// Record the machine options every command shares.
-pub(crate) fn machine(a: &crate::cli::LocationArgs) {
-    crate::instance::user::choose(a.run_as.clone());
-    crate::engine::postgres::managed::choose_bin_dir(a.pg_bin.clone());
-    crate::engine::mysql::managed::choose_bin_dir(a.mysql_bin.clone());
-}
-
-fn run(a: RunArgs) -> Result<i32> {
+pub(super) fn run(a: RunArgs) -> Result<i32> {
     if a.latency_limit.is_some() && a.rate.is_none() {
         return Err(bad_input!(
             "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
@@ -54,10 +36,9 @@ fn run(a: RunArgs) -> Result<i32> {
     machine(&a.locations);
     crate::engine::postgres::client::choose_protocol(a.protocol);
     crate::engine::choose_transport(a.transport);
-    workload::script::configure(script_config(&a)?);
     let pace = match a.transactions {
-        Some(n) => workload::counters::clock::Pace::Tracks(n),
-        None => workload::counters::clock::Pace::Time(a.duration),
+        Some(n) => Pace::Tracks(n),
+        None => Pace::Time(a.duration),
     };
     let workload = WorkloadOptions {
         scale: a.scale,
@@ -78,6 +59,7 @@ fn run(a: RunArgs) -> Result<i32> {
         urls: a.url.clone(),
         sweep: a.sweep.clone(),
         options: workload.clone(),
+        script: script_config(&a)?,
     })?;
     if a.dry_run {
         print!("{}", dry_run(&plan, &a, precision.as_ref().map(|t| (t, confidence))));
@@ -96,7 +78,7 @@ fn run(a: RunArgs) -> Result<i32> {
         c.workload.check(&c.options)?;
     }
     check_space(&plan, &locations)?;
-    runner::preflight(&plan, &locations)?;
+    runner::preflight(&plan.cells, &locations)?;
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
     }
@@ -118,12 +100,12 @@ fn run(a: RunArgs) -> Result<i32> {
     };
     let mut results = Results {
         schema: SCHEMA,
-        dbrace_version: env!("CARGO_PKG_VERSION").to_string(),
+        dbrace_version: crate::version::VERSION.to_string(),
         status: RunStatus::Running,
         started_at: now_rfc3339(),
         finished_at: None,
         // Passwords in URLs stay out of the results file.
-        command: std::env::args().map(|a| crate::engine::postgres::conninfo::redact(&a)).collect(),
+        command: std::env::args().map(|a| crate::redact::redact(&a)).collect(),
         host: Host::detect(),
         locations: vec![locations.disk.clone(), locations.ram.clone()],
         options: RunOptions {
@@ -156,7 +138,7 @@ fn run(a: RunArgs) -> Result<i32> {
         cells: Vec::new(),
         precision_outcome: None,
     };
-    let outcome = runner::matrix::run(&plan, &settings, &locations, &mut results, &out, progress);
+    let outcome = runner::matrix::run(&plan.cells, &settings, &locations, &mut results, &out, progress);
     // Whatever happened, show what was measured and where it is kept.
     let mut charts = Ok(());
     if results.cells.iter().any(|c| !c.repeats.is_empty()) {
@@ -167,20 +149,6 @@ fn run(a: RunArgs) -> Result<i32> {
     charts?;
     let all_ok = outcome?;
     Ok(if all_ok { 0 } else { 1 })
-}
-
-/// Remove what killed runs left in both locations, and say so.
-pub(crate) fn reap_locations(locations: &Locations, progress: Progress) {
-    for l in [&locations.disk, &locations.ram] {
-        let n = datadir::reap(&l.path);
-        if n > 0 {
-            progress.line(&format!(
-                "removed {n} data director{} left by a killed run in {}",
-                if n == 1 { "y" } else { "ies" },
-                l.path.display()
-            ));
-        }
-    }
 }
 
 /// `--precision` and its bounds as a stopping rule, or none; refuses the flags that bound
@@ -299,71 +267,6 @@ fn script_config(a: &RunArgs) -> Result<workload::script::Config> {
     })
 }
 
-/// Refuse an unusable output file (`flag` names its option) before measuring anything.
-pub(crate) fn check_writable(out: &Path, flag: &str, example: &str) -> Result<()> {
-    if out.is_dir() {
-        return Err(bad_input!("{flag} {} is a directory; give a file name such as {example}", out.display()));
-    }
-    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        return Err(bad_input!(
-            "the directory of {flag} {} does not exist; create it or choose another path",
-            out.display()
-        ));
-    }
-    let probe = datadir::scratch(parent, "out");
-    std::fs::write(&probe, b"")
-        .map_err(|e| bad_input!("cannot write next to {}: {e}; choose another {flag}", out.display()))?;
-    let _ = std::fs::remove_file(probe);
-    Ok(())
-}
-
-/// Refuse unusable --html and --plot files before measuring anything.
-fn check_charts(a: &ChartArgs) -> Result<()> {
-    if let Some(html) = &a.html {
-        check_writable(html, "--html", "report.html")?;
-    }
-    if let Some(plot) = &a.plot {
-        match plot.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-            Some("svg") => {}
-            Some("png") if cfg!(feature = "png") => {}
-            Some("png") => {
-                return Err(bad_input!(
-                    "--plot {}: this dbrace was built without PNG; write {} or build with `cargo build --release --features png`",
-                    plot.display(),
-                    plot.with_extension("svg").display(),
-                ));
-            }
-            _ => return Err(bad_input!("--plot {}: give a file name ending in .svg or .png", plot.display())),
-        }
-        check_writable(plot, "--plot", "chart.svg")?;
-    }
-    Ok(())
-}
-
-/// Write the --html report and the --plot chart of `results`, if asked for.
-fn write_charts(results: &Results, baseline: &str, a: &ChartArgs, source: &Path, progress: Progress) -> Result<()> {
-    let write = |path: &Path, bytes: Vec<u8>| {
-        std::fs::write(path, bytes).map_err(|e| failed!("cannot write {}: {e}", path.display()))?;
-        progress.line(&format!("wrote {}", path.display()));
-        Ok::<(), crate::error::Error>(())
-    };
-    let name = source.file_name().map_or_else(|| source.display().to_string(), |n| n.to_string_lossy().into_owned());
-    if let Some(html) = &a.html {
-        write(html, report::html::render(results, baseline, &name)?.into_bytes())?;
-    }
-    if let Some(plot) = &a.plot {
-        let rows = report::rows(results, baseline)?;
-        let svg = report::charts::standalone(results, &rows, a.chart)?;
-        #[cfg(feature = "png")]
-        if plot.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) {
-            return write(plot, report::charts::png::render(&svg)?);
-        }
-        write(plot, svg.into_bytes())?;
-    }
-    Ok(())
-}
-
 /// Refuse a data set that cannot fit its location, before loading fills it up.
 fn check_space(plan: &plan::Plan, locations: &Locations) -> Result<()> {
     for c in &plan.cells {
@@ -384,157 +287,4 @@ fn check_space(plan: &plan::Plan, locations: &Locations) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn clean(a: CleanArgs) -> Result<i32> {
-    machine(&a.locations);
-    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), false)?;
-    for l in [&locations.disk, &locations.ram] {
-        let n = datadir::reap(&l.path);
-        println!("{}: removed {n} leftover{} of killed runs", l.path.display(), if n == 1 { "" } else { "s" });
-    }
-    Ok(0)
-}
-
-fn default_results_path() -> Result<PathBuf> {
-    let dir = location::cache_dir()?.join("results");
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| failed!("cannot create {}: {e}; give a results file with --out", dir.display()))?;
-    let stamp: String = now_rfc3339().chars().filter(|c| c.is_ascii_digit()).collect();
-    Ok(dir.join(format!("{stamp}-{}.json", std::process::id())))
-}
-
-fn report_cmd(a: ReportArgs) -> Result<i32> {
-    check_charts(&a.charts)?;
-    let mut results = Results::load(&a.file)?;
-    // Re-rendered at another level, the file's repeats answer as if the run had asked it.
-    if let Some(level) = a.confidence {
-        results.options.confidence = level;
-    }
-    let baseline = a.baseline.unwrap_or_else(|| results.options.baseline.clone());
-    print!("{}", report::render(&results, &baseline, a.format)?);
-    write_charts(&results, &baseline, &a.charts, &a.file, Progress { enabled: true })?;
-    Ok(0)
-}
-
-fn compare_cmd(a: CompareArgs) -> Result<i32> {
-    let (old, new) = crate::compare::load(&a.old, &a.new)?;
-    let names = (a.old.display().to_string(), a.new.display().to_string());
-    let level = a.confidence.unwrap_or(new.options.confidence);
-    let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower, level)?;
-    print!("{}", report::compare::render(&report, a.format)?);
-    let Some(limit) = a.fail_if_slower else { return Ok(0) };
-    use crate::compare::Verdict::{NotEnoughRepeats, NotMeasured};
-    if report.cells.iter().all(|c| matches!(c.verdict, NotEnoughRepeats | NotMeasured)) {
-        let need = crate::stats::repeats_for(level);
-        return Err(bad_input!(
-            "--fail-if-slower cannot judge any cell: too few measured repeats for a {} verdict (it needs {need} in each file); run both with --repeat {need} or more",
-            crate::stats::percent(level)
-        ));
-    }
-    let bad = report.regressions();
-    if bad.is_empty() {
-        return Ok(0);
-    }
-    let list: Vec<String> =
-        bad.iter().map(|c| format!("{} ({:+.1}%)", c.id, c.ratio.map_or(0.0, |r| (r.value - 1.0) * 100.0))).collect();
-    Err(failed!(
-        "{} cell(s) significantly slower by more than {}%: {}",
-        bad.len(),
-        report::compare::percent(limit),
-        list.join(", ")
-    ))
-}
-
-fn engines(a: EnginesArgs) -> Result<i32> {
-    signals::install();
-    machine(&a.locations);
-    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
-    signals::check()?;
-    let engines: Vec<EngineInfo> = engine::all()
-        .iter()
-        .map(|e| {
-            let (usable, version) = match e.version() {
-                Ok(v) => (true, v),
-                Err(err) => (false, err.to_string()),
-            };
-            let interface = format!("{:?}", e.interface()).to_lowercase();
-            EngineInfo { engine: e.name(), usable, version, interface, settings: e.setting_keys() }
-        })
-        .collect();
-    let locs = [&locations.disk, &locations.ram];
-    if a.json {
-        let v = serde_json::json!({"engines": engines, "locations": locs});
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| failed!("{e}"))?);
-        return Ok(0);
-    }
-    let mut t = comfy_table::Table::new();
-    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED).set_header([
-        "engine",
-        "usable",
-        "version",
-        "client",
-        "settings for --set",
-    ]);
-    // Long setting lists wrap instead of stretching the table past the terminal.
-    t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
-    if t.width().is_none() {
-        t.set_width(120);
-    }
-    for e in &engines {
-        let usable = if e.usable { "yes" } else { "no" };
-        t.add_row([e.engine, usable, &e.version, &e.interface, &e.settings.join(", ")]);
-    }
-    println!("{t}");
-    let mut t = comfy_table::Table::new();
-    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED).set_header([
-        "location",
-        "path",
-        "filesystem",
-        "free",
-        "fsync (8 KiB write + fdatasync)",
-    ]);
-    for l in locs {
-        let fsync = l.fsync.as_ref().map_or("-".into(), |f| {
-            format!("median {:.3} ms, max {:.3} ms ({} ops)", f.median_us / 1000.0, f.max_us / 1000.0, f.ops)
-        });
-        t.add_row([l.kind.to_string(), l.path.display().to_string(), l.fs_type.clone(), gib(l.free_bytes), fsync]);
-    }
-    println!("{t}");
-    println!("profiles:");
-    for (n, h) in profile::builtin_help() {
-        println!("  {n:<11} {h}");
-    }
-    println!("workloads:");
-    for w in workload::all() {
-        let on: Vec<_> = engine::all().iter().filter(|e| w.supports(e.interface())).map(|e| e.name()).collect();
-        println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
-    }
-    let both: Vec<_> = engine::all().iter().map(|e| e.name()).collect();
-    println!("  {:<14} counters-write and counters-read, a row each [{}]", workload::counters::FAMILY, both.join(", "));
-    let sql: Vec<_> =
-        engine::all().iter().filter(|e| e.interface() == engine::Interface::Sql).map(|e| e.name()).collect();
-    println!(
-        "  {:<14} pgbench's script format (script:FILE@WEIGHT to weigh it; the script: entries of a list form one mix) [{}]",
-        "script:FILE",
-        sql.join(", ")
-    );
-    if std::io::stdout().is_terminal() {
-        println!("(a disk fsync far above a ram one is what makes ram profiles faster for commit-heavy workloads)");
-    }
-    Ok(0)
-}
-
-/// What `dbrace engines` says of one engine.
-#[derive(serde::Serialize)]
-struct EngineInfo {
-    engine: &'static str,
-    usable: bool,
-    version: String,
-    interface: String,
-    settings: &'static [&'static str],
-}
-
-fn gib(b: u64) -> String {
-    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
 }

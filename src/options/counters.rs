@@ -1,8 +1,8 @@
 //! The counters workloads' options (`--counters-*`), their parsing and their checks.
 
 use super::buckets::Granularity;
-use super::clock::Pace;
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 
 /// How counters are stored in a SQL engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -92,6 +92,34 @@ impl Default for CountersOptions {
             range: ReadRange { span_s: 86_400, granularity: Granularity::Hour },
             schema: Schema::Json,
             pace: Pace::default(),
+        }
+    }
+}
+
+/// Positions of a clock paced by time.
+const TIME_POSITIONS: u64 = 10_000;
+
+/// How the clock moves over the spread.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pace {
+    /// One position per track, over this many tracks per client (`--transactions`).
+    Tracks(u64),
+    /// Over this measured time (`--duration`), in `TIME_POSITIONS` steps.
+    Time(Duration),
+}
+
+impl Default for Pace {
+    fn default() -> Self {
+        Pace::Tracks(1000)
+    }
+}
+
+impl Pace {
+    /// How many positions the clock has.
+    pub fn positions(self) -> u64 {
+        match self {
+            Pace::Tracks(n) => n.max(1),
+            Pace::Time(_) => TIME_POSITIONS,
         }
     }
 }

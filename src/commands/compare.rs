@@ -1,0 +1,34 @@
+//! `dbrace compare`: two results files, their matching cells judged, the gate.
+
+use crate::cli::CompareArgs;
+use crate::error::Result;
+use crate::report;
+
+pub(super) fn compare_cmd(a: CompareArgs) -> Result<i32> {
+    let (old, new) = crate::compare::load(&a.old, &a.new)?;
+    let names = (a.old.display().to_string(), a.new.display().to_string());
+    let level = a.confidence.unwrap_or(new.options.confidence);
+    let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower, level)?;
+    print!("{}", report::compare::render(&report, a.format)?);
+    let Some(limit) = a.fail_if_slower else { return Ok(0) };
+    use crate::compare::Verdict::{NotEnoughRepeats, NotMeasured};
+    if report.cells.iter().all(|c| matches!(c.verdict, NotEnoughRepeats | NotMeasured)) {
+        let need = crate::stats::repeats_for(level);
+        return Err(bad_input!(
+            "--fail-if-slower cannot judge any cell: too few measured repeats for a {} verdict (it needs {need} in each file); run both with --repeat {need} or more",
+            crate::stats::percent(level)
+        ));
+    }
+    let bad = report.regressions();
+    if bad.is_empty() {
+        return Ok(0);
+    }
+    let list: Vec<String> =
+        bad.iter().map(|c| format!("{} ({:+.1}%)", c.id, c.ratio.map_or(0.0, |r| (r.value - 1.0) * 100.0))).collect();
+    Err(failed!(
+        "{} cell(s) significantly slower by more than {}%: {}",
+        bad.len(),
+        report::compare::percent(limit),
+        list.join(", ")
+    ))
+}

@@ -1,0 +1,166 @@
+//! A small synchronous MySQL wire client for the measured path: one blocking socket,
+//! reused buffers, statements prepared once, result rows counted as packets without
+//! decoding (what sysbench's C client costs, not a driver's per-row `Row`). It speaks
+//! mysql_native_password only (MariaDB's managed servers and most `--url` accounts);
+//! anything else is `Unsupported` and the caller falls back to mysql_async.
+
+mod binary;
+mod handshake;
+mod packet;
+mod query;
+mod statement;
+
+use super::endpoint::Endpoint;
+use crate::engine::TxError;
+use handshake::Login;
+use statement::Prepared;
+use std::io::{BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+/// Why the wire client could not connect.
+#[derive(Debug)]
+pub enum WireConnect {
+    /// The account wants an authentication this client does not speak: use mysql_async.
+    Unsupported,
+    /// The server is not there.
+    Unreachable(String),
+    /// The server said no.
+    Refused(String),
+}
+
+/// A failed command.
+#[derive(Debug)]
+pub enum WireError {
+    /// The server's error packet: code and message.
+    Server(u16, String),
+    /// The connection broke or spoke nonsense.
+    Lost(String),
+}
+
+impl From<std::io::Error> for WireError {
+    fn from(e: std::io::Error) -> WireError {
+        WireError::Lost(e.to_string())
+    }
+}
+
+/// The same mapping as the mysql_async path: deadlock, lock wait timeout and "record has
+/// changed" are retried; a duplicate key only where the workload asks.
+pub fn tx_err(e: WireError) -> TxError {
+    match e {
+        WireError::Server(1213 | 1205 | 1020, _) => TxError::Retry,
+        WireError::Server(1062, m) => TxError::Duplicate(format!("mysql: {m} (1062)")),
+        WireError::Server(c, m) => TxError::Fail(format!("mysql: {m} ({c})")),
+        WireError::Lost(m) => TxError::Fail(format!("mysql: connection lost: {m}")),
+    }
+}
+
+type WResult<T> = Result<T, WireError>;
+
+/// The socket: TCP, or Unix for a socket path.
+enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Read for Stream {
+    fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(b),
+            Stream::Unix(s) => s.read(b),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(b),
+            Stream::Unix(s) => s.write(b),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Stream {
+    fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_read_timeout(t),
+            Stream::Unix(s) => s.set_read_timeout(t),
+        }
+    }
+}
+
+/// One connection.
+pub struct Wire {
+    io: BufReader<Stream>,
+    /// The last packet read (payload only).
+    pkt: Vec<u8>,
+    out: Vec<u8>,
+    seq: u8,
+    stmts: Vec<Prepared>,
+    /// Column (type, flags) of the current result, for `First` and `Each`.
+    cols: Vec<(u8, u16, String)>,
+    /// A value as text, for `First` and `Each`.
+    text: String,
+}
+
+impl Wire {
+    /// Connect and log in (5 s at most for each step).
+    pub fn connect(at: &Endpoint) -> Result<Wire, WireConnect> {
+        let o = &at.opts;
+        let where_ = at.redacted();
+        let unreachable = |e: std::io::Error| WireConnect::Unreachable(format!("cannot connect to {where_}: {e}"));
+        let limit = Duration::from_secs(5);
+        let stream = match o.socket() {
+            Some(path) => Stream::Unix(UnixStream::connect(path).map_err(unreachable)?),
+            None => {
+                let addrs = (o.ip_or_hostname(), o.tcp_port()).to_socket_addrs().map_err(unreachable)?;
+                let mut last = None;
+                let mut found = None;
+                for a in addrs {
+                    match TcpStream::connect_timeout(&a, limit) {
+                        Ok(s) => {
+                            found = Some(s);
+                            break;
+                        }
+                        Err(e) => last = Some(e),
+                    }
+                }
+                let s = found.ok_or_else(|| {
+                    unreachable(last.unwrap_or_else(|| std::io::Error::other("no address for the host")))
+                })?;
+                let _ = s.set_nodelay(true);
+                Stream::Tcp(s)
+            }
+        };
+        stream.set_read_timeout(Some(limit)).map_err(unreachable)?;
+        let mut w = Wire {
+            io: BufReader::with_capacity(64 << 10, stream),
+            pkt: Vec::with_capacity(1024),
+            out: Vec::with_capacity(1024),
+            seq: 0,
+            stmts: Vec::new(),
+            cols: Vec::new(),
+            text: String::new(),
+        };
+        w.login(at).map_err(|e| match e {
+            Login::Unsupported => WireConnect::Unsupported,
+            Login::Wire(WireError::Server(c, m)) => WireConnect::Refused(format!("{where_}: {m} ({c})")),
+            Login::Wire(WireError::Lost(m)) => WireConnect::Unreachable(format!("cannot connect to {where_}: {m}")),
+        })?;
+        w.io.get_ref().set_read_timeout(None).map_err(unreachable)?;
+        Ok(w)
+    }
+}
+
+/// Say goodbye (COM_QUIT), so the server does not log an aborted connection.
+impl Drop for Wire {
+    fn drop(&mut self) {
+        self.command(0x01);
+        let _ = self.send();
+    }
+}

@@ -1,0 +1,195 @@
+//! Bulk loads by COPY FROM STDIN: binary when every column has a type encoded here,
+//! text otherwise.
+
+use super::client::PgClient;
+use super::messages::lost;
+use crate::engine::{Datum, TxError, TxResult};
+use postgres_protocol::message::frontend;
+
+impl PgClient {
+    pub(super) fn copy_in(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Vec<Datum>>,
+    ) -> TxResult<u64> {
+        self.simple(&format!("TRUNCATE {table}"))?;
+        // Binary COPY when every column has a type we encode: the server skips parsing text.
+        let kinds = self.column_kinds(table, columns)?;
+        let format = if kinds.is_some() { "FORMAT binary, FREEZE" } else { "FREEZE" };
+        let sql = format!("COPY {table} ({}) FROM STDIN WITH ({format})", columns.join(", "));
+        frontend::query(&sql, &mut self.wbuf).map_err(lost)?;
+        self.flush().map_err(lost)?;
+        loop {
+            let (tag, body) = self.read_message().map_err(lost)?;
+            match tag {
+                b'G' => break,
+                b'E' => {
+                    let e = self.error(body);
+                    self.finish().ok();
+                    return Err(TxError::Fail(format!("postgres: {}", e.message)));
+                }
+                _ => {}
+            }
+        }
+        let (mut n, mut chunk) = (0u64, Vec::with_capacity(1 << 17));
+        let send = |c: &mut PgClient, chunk: &mut Vec<u8>| -> TxResult<()> {
+            frontend::CopyData::new(&chunk[..]).map_err(lost)?.write(&mut c.wbuf);
+            chunk.clear();
+            c.flush().map_err(lost)
+        };
+        if kinds.is_some() {
+            chunk.extend_from_slice(b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0");
+        }
+        let mut bad = None;
+        for row in rows {
+            match &kinds {
+                Some(kinds) => {
+                    chunk.extend_from_slice(&(row.len() as i16).to_be_bytes());
+                    for (d, k) in row.iter().zip(kinds) {
+                        if let Err(e) = binary_field(d, *k, &mut chunk) {
+                            bad.get_or_insert(e);
+                        }
+                    }
+                }
+                None => {
+                    for (i, d) in row.iter().enumerate() {
+                        if i > 0 {
+                            chunk.push(b'\t');
+                        }
+                        copy_field(d, &mut chunk);
+                    }
+                    chunk.push(b'\n');
+                }
+            }
+            n += 1;
+            if chunk.len() >= 1 << 16 {
+                send(self, &mut chunk)?;
+            }
+        }
+        if kinds.is_some() {
+            chunk.extend_from_slice(&(-1i16).to_be_bytes());
+        }
+        if !chunk.is_empty() {
+            send(self, &mut chunk)?;
+        }
+        // Rows stop coming early on Ctrl-C: abandon the COPY rather than commit part of it.
+        if crate::signals::pending().is_some() || bad.is_some() {
+            frontend::copy_fail("interrupted", &mut self.wbuf).map_err(lost)?;
+        } else {
+            frontend::copy_done(&mut self.wbuf);
+        }
+        self.flush().map_err(lost)?;
+        let done = self.finish();
+        if let Some(e) = bad {
+            return Err(TxError::Fail(format!("postgres: cannot load {table}: {e}")));
+        }
+        done?;
+        Ok(n)
+    }
+
+    /// How to encode each column in binary COPY; `None` when some type is not ours to encode.
+    fn column_kinds(&mut self, table: &str, columns: &[&str]) -> TxResult<Option<Vec<Kind>>> {
+        let names: Vec<String> = columns.iter().map(|c| format!("'{}'", c.replace('\'', "''"))).collect();
+        let types = self.text(&format!(
+            "SELECT string_agg(t.typname, ',' ORDER BY c.n) FROM unnest(ARRAY[{}]) WITH ORDINALITY AS c(name, n) \
+             JOIN pg_attribute a ON a.attrelid = '{table}'::regclass AND a.attname = c.name \
+             JOIN pg_type t ON t.oid = a.atttypid",
+            names.join(", ")
+        ))?;
+        let kinds: Vec<Option<Kind>> = types
+            .split(',')
+            .map(|t| match t {
+                "int2" => Some(Kind::Int(2)),
+                "int4" => Some(Kind::Int(4)),
+                "int8" => Some(Kind::Int(8)),
+                "bpchar" => Some(Kind::Bpchar),
+                "text" | "varchar" => Some(Kind::Text),
+                _ => None,
+            })
+            .collect();
+        Ok((kinds.len() == columns.len()).then(|| kinds.into_iter().collect()).flatten())
+    }
+}
+
+/// A column's binary COPY encoding.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A big-endian integer of this many bytes.
+    Int(usize),
+    /// char(n): the server pads, so blanks travel as an empty string.
+    Bpchar,
+    /// text or varchar: the bytes as they are.
+    Text,
+}
+
+/// One field of binary COPY: its length (-1 for NULL), then its bytes.
+fn binary_field(d: &Datum, k: Kind, out: &mut Vec<u8>) -> Result<(), String> {
+    let bytes = |out: &mut Vec<u8>, b: &[u8]| {
+        out.extend_from_slice(&(b.len() as i32).to_be_bytes());
+        out.extend_from_slice(b);
+    };
+    match (d, k) {
+        (Datum::Null, _) => out.extend_from_slice(&(-1i32).to_be_bytes()),
+        (Datum::Int(i), Kind::Int(w)) => {
+            let fits = match w {
+                2 => i16::try_from(*i).is_ok(),
+                4 => i32::try_from(*i).is_ok(),
+                _ => true,
+            };
+            if !fits {
+                return Err(format!("{i} does not fit a {}-byte integer column", w));
+            }
+            bytes(out, &i.to_be_bytes()[8 - w..]);
+        }
+        (Datum::Int(i), _) => bytes(out, i.to_string().as_bytes()),
+        (Datum::Blank(_), Kind::Bpchar) => bytes(out, b""),
+        (Datum::Blank(n), _) => bytes(out, " ".repeat(*n).as_bytes()),
+        (Datum::Text(t), Kind::Int(_)) => return Err(format!("text '{t}' for an integer column")),
+        (Datum::Text(t), _) => bytes(out, t.as_bytes()),
+    }
+    Ok(())
+}
+
+/// COPY text format: tabs, newlines and backslashes escaped, NULL as \N.
+fn copy_field(d: &Datum, out: &mut Vec<u8>) {
+    match d {
+        Datum::Null => out.extend_from_slice(b"\\N"),
+        Datum::Int(i) => {
+            let _ = std::io::Write::write_fmt(out, format_args!("{i}"));
+        }
+        // char(n) pads on the server: send nothing, as pgbench does.
+        Datum::Blank(_) => {}
+        Datum::Text(t) => {
+            for b in t.bytes() {
+                match b {
+                    b'\\' => out.extend_from_slice(b"\\\\"),
+                    b'\t' => out.extend_from_slice(b"\\t"),
+                    b'\n' => out.extend_from_slice(b"\\n"),
+                    b'\r' => out.extend_from_slice(b"\\r"),
+                    _ => out.push(b),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_copy_fields() {
+        let enc = |d: Datum, k: Kind| {
+            let mut out = Vec::new();
+            binary_field(&d, k, &mut out).map(|_| out)
+        };
+        assert_eq!(enc(Datum::Int(258), Kind::Int(4)).unwrap(), [0, 0, 0, 4, 0, 0, 1, 2]);
+        assert_eq!(enc(Datum::Int(-1), Kind::Int(2)).unwrap(), [0, 0, 0, 2, 0xff, 0xff]);
+        assert!(enc(Datum::Int(1 << 40), Kind::Int(4)).is_err());
+        assert_eq!(enc(Datum::Null, Kind::Text).unwrap(), [0xff; 4]);
+        assert_eq!(enc(Datum::Blank(3), Kind::Bpchar).unwrap(), [0, 0, 0, 0]);
+        assert_eq!(enc(Datum::Blank(2), Kind::Text).unwrap(), [0, 0, 0, 2, b' ', b' ']);
+        assert_eq!(enc(Datum::Int(42), Kind::Text).unwrap(), [0, 0, 0, 2, b'4', b'2']);
+    }
+}

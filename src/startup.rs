@@ -1,0 +1,57 @@
+//! What commands do before they start, shared by run, exec, serve and the others: the
+//! machine options, the leftovers of killed runs, the output files.
+
+use crate::error::Result;
+use crate::instance::{Locations, datadir, location};
+use crate::results::now_rfc3339;
+use crate::runner::progress::Progress;
+use std::path::{Path, PathBuf};
+
+/// Record the machine options every command shares.
+pub fn machine(a: &crate::cli::LocationArgs) {
+    crate::instance::user::choose(a.run_as.clone());
+    crate::engine::postgres::managed::choose_bin_dir(a.pg_bin.clone());
+    crate::engine::mysql::managed::choose_bin_dir(a.mysql_bin.clone());
+}
+
+/// Remove what killed runs left in both locations, and say so.
+pub fn reap_locations(locations: &Locations, progress: Progress) {
+    for l in [&locations.disk, &locations.ram] {
+        let n = datadir::reap(&l.path);
+        if n > 0 {
+            progress.line(&format!(
+                "removed {n} data director{} left by a killed run in {}",
+                if n == 1 { "y" } else { "ies" },
+                l.path.display()
+            ));
+        }
+    }
+}
+
+/// Refuse an unusable output file (`flag` names its option) before measuring anything.
+pub fn check_writable(out: &Path, flag: &str, example: &str) -> Result<()> {
+    if out.is_dir() {
+        return Err(bad_input!("{flag} {} is a directory; give a file name such as {example}", out.display()));
+    }
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(bad_input!(
+            "the directory of {flag} {} does not exist; create it or choose another path",
+            out.display()
+        ));
+    }
+    let probe = datadir::scratch(parent, "out");
+    std::fs::write(&probe, b"")
+        .map_err(|e| bad_input!("cannot write next to {}: {e}; choose another {flag}", out.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+/// Where a run keeps its results when --out is not given: a new file in the cache.
+pub fn default_results_path() -> Result<PathBuf> {
+    let dir = location::cache_dir()?.join("results");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| failed!("cannot create {}: {e}; give a results file with --out", dir.display()))?;
+    let stamp: String = now_rfc3339().chars().filter(|c| c.is_ascii_digit()).collect();
+    Ok(dir.join(format!("{stamp}-{}.json", std::process::id())))
+}
