@@ -4,7 +4,6 @@
 
 use crate::error::Result;
 use std::ffi::CString;
-use std::sync::OnceLock;
 
 /// A user to run servers as.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,18 +14,6 @@ pub struct RunAs {
     pub uid: u32,
     /// Primary group id.
     pub gid: u32,
-}
-
-static CHOSEN: OnceLock<Option<String>> = OnceLock::new();
-
-/// Record `--run-as` for this process (call once, before servers start).
-pub fn choose(name: Option<String>) {
-    let _ = CHOSEN.set(name);
-}
-
-/// `--run-as`, as recorded.
-pub fn chosen() -> Option<&'static str> {
-    CHOSEN.get().and_then(|c| c.as_deref())
 }
 
 /// Whether this process runs as root.

@@ -18,7 +18,6 @@ use crate::launcher::{Launcher, Recipe, Server, Step};
 use mysql_async::OptsBuilder;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Bump when the install options change, so old templates are not reused.
@@ -55,21 +54,14 @@ pub struct Binaries {
     pub flavor: Flavor,
 }
 
-static BIN_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// Record `--mysql-bin` for this process.
-pub fn choose_bin_dir(dir: Option<PathBuf>) {
-    let _ = BIN_DIR.set(dir);
-}
-
 const INSTALL_HINT: &str = "install them (apt-get install mariadb-server) or pass --mysql-bin DIR";
 
 /// Find the binaries: `--mysql-bin`, else PATH and the usual sbin directories; mariadbd
 /// before mysqld (on Debian mysqld is a link to mariadbd).
-pub fn binaries() -> Result<Binaries> {
-    let dirs: Vec<PathBuf> = match BIN_DIR.get() {
-        Some(Some(d)) => vec![d.clone()],
-        _ => {
+pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
+    let dirs: Vec<PathBuf> = match given {
+        Some(d) => vec![d.to_path_buf()],
+        None => {
             let mut v: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect();
             v.extend(["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/mysql/bin"].map(PathBuf::from));
             v
@@ -77,9 +69,9 @@ pub fn binaries() -> Result<Binaries> {
     };
     let find = |name: &str| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
     let Some(server) = find("mariadbd").or_else(|| find("mysqld")) else {
-        return Err(match BIN_DIR.get() {
-            Some(Some(d)) => bad_input!("--mysql-bin {}: no mariadbd or mysqld there", d.display()),
-            _ => bad_input!("MariaDB/MySQL server binaries (mariadbd or mysqld) not found; {INSTALL_HINT}"),
+        return Err(match given {
+            Some(d) => bad_input!("--mysql-bin {}: no mariadbd or mysqld there", d.display()),
+            None => bad_input!("MariaDB/MySQL server binaries (mariadbd or mysqld) not found; {INSTALL_HINT}"),
         });
     };
     let out = Command::new(&server)

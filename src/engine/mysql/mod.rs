@@ -9,12 +9,10 @@ pub mod managed;
 pub mod wire;
 
 use super::ConnectError;
-use super::access::{self, Access, Exposed, Listen};
+use super::access::{self, Exposed};
 use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
-use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
+use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
 use crate::error::Result;
-use crate::instance::user;
-use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::MyClient;
 use endpoint::Endpoint;
@@ -62,6 +60,9 @@ fn memory_settings() -> Vec<(String, String)> {
     vec![("default_storage_engine".into(), "MEMORY".into()), ("max_heap_table_size".into(), format!("{half_mib}M"))]
 }
 
+/// The engine's name.
+const NAME: &str = "mysql";
+
 /// Who MariaDB's (and MySQL's) servers run as when dbrace is root: they refuse root.
 pub const USER: ServerUser = ServerUser { server: "MariaDB", default: "mysql", refuses_root: true };
 
@@ -72,32 +73,38 @@ fn merged(base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String
 
 impl Engine for Mysql {
     fn name(&self) -> &'static str {
-        "mysql"
+        NAME
     }
     fn interface(&self) -> Interface {
         Interface::Sql
     }
-    fn version(&self) -> Result<String> {
-        let b = managed::binaries()?;
-        let who = USER.described(user::chosen())?;
+    fn version(&self, machine: &Machine) -> Result<String> {
+        let b = managed::binaries(machine.bin_dir(NAME))?;
+        let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.server.display()))
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server variable (mariadbd --KEY=VALUE; SET SESSION per connection against --url)"]
     }
-    fn knows_setting(&self, key: &str) -> bool {
+    fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
     }
     fn url_schemes(&self) -> &'static [&'static str] {
         &["mysql", "mariadb"]
     }
-    fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
+    fn bin_flag(&self) -> Option<BinFlag> {
+        Some(BinFlag {
+            long: "mysql-bin",
+            help: "Directory of the MariaDB/MySQL server binaries (mariadbd or mysqld) [default: found]",
+        })
+    }
+    fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
         kit::target::check(
             profile,
             target,
             || {
-                managed::binaries()?;
-                USER.resolve(user::chosen()).map(drop)
+                managed::binaries(machine.bin_dir(NAME))?;
+                USER.resolve(machine.run_as()).map(drop)
             },
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && p.wal.is_none(),
@@ -107,40 +114,30 @@ impl Engine for Mysql {
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
     }
-    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
-        match (target, &storage.data) {
-            (Target::Url(url), _) => on_url(profile, url),
-            (Target::Managed, Some(dir)) => on_managed(profile, dir, storage.wal.as_ref()),
-            (Target::Managed, None) => Err(failed!("a managed mysql needs a data directory")),
+    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
+        match launch.target {
+            Target::Url(url) => on_url(launch.profile, url),
+            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
     /// `unlogged` is server-wide here (`default_storage_engine=MEMORY`): a command's own
     /// tables get it too, so every profile applies.
-    fn check_exposed(&self, profile: &Profile) -> Result<()> {
-        self.check(profile, &Target::Managed)
+    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
+        self.check(profile, &Target::Managed, machine)
     }
-    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
-        let dir = storage.data.as_ref().ok_or_else(|| failed!("a managed mysql needs a data directory"))?;
-        let inst = managed_instance(profile, dir, storage.wal.as_ref(), Listen::Tcp(access.port), access)?;
-        Ok(exposed(inst))
+    fn expose(&self, launch: &Launch) -> Result<Exposed> {
+        Ok(exposed(managed_instance(launch)?))
     }
 }
 
-fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
-    Ok(Box::new(managed_instance(profile, dir, wal, Listen::from_transport(), &Access::default())?))
-}
-
-/// A throwaway server for `profile`, listening as `listen` says; TCP clients connect as
-/// `access` says.
-fn managed_instance(
-    profile: &Profile,
-    dir: &DataDir,
-    wal: Option<&DataDir>,
-    listen: Listen,
-    access: &Access,
-) -> Result<MyInstance> {
-    let b = managed::binaries()?;
-    let run_as = USER.for_launch(user::chosen())?;
+/// A throwaway server for the launch's profile, listening as it says; TCP clients connect
+/// as its access says.
+fn managed_instance(launch: &Launch) -> Result<MyInstance> {
+    let (profile, machine) = (launch.profile, launch.machine);
+    let dir = launch.data_dir(NAME)?;
+    let wal = launch.storage.wal.as_ref();
+    let b = managed::binaries(machine.bin_dir(NAME))?;
+    let run_as = USER.for_launch(machine.run_as())?;
     let launcher = crate::launcher::chosen();
     let template = managed::template(launcher, &b, run_as.as_ref(), &profile.settings)?;
     let mut expected = durability_settings(profile.durability);
@@ -148,9 +145,9 @@ fn managed_instance(
         expected.extend(memory_settings());
     }
     let expected = merged(expected, &profile.settings);
-    let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
+    let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
     let at = match started.port {
-        Some(port) => managed::account(&started.root, port, access)?,
+        Some(port) => managed::account(&started.root, port, launch.access)?,
         None => started.root,
     };
     let mut inst = MyInstance {

@@ -14,9 +14,10 @@ use crate::instance::datadir::private_dir;
 use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
 use crate::launcher::{Launcher, Recipe, Server, Step};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The superuser initdb creates in the template.
@@ -33,18 +34,11 @@ pub struct Binaries {
     pub version: String,
 }
 
-static BIN_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// Record `--pg-bin` for this process.
-pub fn choose_bin_dir(dir: Option<PathBuf>) {
-    let _ = BIN_DIR.set(dir);
-}
-
 /// Find the binaries: `--pg-bin`, `pg_config --bindir`, /usr/lib/postgresql/*/bin (newest),
 /// then PATH.
-pub fn binaries() -> Result<Binaries> {
+pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
     let has = |d: &Path| d.join("postgres").is_file() && d.join("initdb").is_file();
-    if let Some(Some(d)) = BIN_DIR.get() {
+    if let Some(d) = given {
         if !has(d) {
             return Err(bad_input!("--pg-bin {}: no postgres and initdb there", d.display()));
         }
@@ -71,18 +65,23 @@ pub fn binaries() -> Result<Binaries> {
     }
 }
 
-/// Every server setting's name, from `postgres --describe-config` (none without binaries),
-/// so that an unqualified `--set` goes only to the engines that have the setting.
-pub fn setting_names() -> Option<&'static [String]> {
-    static NAMES: OnceLock<Option<Vec<String>>> = OnceLock::new();
-    NAMES
-        .get_or_init(|| {
-            let out = Command::new(binaries().ok()?.dir.join("postgres")).arg("--describe-config").output().ok()?;
+/// Every server setting's name, from `postgres --describe-config` of the binaries found
+/// (`--pg-bin` given or not; none without binaries), so that an unqualified `--set` goes
+/// only to the engines that have the setting.
+pub fn setting_names(given: Option<&Path>) -> Option<Vec<String>> {
+    // A cache of what each binaries directory says, keyed by that directory.
+    static NAMES: Mutex<BTreeMap<PathBuf, Option<Vec<String>>>> = Mutex::new(BTreeMap::new());
+    let dir = binaries(given).ok()?.dir;
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    names
+        .entry(dir)
+        .or_insert_with_key(|dir| {
+            let out = Command::new(dir.join("postgres")).arg("--describe-config").output().ok()?;
             let text = String::from_utf8_lossy(&out.stdout);
             let names: Vec<String> = text.lines().filter_map(|l| l.split('\t').next()).map(str::to_string).collect();
             (out.status.success() && !names.is_empty()).then_some(names)
         })
-        .as_deref()
+        .clone()
 }
 
 fn describe(dir: &Path) -> Result<Binaries> {

@@ -12,14 +12,12 @@ mod messages;
 mod placeholders;
 
 use super::ConnectError;
-use super::access::{self, Access, Exposed, Listen};
+use super::access::{self, Exposed};
 use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
-use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
+use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
 use crate::error::Result;
-use crate::instance::user;
-use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
-use client::PgClient;
+use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
 use std::collections::BTreeMap;
 
@@ -47,6 +45,9 @@ fn durability_settings(d: Durability) -> Vec<(String, String)> {
     }
 }
 
+/// The engine's name.
+const NAME: &str = "postgres";
+
 /// Who PostgreSQL's servers run as when dbrace is root: it refuses root.
 pub const USER: ServerUser = ServerUser { server: "PostgreSQL", default: "postgres", refuses_root: true };
 
@@ -57,24 +58,24 @@ fn merged(base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String
 
 impl Engine for Postgres {
     fn name(&self) -> &'static str {
-        "postgres"
+        NAME
     }
     fn interface(&self) -> Interface {
         Interface::Sql
     }
-    fn version(&self) -> Result<String> {
-        let b = managed::binaries()?;
-        let who = USER.described(user::chosen())?;
+    fn version(&self, machine: &Machine) -> Result<String> {
+        let b = managed::binaries(machine.bin_dir(NAME))?;
+        let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.dir.display()))
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server setting (postgres --describe-config lists them; SET per session against --url)"]
     }
-    fn knows_setting(&self, key: &str) -> bool {
+    fn knows_setting(&self, key: &str, machine: &Machine) -> bool {
         let shaped = !key.is_empty()
             && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
         // An extension's own settings (dotted) are the server's to judge.
-        match managed::setting_names() {
+        match managed::setting_names(machine.bin_dir(NAME)) {
             Some(names) if !key.contains('.') => names.iter().any(|n| n == key),
             _ => shaped,
         }
@@ -82,13 +83,19 @@ impl Engine for Postgres {
     fn url_schemes(&self) -> &'static [&'static str] {
         &["postgres", "postgresql"]
     }
-    fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
+    fn bin_flag(&self) -> Option<BinFlag> {
+        Some(BinFlag {
+            long: "pg-bin",
+            help: "Directory of the PostgreSQL server binaries (postgres, initdb) [default: found]",
+        })
+    }
+    fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
         kit::target::check(
             profile,
             target,
             || {
-                managed::binaries()?;
-                USER.resolve(user::chosen()).map(drop)
+                managed::binaries(machine.bin_dir(NAME))?;
+                USER.resolve(machine.run_as()).map(drop)
             },
             |url| ConnInfo::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability != Durability::Off && p.wal.is_none(),
@@ -98,50 +105,40 @@ impl Engine for Postgres {
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
     }
-    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
-        match (target, &storage.data) {
-            (Target::Url(url), _) => on_url(profile, url),
-            (Target::Managed, Some(dir)) => on_managed(profile, dir, storage.wal.as_ref()),
-            (Target::Managed, None) => Err(failed!("a managed postgres needs a data directory")),
+    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
+        match launch.target {
+            Target::Url(url) => on_url(launch.profile, url, launch.machine.protocol),
+            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
-    fn check_exposed(&self, profile: &Profile) -> Result<()> {
+    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
         if profile.unlogged {
             return Err(bad_input!(
                 "profile '{}' makes the tables dbrace creates UNLOGGED, and a command creates its own; for postgres use ram-nosync (data on tmpfs, nothing synced)",
                 profile.name
             ));
         }
-        self.check(profile, &Target::Managed)
+        self.check(profile, &Target::Managed, machine)
     }
-    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
-        let dir = storage.data.as_ref().ok_or_else(|| failed!("a managed postgres needs a data directory"))?;
-        let inst = managed_instance(profile, dir, storage.wal.as_ref(), Listen::Tcp(access.port), access)?;
-        Ok(exposed(inst))
+    fn expose(&self, launch: &Launch) -> Result<Exposed> {
+        Ok(exposed(managed_instance(launch)?))
     }
 }
 
-fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
-    Ok(Box::new(managed_instance(profile, dir, wal, Listen::from_transport(), &Access::default())?))
-}
-
-/// A throwaway server for `profile`, listening as `listen` says; TCP clients connect as
-/// `access` says.
-fn managed_instance(
-    profile: &Profile,
-    dir: &DataDir,
-    wal: Option<&DataDir>,
-    listen: Listen,
-    access: &Access,
-) -> Result<PgInstance> {
-    let b = managed::binaries()?;
-    let run_as = USER.for_launch(user::chosen())?;
+/// A throwaway server for the launch's profile, listening as it says; TCP clients connect
+/// as its access says.
+fn managed_instance(launch: &Launch) -> Result<PgInstance> {
+    let (profile, machine) = (launch.profile, launch.machine);
+    let dir = launch.data_dir(NAME)?;
+    let wal = launch.storage.wal.as_ref();
+    let b = managed::binaries(machine.bin_dir(NAME))?;
+    let run_as = USER.for_launch(machine.run_as())?;
     let launcher = crate::launcher::chosen();
     let template = managed::template(launcher, &b, run_as.as_ref())?;
     let expected = merged(durability_settings(profile.durability), &profile.settings);
-    let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
+    let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
     let info = match started.port {
-        Some(port) => managed::account(&started.socket, port, access)?,
+        Some(port) => managed::account(&started.socket, port, launch.access)?,
         None => started.socket,
     };
     let mut inst = PgInstance {
@@ -149,6 +146,7 @@ fn managed_instance(
         session: Vec::new(),
         expected,
         unlogged: profile.unlogged,
+        protocol: machine.protocol,
         version: b.version.clone(),
         settings: BTreeMap::new(),
         owned: Owned::Server(started.server),
@@ -180,7 +178,7 @@ fn exposed(inst: PgInstance) -> Exposed {
     Exposed { instance: Box::new(inst), url, redacted, env, unset: &["PGHOSTADDR", "PGSERVICE"], password }
 }
 
-fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
+fn on_url(profile: &Profile, url: &str, protocol: Protocol) -> Result<Box<dyn Instance>> {
     let admin = ConnInfo::parse(url)?;
     let mut c = PgClient::connect(&admin, false).map_err(ConnectError::url_mistake)?;
     let db = kit::url_database::create(&mut c, &admin.redacted(), "the role needs CREATEDB")?;
@@ -194,6 +192,7 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
         expected: session.clone(),
         session,
         unlogged: profile.unlogged,
+        protocol,
         version: c.server_version.clone(),
         settings: BTreeMap::new(),
         owned: Owned::Url(url_database(admin, db)),
@@ -221,6 +220,8 @@ struct PgInstance {
     /// What SHOW must say.
     expected: Vec<(String, String)>,
     unlogged: bool,
+    /// How statements travel (`--protocol`).
+    protocol: Protocol,
     version: String,
     settings: BTreeMap<String, String>,
     owned: Owned<UrlDatabase>,
@@ -229,6 +230,7 @@ struct PgInstance {
 impl PgInstance {
     fn client(&self) -> Result<PgClient> {
         let mut c = PgClient::connect(&self.info, self.unlogged).map_err(|e| self.owned.unreachable(e))?;
+        c.set_protocol(self.protocol);
         kit::session::apply(
             &mut c,
             &self.session,
@@ -242,7 +244,7 @@ impl PgInstance {
     fn read_back(&self, profile: &str) -> Result<BTreeMap<String, String>> {
         let mut c = self.client()?;
         let mut out = BTreeMap::new();
-        out.insert("protocol".to_string(), format!("{:?}", client::protocol()).to_lowercase());
+        out.insert("protocol".to_string(), format!("{:?}", self.protocol).to_lowercase());
         let via = if self.info.host.starts_with('/') {
             "socket".to_string()
         } else {

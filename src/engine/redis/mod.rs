@@ -8,13 +8,11 @@ pub mod managed;
 pub mod resp;
 
 use super::ConnectError;
-use super::access::{self, Access, Exposed, Listen};
+use super::access::{self, Exposed};
 use super::kit::{self, Owned, ReadBack, ServerUser};
-use super::{Connection, Engine, Instance, Interface, Target};
+use super::{Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
 use crate::instance::server;
-use crate::instance::user;
-use crate::instance::{DataDir, Storage};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::RedisClient;
 use endpoint::Endpoint;
@@ -59,15 +57,15 @@ impl Engine for Redis {
     fn interface(&self) -> Interface {
         Interface::Kv
     }
-    fn version(&self) -> Result<String> {
+    fn version(&self, machine: &Machine) -> Result<String> {
         let b = managed::binary()?;
-        let who = USER.described(user::chosen())?;
+        let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.path.display()))
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any redis config directive (written to the throwaway server's config file)"]
     }
-    fn knows_setting(&self, key: &str) -> bool {
+    fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     }
     fn url_schemes(&self) -> &'static [&'static str] {
@@ -81,7 +79,7 @@ impl Engine for Redis {
         }
         Some(p)
     }
-    fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
+    fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
         if profile.wal.is_some_and(|w| w != profile.location) {
             return Err(bad_input!(
                 "profile '{}' puts a write-ahead log apart from the data; Redis keeps its append-only file in its dir",
@@ -93,7 +91,7 @@ impl Engine for Redis {
             target,
             || {
                 managed::binary()?;
-                USER.resolve(user::chosen()).map(drop)
+                USER.resolve(machine.run_as()).map(drop)
             },
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && !p.unlogged,
@@ -109,34 +107,31 @@ impl Engine for Redis {
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
     }
-    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
-        match (target, &storage.data) {
-            (Target::Url(url), _) => on_url(url),
-            (Target::Managed, Some(dir)) => on_managed(profile, dir),
-            (Target::Managed, None) => Err(failed!("a managed redis needs a data directory")),
+    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
+        match launch.target {
+            Target::Url(url) => on_url(url),
+            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
-    fn check_exposed(&self, profile: &Profile) -> Result<()> {
-        self.check(profile, &Target::Managed)
+    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
+        self.check(profile, &Target::Managed, machine)
     }
-    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
-        let dir = storage.data.as_ref().ok_or_else(|| failed!("a managed redis needs a data directory"))?;
-        exposed(managed_instance(profile, dir, Listen::Tcp(access.port), access)?)
+    fn expose(&self, launch: &Launch) -> Result<Exposed> {
+        exposed(managed_instance(launch)?)
     }
 }
 
-fn on_managed(profile: &Profile, dir: &DataDir) -> Result<Box<dyn Instance>> {
-    Ok(Box::new(managed_instance(profile, dir, Listen::from_transport(), &Access::default())?))
-}
-
-/// A throwaway server for `profile`, listening as `listen` says; TCP clients log in as
-/// `access` says.
-fn managed_instance(profile: &Profile, dir: &DataDir, listen: Listen, access: &Access) -> Result<RedisInstance> {
+/// A throwaway server for the launch's profile, listening as it says; TCP clients log in
+/// as its access says.
+fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
+    let profile = launch.profile;
+    let dir = launch.data_dir("redis")?;
     let b = managed::binary()?;
-    let run_as = USER.for_launch(user::chosen())?;
+    let run_as = USER.for_launch(launch.machine.run_as())?;
     let launcher = crate::launcher::chosen();
     let expected = profile_settings(profile);
-    let (server, endpoint) = managed::start(launcher, &b, dir, run_as.as_ref(), &expected, listen, access)?;
+    let (server, endpoint) =
+        managed::start(launcher, &b, dir, run_as.as_ref(), &expected, launch.listen, launch.access)?;
     let mut inst = RedisInstance {
         endpoint,
         prefix: Vec::new(),
@@ -321,13 +316,13 @@ mod tests {
     #[test]
     fn url_targets_take_only_the_server_as_it_is() {
         let url = Target::Url("redis://127.0.0.1:6379/0".into());
-        assert!(Redis.check(&Profile::builtin("disk").unwrap(), &url).is_ok());
+        assert!(Redis.check(&Profile::builtin("disk").unwrap(), &url, &Machine::default()).is_ok());
         for p in ["ram", "async", "nosync", "ram-nosync", "unlogged", "wal-ram"] {
             let p = Redis.resolve_profile(&Profile::builtin(p).unwrap()).unwrap();
-            assert!(Redis.check(&p, &url).is_err(), "{}", p.name);
+            assert!(Redis.check(&p, &url, &Machine::default()).is_err(), "{}", p.name);
         }
         let mut d = Profile::builtin("disk").unwrap();
         d.settings = vec![("appendfsync".into(), "no".into())];
-        assert!(Redis.check(&d, &url).unwrap_err().to_string().contains("every client"));
+        assert!(Redis.check(&d, &url, &Machine::default()).unwrap_err().to_string().contains("every client"));
     }
 }
