@@ -52,12 +52,9 @@ pub struct LocationArgs {
     /// As root, run servers as this user [default: the package's user: postgres, mysql, redis]
     #[arg(long, value_name = "USER")]
     pub run_as: Option<String>,
-    /// Directory of the PostgreSQL server binaries (postgres, initdb) [default: found]
-    #[arg(long, value_name = "DIR")]
-    pub pg_bin: Option<PathBuf>,
-    /// Directory of the MariaDB/MySQL server binaries (mariadbd or mysqld) [default: found]
-    #[arg(long, value_name = "DIR")]
-    pub mysql_bin: Option<PathBuf>,
+    // Each engine's flag for the directory of its server binaries (--pg-bin, --mysql-bin).
+    #[command(flatten)]
+    pub bin_dirs: crate::engine::BinDirs,
 }
 
 /// `dbrace run`.

@@ -16,6 +16,7 @@ pub mod engine;
 pub mod exec;
 pub mod host;
 pub mod instance;
+pub mod launcher;
 pub mod man;
 pub mod options;
 pub mod padding;

@@ -1,6 +1,6 @@
 //! Flags -> the matrix of cells a run measures.
 
-use crate::engine::{self, Engine, Target};
+use crate::engine::{self, Engine, Machine, Target};
 use crate::error::Result;
 use crate::options::workload::WorkloadOptions;
 use crate::profile::{self, Profile};
@@ -31,6 +31,8 @@ pub struct Request {
     pub options: WorkloadOptions,
     /// The options of `script:` workloads.
     pub script: workload::script::Config,
+    /// How this machine's servers are found, run and reached.
+    pub machine: Machine,
 }
 
 /// What `--sweep KEY=a,b,c` varies.
@@ -58,6 +60,8 @@ pub struct Plan {
     pub skipped: Vec<String>,
     /// The baseline the report compares against.
     pub baseline: String,
+    /// The options every cell's engine launches with.
+    pub machine: Machine,
 }
 
 /// Engines, profiles and workloads of `dbrace run` with no arguments; a default engine
@@ -79,7 +83,7 @@ pub fn build(req: &Request) -> Result<Plan> {
     let mut engines =
         or_default(&req.engines, DEFAULT_ENGINES).iter().map(|n| engine::by_name(n)).collect::<Result<Vec<_>>>()?;
     if req.engines.is_empty() {
-        engines.retain(|e| match e.version() {
+        engines.retain(|e| match e.version(&req.machine) {
             Ok(_) => true,
             Err(why) => {
                 skipped.push(format!("{}: left out of the default run: {why}", e.name()));
@@ -100,8 +104,8 @@ pub fn build(req: &Request) -> Result<Plan> {
         // Defaults adapt to the engines; only workloads the user named must all run.
         workloads.retain(|w| engines.iter().any(|e| w.drives(e.interface())));
     }
-    let sets = parse_sets(&req.sets, &engines)?;
-    let sweep = req.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options)).transpose()?;
+    let sets = parse_sets(&req.sets, &engines, &req.machine)?;
+    let sweep = req.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options, &req.machine)).transpose()?;
     let clients = match &sweep {
         Some(Sweep::Clients(values)) => values.clone(),
         _ => req.clients.clone(),
@@ -146,7 +150,7 @@ pub fn build(req: &Request) -> Result<Plan> {
                         profile.name = format!("{}+{label}", profile.name);
                     }
                     let target = targets(e.name());
-                    if let Err(err) = e.check(&profile, &target) {
+                    if let Err(err) = e.check(&profile, &target, &req.machine) {
                         note(&mut skipped, format!("{} × {}: {err}", e.name(), profile.name));
                         refused.entry(e.name()).or_insert(err);
                         continue;
@@ -181,7 +185,7 @@ pub fn build(req: &Request) -> Result<Plan> {
     });
     crate::baseline::Baseline::parse(&baseline)
         .validate(cells.iter().map(|c| (c.engine.name(), c.profile.name.as_str())))?;
-    Ok(Plan { cells, skipped, baseline })
+    Ok(Plan { cells, skipped, baseline, machine: req.machine.clone() })
 }
 
 fn names<T>(xs: &[T], f: impl Fn(&T) -> &str) -> String {
@@ -239,7 +243,12 @@ fn variants(sweep: Option<&Sweep>, engine: &str, options: &WorkloadOptions) -> V
 
 /// Parse `--sweep KEY=a,b,c`: over `clients`, a workload option (`scale`, …), or a
 /// setting of every engine that knows the key.
-fn parse_sweep(s: &str, engines: &[&'static dyn Engine], options: &WorkloadOptions) -> Result<Sweep> {
+fn parse_sweep(
+    s: &str,
+    engines: &[&'static dyn Engine],
+    options: &WorkloadOptions,
+    machine: &Machine,
+) -> Result<Sweep> {
     let Some((k, values)) = s.split_once('=') else {
         return Err(bad_input!("--sweep '{s}' is not KEY=a,b,c; write e.g. --sweep shared_buffers=128MB,1GB"));
     };
@@ -263,7 +272,7 @@ fn parse_sweep(s: &str, engines: &[&'static dyn Engine], options: &WorkloadOptio
         return Ok(Sweep::Option(k.to_string(), out));
     }
     let sets: Vec<String> = values.iter().map(|v| format!("{k}={v}")).collect();
-    parse_sets(&sets, engines).map(Sweep::Setting).map_err(|e| match e {
+    parse_sets(&sets, engines, machine).map(Sweep::Setting).map_err(|e| match e {
         crate::error::Error::Input(m) => bad_input!(
             "--sweep {s}: {}; --sweep also takes clients and the workload options {}",
             m.split_once(": ").map_or(m.as_str(), |(_, why)| why),
@@ -274,7 +283,11 @@ fn parse_sweep(s: &str, engines: &[&'static dyn Engine], options: &WorkloadOptio
 }
 
 /// Parse `--set` values into (engine, key, value), each key known to its engine.
-fn parse_sets(sets: &[String], engines: &[&'static dyn Engine]) -> Result<Vec<(String, String, String)>> {
+fn parse_sets(
+    sets: &[String],
+    engines: &[&'static dyn Engine],
+    machine: &Machine,
+) -> Result<Vec<(String, String, String)>> {
     let mut out = Vec::new();
     for s in sets {
         let Some((k, v)) = s.split_once('=') else {
@@ -290,7 +303,7 @@ fn parse_sets(sets: &[String], engines: &[&'static dyn Engine]) -> Result<Vec<(S
             return Err(bad_input!("--set {s}: engine '{e}' is not in this run ({})", names(engines, |x| x.name())));
         }
         let takers: Vec<_> =
-            engines.iter().filter(|e| scope.is_none_or(|s| s == e.name()) && e.knows_setting(key)).collect();
+            engines.iter().filter(|e| scope.is_none_or(|s| s == e.name()) && e.knows_setting(key, machine)).collect();
         if takers.is_empty() {
             return Err(bad_input!(
                 "--set {s}: unknown setting '{key}' for {}; see `dbrace engines` for the settings each engine takes",
@@ -321,7 +334,7 @@ mod tests {
         assert!(ids.contains(&"memory/unlogged/insert-commit/c1".to_string()));
         assert!(!ids.iter().any(|i| i.starts_with("memory/") && i.contains("tpcb")));
         let postgres = ids.iter().filter(|i| i.starts_with("postgres/")).count();
-        match crate::engine::by_name("postgres").unwrap().version() {
+        match crate::engine::by_name("postgres").unwrap().version(&Machine::default()) {
             Ok(_) => assert_eq!(postgres, 5, "{ids:?}"),
             Err(_) => {
                 assert_eq!(postgres, 0);

@@ -15,9 +15,9 @@ use std::time::Duration;
 /// Run `dbrace serve`; the exit code.
 pub fn run(a: ServeArgs) -> Result<i32> {
     signals::install();
-    machine(&a.locations);
+    let machine = machine(&a.locations);
     let engine = engine::by_name(&a.engine)?;
-    let profile = exec::profiles(std::slice::from_ref(&a.profile), engine)?.remove(0);
+    let profile = exec::profiles(std::slice::from_ref(&a.profile), engine, &machine)?.remove(0);
     let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
     let access = exec::access(&a.access);
     if let Some(port) = access.port {
@@ -25,7 +25,14 @@ pub fn run(a: ServeArgs) -> Result<i32> {
     }
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), false)?;
     reap_locations(&locations, Progress { enabled: true });
-    let spec = Spec { engine, profile: &profile, access: &access, setup: setup.as_ref(), locations: &locations };
+    let spec = Spec {
+        engine,
+        profile: &profile,
+        access: &access,
+        setup: setup.as_ref(),
+        locations: &locations,
+        machine: &machine,
+    };
     let session = Session::start(&spec)?;
     let text = match a.format {
         ServeFormat::Env => env_lines(session.env()),

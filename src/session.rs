@@ -3,7 +3,7 @@
 //! applied; stopped and its directories removed when dropped.
 
 use crate::engine::access::{Access, Exposed};
-use crate::engine::{Connection, Engine, Interface};
+use crate::engine::{Connection, Engine, Interface, Launch, Machine};
 use crate::error::Result;
 use crate::instance::{Locations, Storage};
 use crate::profile::Profile;
@@ -46,6 +46,8 @@ pub struct Spec<'a> {
     pub setup: Option<&'a Setup>,
     /// The disk and ram locations.
     pub locations: &'a Locations,
+    /// How this machine's servers are found and run.
+    pub machine: &'a Machine,
 }
 
 /// A running throwaway server and how to reach it.
@@ -64,7 +66,7 @@ impl Session {
     pub fn start(spec: &Spec) -> Result<Session> {
         let storage = Storage::create(spec.profile, spec.locations)?;
         let start = Instant::now();
-        let exposed = spec.engine.expose(spec.profile, &storage, spec.access)?;
+        let exposed = spec.engine.expose(&Launch::exposed(spec.profile, &storage, spec.access, spec.machine))?;
         let ready_s = start.elapsed().as_secs_f64();
         let mut session = Session { exposed, storage, ready_s, setup_s: 0.0 };
         if let Some(setup) = spec.setup {

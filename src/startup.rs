@@ -7,11 +7,9 @@ use crate::results::now_rfc3339;
 use crate::runner::progress::Progress;
 use std::path::{Path, PathBuf};
 
-/// Record the machine options every command shares.
-pub fn machine(a: &crate::cli::LocationArgs) {
-    crate::instance::user::choose(a.run_as.clone());
-    crate::engine::postgres::managed::choose_bin_dir(a.pg_bin.clone());
-    crate::engine::mysql::managed::choose_bin_dir(a.mysql_bin.clone());
+/// The machine options every command shares, as one value to pass down.
+pub fn machine(a: &crate::cli::LocationArgs) -> crate::engine::Machine {
+    crate::engine::Machine { bin_dirs: a.bin_dirs.clone(), run_as: a.run_as.clone(), ..Default::default() }
 }
 
 /// Remove what killed runs left in both locations, and say so.

@@ -10,7 +10,8 @@
 //! `--progress`'s live counters and `--log-interval`'s slice histogram.
 
 use dbrace::engine::{
-    Connection, Engine, HashIncr, KvClient, Target, mysql::Mysql, postgres::Postgres, redis::Redis, sqlite::Sqlite,
+    Connection, Engine, HashIncr, KvClient, Launch, Machine, Target, mysql::Mysql, postgres::Postgres, redis::Redis,
+    sqlite::Sqlite,
 };
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
@@ -74,7 +75,8 @@ fn allocations_paced(
     let base = tempfile::Builder::new().prefix("dbrace-hot-").tempdir_in(base).unwrap();
     std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
-    let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
+    let (profile, machine) = (Profile::builtin("nosync").unwrap(), Machine::default());
+    let inst = engine.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
     // Two small oltp tables: a range still reads 100 rows; counters of a few keys.
     let counters = CountersOptions { keys: 3, ..CountersOptions::default() };
     let opts = WorkloadOptions { tables: 2, table_size: 1000, counters, ..WorkloadOptions::default() };
@@ -153,7 +155,8 @@ fn kv_allocations(engine: &dyn Engine, n: u64) -> u64 {
     let base = tempfile::Builder::new().prefix("dbrace-hot-").tempdir_in("/var/tmp").unwrap();
     std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
-    let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
+    let (profile, machine) = (Profile::builtin("nosync").unwrap(), Machine::default());
+    let inst = engine.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
     let Connection::Kv(mut c) = inst.connect().unwrap() else { panic!("{} is not key-value", engine.name()) };
     let names: Vec<Vec<u8>> =
         (0..24).map(|i| format!("m-{i}::1h::{}", 1_700_000_000 + 3600 * i).into_bytes()).collect();

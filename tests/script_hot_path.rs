@@ -3,7 +3,7 @@
 //! reused buffers, per-statement timing in counters — under a counting global allocator,
 //! driven as the runner drives clients, on SQLite and PostgreSQL.
 
-use dbrace::engine::{Engine, Target, postgres::Postgres, sqlite::Sqlite};
+use dbrace::engine::{Engine, Launch, Machine, Target, postgres::Postgres, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
 use dbrace::runner::worker::{self, Control, MEASURE};
@@ -37,7 +37,8 @@ fn allocations(engine: &dyn Engine, w: &dyn workload::Workload, n: u64) -> u64 {
     let base = tempfile::Builder::new().prefix("dbrace-script-hot-").tempdir_in(base).unwrap();
     std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
-    let inst = engine.launch(&Profile::builtin("nosync").unwrap(), &Target::Managed, &storage).unwrap();
+    let (profile, machine) = (Profile::builtin("nosync").unwrap(), Machine::default());
+    let inst = engine.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
     let opts = WorkloadOptions { scale: 1, ..WorkloadOptions::default() };
     let mut cell = w.prepare(&mut inst.connect().unwrap(), &opts).unwrap();
     let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();

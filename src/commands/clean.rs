@@ -3,10 +3,8 @@
 use crate::cli::CleanArgs;
 use crate::error::Result;
 use crate::instance::{Locations, datadir};
-use crate::startup::machine;
 
 pub(super) fn clean(a: CleanArgs) -> Result<i32> {
-    machine(&a.locations);
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), false)?;
     for l in [&locations.disk, &locations.ram] {
         let n = datadir::reap(&l.path);

@@ -10,13 +10,13 @@ use std::io::IsTerminal;
 
 pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
     signals::install();
-    machine(&a.locations);
+    let machine = machine(&a.locations);
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     signals::check()?;
     let engines: Vec<EngineInfo> = engine::all()
         .iter()
         .map(|e| {
-            let (usable, version) = match e.version() {
+            let (usable, version) = match e.version(&machine) {
                 Ok(v) => (true, v),
                 Err(err) => (false, err.to_string()),
             };

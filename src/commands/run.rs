@@ -33,9 +33,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         ));
     }
     signals::install();
-    machine(&a.locations);
-    crate::engine::postgres::client::choose_protocol(a.protocol);
-    crate::engine::choose_transport(a.transport);
+    let machine = crate::engine::Machine { transport: a.transport, protocol: a.protocol, ..machine(&a.locations) };
     let pace = match a.transactions {
         Some(n) => Pace::Tracks(n),
         None => Pace::Time(a.duration),
@@ -60,6 +58,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         sweep: a.sweep.clone(),
         options: workload.clone(),
         script: script_config(&a)?,
+        machine,
     })?;
     if a.dry_run {
         print!("{}", dry_run(&plan, &a, precision.as_ref().map(|t| (t, confidence))));
@@ -78,7 +77,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         c.workload.check(&c.options)?;
     }
     check_space(&plan, &locations)?;
-    runner::preflight(&plan.cells, &locations)?;
+    runner::preflight(&plan.cells, &plan.machine, &locations)?;
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
     }
@@ -138,7 +137,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         cells: Vec::new(),
         precision_outcome: None,
     };
-    let outcome = runner::matrix::run(&plan.cells, &settings, &locations, &mut results, &out, progress);
+    let outcome = runner::matrix::run(&plan.cells, &plan.machine, &settings, &locations, &mut results, &out, progress);
     // Whatever happened, show what was measured and where it is kept.
     let mut charts = Ok(());
     if results.cells.iter().any(|c| !c.repeats.is_empty()) {

@@ -15,8 +15,8 @@ pub enum Listen {
 
 impl Listen {
     /// What `--transport` asks of `dbrace run`'s servers.
-    pub fn from_transport() -> Listen {
-        match super::transport() {
+    pub fn from_transport(t: Transport) -> Listen {
+        match t {
             Transport::Socket => Listen::Socket,
             Transport::Tcp => Listen::Tcp(None),
         }

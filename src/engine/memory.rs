@@ -1,9 +1,10 @@
 //! An in-process store: a sharded hash map behind mutexes. No server, no I/O, no
 //! durability; the upper bound a real engine is compared to.
 
-use super::{Connection, Engine, HashField, HashIncr, Instance, Interface, KvClient, Target, TxError, TxResult};
+use super::{
+    Connection, Engine, HashField, HashIncr, Instance, Interface, KvClient, Launch, Machine, Target, TxError, TxResult,
+};
 use crate::error::Result;
-use crate::instance::Storage;
 use crate::profile::{Durability, LocationKind, Profile};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -21,7 +22,7 @@ impl Engine for Memory {
     fn interface(&self) -> Interface {
         Interface::Kv
     }
-    fn version(&self) -> Result<String> {
+    fn version(&self, _machine: &Machine) -> Result<String> {
         Ok(env!("CARGO_PKG_VERSION").to_string())
     }
     /// Whatever was asked, the memory store has one mode: in RAM, nothing logged.
@@ -41,7 +42,7 @@ impl Engine for Memory {
     fn needs_data_dir(&self, _profile: &Profile, _target: &Target) -> bool {
         false
     }
-    fn launch(&self, _profile: &Profile, _target: &Target, _storage: &Storage) -> Result<Box<dyn Instance>> {
+    fn launch(&self, _launch: &Launch) -> Result<Box<dyn Instance>> {
         let shards = (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect();
         Ok(Box::new(MemoryInstance { store: Arc::new(shards) }))
     }
@@ -210,7 +211,8 @@ mod tests {
     #[test]
     fn hashes_and_sorted_sets() {
         let profile = Profile::builtin("ram").unwrap();
-        let inst = Memory.launch(&profile, &Target::Managed, &Storage::default()).unwrap();
+        let (storage, machine) = (crate::instance::Storage::default(), Machine::default());
+        let inst = Memory.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
         let Connection::Kv(mut c) = inst.connect().unwrap() else { panic!("memory is key-value") };
         super::super::check_kv_ops(c.as_mut());
     }

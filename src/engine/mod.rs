@@ -2,6 +2,8 @@
 //! its settings back, and hands out clients. It never knows a workload's tables.
 
 pub mod access;
+pub mod kit;
+pub mod machine;
 pub mod memory;
 pub mod mysql;
 pub mod postgres;
@@ -9,9 +11,10 @@ pub mod redis;
 pub mod sqlite;
 
 use crate::error::Result;
-use crate::instance::Storage;
 use crate::profile::Profile;
 use std::collections::BTreeMap;
+
+pub use machine::{BinDirs, BinFlag, Launch, Machine};
 
 /// What kind of client an engine hands out; workloads declare which they can drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,56 +44,49 @@ pub enum Transport {
     Tcp,
 }
 
-static TRANSPORT: std::sync::OnceLock<Transport> = std::sync::OnceLock::new();
-
-/// Record `--transport` for this process.
-pub fn choose_transport(t: Transport) {
-    let _ = TRANSPORT.set(t);
-}
-
-/// The transport throwaway servers are reached by.
-pub fn transport() -> Transport {
-    TRANSPORT.get().copied().unwrap_or_default()
-}
-
 /// A database product dbrace can race.
 pub trait Engine: Sync {
     /// The engine's name on the command line.
     fn name(&self) -> &'static str;
     /// The kind of client it hands out.
     fn interface(&self) -> Interface;
-    /// The engine's version, or why it cannot run here.
-    fn version(&self) -> Result<String>;
+    /// The engine's version, or why it cannot run on this machine.
+    fn version(&self, machine: &Machine) -> Result<String>;
     /// The profile this engine runs for a requested one; `None` when it has no such mode.
     fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {
         Some(requested.clone())
     }
     /// The settings `--set` may change, for `dbrace engines`.
     fn setting_keys(&self) -> &'static [&'static str];
-    /// Whether `--set key=…` names a setting of this engine.
-    fn knows_setting(&self, key: &str) -> bool {
+    /// Whether `--set key=…` names a setting of this engine (on this machine's binaries).
+    fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         self.setting_keys().contains(&key)
     }
     /// URL schemes `--url` may give for this engine (none: managed only).
     fn url_schemes(&self) -> &'static [&'static str] {
         &[]
     }
+    /// The flag naming the directory of its server binaries (`--pg-bin`), if it takes one.
+    fn bin_flag(&self) -> Option<BinFlag> {
+        None
+    }
     /// Refuse, before anything starts, a profile this engine cannot run on `target`.
-    fn check(&self, _profile: &Profile, _target: &Target) -> Result<()> {
+    fn check(&self, _profile: &Profile, _target: &Target, _machine: &Machine) -> Result<()> {
         Ok(())
     }
     /// Whether this engine keeps files in a data directory (memory and in-memory modes do not).
     fn needs_data_dir(&self, profile: &Profile, target: &Target) -> bool;
-    /// Start or open a fresh instance for `profile` on `target`, its files in `storage`.
-    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>>;
+    /// Start or open a fresh instance as `launch` says (its profile on its target, its
+    /// files in its storage).
+    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>>;
     /// Refuse, before anything starts, a profile whose server cannot be handed to a user's
     /// own tools (`exec`, `serve`).
-    fn check_exposed(&self, _profile: &Profile) -> Result<()> {
+    fn check_exposed(&self, _profile: &Profile, _machine: &Machine) -> Result<()> {
         Err(not_exposable(self.name()))
     }
-    /// Start a throwaway server for `profile`, its files in `storage`, that ordinary
-    /// clients reach on 127.0.0.1 as `access` says.
-    fn expose(&self, _profile: &Profile, _storage: &Storage, _access: &access::Access) -> Result<access::Exposed> {
+    /// Start a throwaway server as `launch` says that ordinary clients reach on 127.0.0.1
+    /// as its access says.
+    fn expose(&self, _launch: &Launch) -> Result<access::Exposed> {
         Err(not_exposable(self.name()))
     }
 }

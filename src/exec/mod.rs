@@ -10,8 +10,8 @@ pub mod results;
 pub mod summary;
 
 use crate::cli::ExecArgs;
-use crate::engine::Engine;
 use crate::engine::access::Access;
+use crate::engine::{Engine, Machine};
 use crate::error::{Error, Result};
 use crate::host::Host;
 use crate::instance::{Locations, datadir};
@@ -33,11 +33,12 @@ struct Job {
     prepare: Option<Vec<String>>,
     setup: Option<Setup>,
     access: Access,
+    machine: Machine,
 }
 
 /// Resolve a profile list for `engine` as exec and serve run it: built-in names only, each
 /// one the engine can hand to a command.
-pub fn profiles(names: &[String], engine: &dyn Engine) -> Result<Vec<Profile>> {
+pub fn profiles(names: &[String], engine: &dyn Engine, machine: &Machine) -> Result<Vec<Profile>> {
     let mut out: Vec<Profile> = Vec::new();
     for n in names {
         let p = Profile::builtin(n).ok_or_else(|| {
@@ -47,7 +48,7 @@ pub fn profiles(names: &[String], engine: &dyn Engine) -> Result<Vec<Profile>> {
         if out.iter().any(|x| x.name == p.name) {
             return Err(bad_input!("profile '{n}' is given twice; name each profile once"));
         }
-        engine.check_exposed(&p)?;
+        engine.check_exposed(&p, machine)?;
         out.push(p);
     }
     if out.is_empty() {
@@ -61,14 +62,14 @@ pub fn access(a: &crate::cli::AccessArgs) -> Access {
     Access { port: a.port, user: a.user.clone(), password: a.password.clone(), database: a.database.clone() }
 }
 
-fn check(a: &ExecArgs) -> Result<Job> {
+fn check(a: &ExecArgs, machine: Machine) -> Result<Job> {
     command::check(&a.command, "command")?;
     let prepare = a.prepare.as_deref().map(command::split).transpose()?;
     if let Some(p) = &prepare {
         command::check(p, "--prepare")?;
     }
     let engine = engine::by_name(&a.engine)?;
-    let profiles = profiles(&a.profile, engine)?;
+    let profiles = profiles(&a.profile, engine, &machine)?;
     let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
     let access = access(&a.access);
     if let Some(port) = access.port {
@@ -82,14 +83,13 @@ fn check(a: &ExecArgs) -> Result<Job> {
     if let Some(out) = &a.out {
         check_writable(out, "--out", "exec.json")?;
     }
-    Ok(Job { engine, profiles, argv: a.command.clone(), prepare, setup, access })
+    Ok(Job { engine, profiles, argv: a.command.clone(), prepare, setup, access, machine })
 }
 
 /// Run `dbrace exec`; the exit code.
 pub fn run(a: ExecArgs) -> Result<i32> {
     signals::install();
-    machine(&a.locations);
-    let job = check(&a)?;
+    let job = check(&a, machine(&a.locations))?;
     let progress = Progress { enabled: !a.quiet };
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     reap_locations(&locations, progress);
@@ -236,6 +236,7 @@ impl Runner<'_> {
                 access: &self.job.access,
                 setup: self.job.setup.as_ref(),
                 locations: self.locations,
+                machine: &self.job.machine,
             };
             let session = Session::start(&spec)?;
             server_start_s = Some(session.ready_s);

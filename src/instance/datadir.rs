@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 static NEXT: AtomicU64 = AtomicU64::new(1);
 const PREFIX: &str = "dbrace-run-";
 const MARKER: &str = ".dbrace-owner";
+/// File in an instance directory holding its server's pid, for the reaper.
+pub const PID_FILE: &str = ".dbrace-server-pid";
 /// Scratch files (fsync probe, write test) end in `-<pid>` after this prefix.
 pub const SCRATCH_PREFIX: &str = ".dbrace-scratch-";
 
@@ -105,15 +107,18 @@ fn start_time(pid: u32) -> Option<u64> {
 /// Kill a server a dead run left in `dir` (normally the parent-death signal already did)
 /// and its children, which share its process group. Pids get reused, so only a group led
 /// by a process that is, or was, that server: its command line names this directory, or it
-/// is a `postgres`/`mariadbd`/`mysqld`/`redis-server` zombie that nobody has waited for yet.
+/// is a zombie nobody has waited for yet with the program name the pid file records.
 fn kill_server(dir: &Path) {
-    let Ok(pid) = std::fs::read_to_string(dir.join(crate::instance::server::PID_FILE)) else { return };
-    let Ok(pid) = pid.trim().parse::<i32>() else { return };
+    let Ok(line) = std::fs::read_to_string(dir.join(PID_FILE)) else { return };
+    let mut words = line.split_whitespace();
+    let Some(Ok(pid)) = words.next().map(str::parse::<i32>) else { return };
+    let program = words.next().unwrap_or("");
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The kernel keeps 15 bytes of a process's name.
+    let comm = format!("({})", program.get(..program.len().min(15)).unwrap_or(program));
     let ours = String::from_utf8_lossy(&cmdline).contains(dir.to_string_lossy().as_ref())
-        || (cmdline.is_empty()
-            && ["(postgres)", "(mariadbd)", "(mysqld)", "(redis-server)"].iter().any(|c| stat.contains(c)));
+        || (cmdline.is_empty() && !program.is_empty() && stat.contains(&comm));
     if ours {
         // SAFETY: signalling the process group of our own leftover server.
         unsafe { libc::kill(-pid, libc::SIGKILL) };

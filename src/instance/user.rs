@@ -4,7 +4,6 @@
 
 use crate::error::Result;
 use std::ffi::CString;
-use std::sync::OnceLock;
 
 /// A user to run servers as.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,13 +14,6 @@ pub struct RunAs {
     pub uid: u32,
     /// Primary group id.
     pub gid: u32,
-}
-
-static CHOSEN: OnceLock<Option<String>> = OnceLock::new();
-
-/// Record `--run-as` for this process (call once, before servers start).
-pub fn choose(name: Option<String>) {
-    let _ = CHOSEN.set(name);
 }
 
 /// Whether this process runs as root.
@@ -43,9 +35,10 @@ pub fn lookup(name: &str) -> Option<RunAs> {
 }
 
 /// Who a server that refuses root runs as: nobody else when we are not root; else
-/// `--run-as USER`, or the package's own user (`default`, e.g. postgres) when it exists.
-pub fn for_server(server: &str, default: &str) -> Result<Option<RunAs>> {
-    match unprivileged(default)? {
+/// `--run-as USER` (`chosen`), or the package's own user (`default`, e.g. postgres) when
+/// it exists.
+pub fn for_server(chosen: Option<&str>, server: &str, default: &str) -> Result<Option<RunAs>> {
+    match unprivileged(chosen, default)? {
         Some(u) => Ok(Some(u)),
         None if is_root() => Err(bad_input!(
             "{server} refuses to run as root and there is no '{default}' user; create an unprivileged user and pass --run-as USER"
@@ -54,29 +47,14 @@ pub fn for_server(server: &str, default: &str) -> Result<Option<RunAs>> {
     }
 }
 
-/// `for_server` as a server is launched: the first launch of each server in a run says who
-/// it runs as, since that is not who the user is.
-pub fn for_launch(server: &str, default: &str) -> Result<Option<RunAs>> {
-    let run_as = for_server(server, default)?;
-    if let Some(u) = &run_as {
-        static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-        let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
-        if !said.iter().any(|s| s == server) {
-            said.push(server.to_string());
-            eprintln!("dbrace: {server} refuses root; its servers run as user '{}'", u.name);
-        }
-    }
-    Ok(run_as)
-}
-
 /// Who a server that would run as root runs as instead: nobody else when we are not root;
-/// else `--run-as USER`, or `default` when that user exists; None leaves it root.
-pub fn unprivileged(default: &str) -> Result<Option<RunAs>> {
+/// else `--run-as USER` (`chosen`), or `default` when that user exists; None leaves it root.
+pub fn unprivileged(chosen: Option<&str>, default: &str) -> Result<Option<RunAs>> {
     if !is_root() {
         return Ok(None);
     }
-    match CHOSEN.get().cloned().flatten() {
-        Some(name) => lookup(&name).map(Some).ok_or_else(|| {
+    match chosen {
+        Some(name) => lookup(name).map(Some).ok_or_else(|| {
             bad_input!("--run-as {name}: no such user; create it (useradd --system {name}) or name another")
         }),
         None => Ok(lookup(default)),

@@ -5,6 +5,7 @@ use super::cell::Cell;
 use super::precision::{Next, Rounds, Target};
 use super::progress::Progress;
 use super::{Settings, run_repeat};
+use crate::engine::Machine;
 use crate::error::{Error, Result};
 use crate::instance::Locations;
 use crate::results::{CellResult, RepeatStatus, Results, RunStatus, StopReason, now_rfc3339};
@@ -17,6 +18,7 @@ use std::time::Instant;
 /// succeeded and verified.
 pub fn run(
     cells: &[Cell],
+    machine: &Machine,
     s: &Settings,
     locations: &Locations,
     results: &mut Results,
@@ -35,7 +37,7 @@ pub fn run(
         })
         .collect();
     results.save(out)?;
-    let mut m = Matrix { cells, s, locations, results, out, progress, all_ok: true };
+    let mut m = Matrix { cells, machine, s, locations, results, out, progress, all_ok: true };
     let outcome = match s.precision {
         None => m.fixed(),
         Some(t) => m.precise(t),
@@ -54,6 +56,7 @@ pub fn run(
 /// One run of the matrix: what each repeat needs, and whether all went well.
 struct Matrix<'a> {
     cells: &'a [Cell],
+    machine: &'a Machine,
     s: &'a Settings,
     locations: &'a Locations,
     results: &'a mut Results,
@@ -115,7 +118,7 @@ impl Matrix<'_> {
     fn repeat(&mut self, i: usize, repeat: u32, label: &str) -> Result<(RepeatStatus, f64)> {
         signals::check()?;
         let cell = &self.cells[i];
-        let r = run_repeat(cell, repeat, self.s, self.locations, self.progress)?;
+        let r = run_repeat(cell, self.machine, repeat, self.s, self.locations, self.progress)?;
         let line = match r.status {
             RepeatStatus::Ok => match r.schedule {
                 Some(s) => format!("{:.0} tps, p95 {:.3} ms, lag avg {:.3} ms", r.tps, r.latency_ms.p95, s.lag_avg_ms),

@@ -14,6 +14,7 @@ pub mod progress;
 pub mod schedule;
 pub mod worker;
 
+use crate::engine::{Launch, Machine};
 use crate::error::{Error, Result};
 use crate::instance::{Locations, Storage};
 use crate::results::{Latency, RepeatResult, RepeatStatus, ScheduleStats, encode_histogram, now_rfc3339};
@@ -74,7 +75,7 @@ impl Settings {
 
 /// Launch each distinct engine × profile once before measuring, so a setting the engine
 /// refuses is bad input reported in a second, not a failed cell after the whole matrix.
-pub fn preflight(cells: &[Cell], locations: &Locations) -> Result<()> {
+pub fn preflight(cells: &[Cell], machine: &Machine, locations: &Locations) -> Result<()> {
     let mut seen: Vec<String> = Vec::new();
     for c in cells {
         let key = format!("{}/{}", c.engine.name(), c.profile.name);
@@ -83,7 +84,7 @@ pub fn preflight(cells: &[Cell], locations: &Locations) -> Result<()> {
         }
         seen.push(key);
         let storage = storage(c, locations)?;
-        c.engine.launch(&c.profile, &c.target, &storage).map(drop).map_err(|e| match e {
+        c.engine.launch(&Launch::run(&c.profile, &c.target, &storage, machine)).map(drop).map_err(|e| match e {
             Error::Run(m) if !c.profile.settings.is_empty() => {
                 Error::Input(format!("{m}; check the values given with --set"))
             }
@@ -97,20 +98,21 @@ pub fn preflight(cells: &[Cell], locations: &Locations) -> Result<()> {
 /// input and interruption are returned as errors that end the whole run.
 pub fn run_repeat(
     cell: &Cell,
+    machine: &Machine,
     repeat: u32,
     s: &Settings,
     locations: &Locations,
     progress: Progress,
 ) -> Result<RepeatResult> {
     let started_at = now_rfc3339();
-    let r = measure(cell, repeat, s, locations, progress);
+    let r = measure(cell, machine, repeat, s, locations, progress);
     // A failure caused by the signal (a load cut short) is the signal, not a failed cell.
     if let (Err(Error::Run(_)), Some(sig)) = (&r, signals::pending()) {
         return Err(Error::Interrupted(sig));
     }
     match r {
         Err(Error::Run(msg)) => {
-            Ok(RepeatResult::failed(repeat, msg, started_at, cell.engine.version().unwrap_or_default()))
+            Ok(RepeatResult::failed(repeat, msg, started_at, cell.engine.version(machine).unwrap_or_default()))
         }
         other => other.map(|r| RepeatResult { started_at, ..r }),
     }
@@ -124,14 +126,21 @@ fn storage(cell: &Cell, locations: &Locations) -> Result<Storage> {
     Storage::create(&cell.profile, locations)
 }
 
-fn measure(cell: &Cell, repeat: u32, s: &Settings, locations: &Locations, progress: Progress) -> Result<RepeatResult> {
+fn measure(
+    cell: &Cell,
+    machine: &Machine,
+    repeat: u32,
+    s: &Settings,
+    locations: &Locations,
+    progress: Progress,
+) -> Result<RepeatResult> {
     let label = format!("{} #{repeat}", cell.id());
     let bar = progress.bar(&label, s.transactions.map_or(1000, |t| t * u64::from(cell.clients)));
     bar.set_message("loading");
     // Declared first so it is dropped last: connections and the instance go before the files.
     let storage = storage(cell, locations)?;
     let start = Instant::now();
-    let instance = cell.engine.launch(&cell.profile, &cell.target, &storage)?;
+    let instance = cell.engine.launch(&Launch::run(&cell.profile, &cell.target, &storage, machine))?;
     let start_s = start.elapsed().as_secs_f64();
     let load_start = Instant::now();
     // Loading has its own connection, closed before clients start: an idle extra

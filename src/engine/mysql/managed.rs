@@ -8,16 +8,16 @@ use super::client::MyClient;
 use super::endpoint::Endpoint;
 use crate::engine::SqlClient;
 use crate::engine::access::{Access, Listen};
+use crate::engine::kit;
 use crate::error::Result;
 use crate::instance::DataDir;
-use crate::instance::datadir::{copy_tree, private_dir};
-use crate::instance::server::{Server, random_password};
+use crate::instance::datadir::private_dir;
+use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
+use crate::launcher::{Launcher, Recipe, Server, Step};
 use mysql_async::OptsBuilder;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 /// Bump when the install options change, so old templates are not reused.
@@ -54,21 +54,14 @@ pub struct Binaries {
     pub flavor: Flavor,
 }
 
-static BIN_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// Record `--mysql-bin` for this process.
-pub fn choose_bin_dir(dir: Option<PathBuf>) {
-    let _ = BIN_DIR.set(dir);
-}
-
 const INSTALL_HINT: &str = "install them (apt-get install mariadb-server) or pass --mysql-bin DIR";
 
 /// Find the binaries: `--mysql-bin`, else PATH and the usual sbin directories; mariadbd
 /// before mysqld (on Debian mysqld is a link to mariadbd).
-pub fn binaries() -> Result<Binaries> {
-    let dirs: Vec<PathBuf> = match BIN_DIR.get() {
-        Some(Some(d)) => vec![d.clone()],
-        _ => {
+pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
+    let dirs: Vec<PathBuf> = match given {
+        Some(d) => vec![d.to_path_buf()],
+        None => {
             let mut v: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect();
             v.extend(["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/mysql/bin"].map(PathBuf::from));
             v
@@ -76,9 +69,9 @@ pub fn binaries() -> Result<Binaries> {
     };
     let find = |name: &str| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
     let Some(server) = find("mariadbd").or_else(|| find("mysqld")) else {
-        return Err(match BIN_DIR.get() {
-            Some(Some(d)) => bad_input!("--mysql-bin {}: no mariadbd or mysqld there", d.display()),
-            _ => bad_input!("MariaDB/MySQL server binaries (mariadbd or mysqld) not found; {INSTALL_HINT}"),
+        return Err(match given {
+            Some(d) => bad_input!("--mysql-bin {}: no mariadbd or mysqld there", d.display()),
+            None => bad_input!("MariaDB/MySQL server binaries (mariadbd or mysqld) not found; {INSTALL_HINT}"),
         });
     };
     let out = Command::new(&server)
@@ -122,16 +115,13 @@ fn init_options(settings: &[(String, String)]) -> Vec<String> {
 }
 
 /// The cached template data directory for these binaries and init-time options, made once.
-pub fn template(b: &Binaries, user: Option<&RunAs>, settings: &[(String, String)]) -> Result<PathBuf> {
+pub fn template(
+    launcher: &dyn Launcher,
+    b: &Binaries,
+    user: Option<&RunAs>,
+    settings: &[(String, String)],
+) -> Result<PathBuf> {
     let options = init_options(settings);
-    // One install per template per process, even with clients racing to launch.
-    static MADE: Mutex<Option<HashMap<Vec<String>, PathBuf>>> = Mutex::new(None);
-    let mut made = MADE.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(p) = made.get_or_insert_with(HashMap::new).get(&options) {
-        return Ok(p.clone());
-    }
-    let dir = crate::instance::location::shared_dir()?.join("templates");
-    std::fs::create_dir_all(&dir).map_err(|e| failed!("cannot create {}: {e}", dir.display()))?;
     let flavor = match b.flavor {
         Flavor::MariaDb => "mariadb",
         Flavor::MySql => "mysql",
@@ -141,53 +131,45 @@ pub fn template(b: &Binaries, user: Option<&RunAs>, settings: &[(String, String)
         .flat_map(|o| o.trim_start_matches('-').chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }))
         .collect();
     let name = format!("{flavor}-{}-v{TEMPLATE_VERSION}{}{key}", b.version, if key.is_empty() { "" } else { "-" });
-    let path = dir.join(&name);
-    if !path.join("mysql").is_dir() {
-        install(b, user, &options, &dir.join(format!("{name}.tmp-{}", std::process::id())), &path)?;
-    }
-    made.get_or_insert_with(HashMap::new).insert(options, path.clone());
-    Ok(path)
+    let cache_key = format!("mysql {} {} {name}", b.server.display(), user.map_or(0, |u| u.uid));
+    kit::template::cached(cache_key, || {
+        kit::template::install(
+            launcher,
+            &name,
+            "mysql",
+            user,
+            |tmp| install_step(b, user, &options, tmp),
+            |out| {
+                let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+                let why = text.lines().rfind(|l| l.contains("ERROR")).or(text.lines().last()).unwrap_or("");
+                let what = if options.is_empty() { String::new() } else { format!(" with {}", options.join(" ")) };
+                failed!("creating a MariaDB/MySQL data directory{what} failed: {}", why.trim())
+            },
+        )
+    })
 }
 
-fn install(b: &Binaries, user: Option<&RunAs>, options: &[String], tmp: &Path, path: &Path) -> Result<()> {
-    let _ = std::fs::remove_dir_all(tmp);
-    std::fs::create_dir(tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
-    let mut cmd = match (&b.install, b.flavor) {
+/// The step that fills an empty data directory `tmp`.
+fn install_step(b: &Binaries, user: Option<&RunAs>, options: &[String], tmp: &Path) -> Step {
+    let mut step = match (&b.install, b.flavor) {
         (Some(install), Flavor::MariaDb) => {
-            let mut c = Command::new(install);
+            let mut s = Step::new(install, user);
             // Root with an empty password on the socket (a 0700 directory); no test database.
-            c.arg("--no-defaults").arg(format!("--datadir={}", tmp.display()));
-            c.args(["--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"]);
+            s.arg("--no-defaults").arg(format!("--datadir={}", tmp.display()));
+            s.args(["--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"]);
             if let Some(base) = install.parent().and_then(Path::parent) {
-                c.arg(format!("--basedir={}", base.display()));
+                s.arg(format!("--basedir={}", base.display()));
             }
-            c
+            s
         }
         _ => {
-            let mut c = Command::new(&b.server);
-            c.arg("--no-defaults").arg(format!("--datadir={}", tmp.display())).arg("--initialize-insecure");
-            c
+            let mut s = Step::new(&b.server, user);
+            s.arg("--no-defaults").arg(format!("--datadir={}", tmp.display())).arg("--initialize-insecure");
+            s
         }
     };
-    cmd.args(options);
-    if let Some(u) = user {
-        std::os::unix::fs::chown(tmp, Some(u.uid), Some(u.gid)).map_err(|e| failed!("cannot chown template: {e}"))?;
-        use std::os::unix::process::CommandExt;
-        cmd.uid(u.uid).gid(u.gid);
-    }
-    let out = cmd.output().map_err(|e| failed!("cannot run {:?}: {e}", cmd.get_program()))?;
-    if !out.status.success() {
-        let _ = std::fs::remove_dir_all(tmp);
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        let why = text.lines().rfind(|l| l.contains("ERROR")).or(text.lines().last()).unwrap_or("");
-        let what = if options.is_empty() { String::new() } else { format!(" with {}", options.join(" ")) };
-        return Err(failed!("creating a MariaDB/MySQL data directory{what} failed: {}", why.trim()));
-    }
-    // Another dbrace may have won the race: theirs is as good as ours.
-    if std::fs::rename(tmp, path).is_err() {
-        let _ = std::fs::remove_dir_all(tmp);
-    }
-    Ok(())
+    step.args(options);
+    step
 }
 
 /// A started server: root on its socket, and its TCP port when it listens there too.
@@ -203,7 +185,9 @@ pub struct Started {
 /// Start a server on a copy of `template` in `dir` (the redo log in `wal` when given),
 /// with `settings` as `--key=value` options, on its socket and, when `listen` says so,
 /// on 127.0.0.1.
+#[allow(clippy::too_many_arguments)]
 pub fn start(
+    launcher: &dyn Launcher,
     b: &Binaries,
     template: &Path,
     dir: &DataDir,
@@ -216,69 +200,68 @@ pub fn start(
         std::iter::once(dir).chain(wal).try_for_each(|d| d.give_to(u))?;
     }
     let data = dir.path().join("data");
-    copy_tree(template, &data)?;
+    launcher.copy(template, &data)?;
     if let Some(w) = wal {
         // The redo log elsewhere: moved, and the server told where.
         let log = w.path().join("ib_logfile0");
-        copy_tree(&data.join("ib_logfile0"), &log)?;
+        launcher.copy(&data.join("ib_logfile0"), &log)?;
         std::fs::remove_file(data.join("ib_logfile0")).map_err(|e| failed!("cannot move the redo log: {e}"))?;
     }
     let sock = private_dir(&dir.path().join("sock"), user)?;
     let tmp = private_dir(&dir.path().join("tmp"), user)?;
     let socket = sock.join("mysqld.sock");
-    // A free port can be taken between our look and the server's bind: then take another.
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let mut cmd = Command::new(&b.server);
-        // --no-defaults must come first: no my.cnf of the system's, ever.
-        cmd.arg("--no-defaults").arg(format!("--datadir={}", data.display()));
-        cmd.arg(format!("--socket={}", socket.display())).arg(format!("--tmpdir={}", tmp.display()));
-        cmd.arg(format!("--pid-file={}", dir.path().join("mysqld.pid").display()));
-        let port = listen.port()?;
-        match port {
-            Some(port) => {
-                cmd.args(["--bind-address=127.0.0.1", "--skip-name-resolve"]).arg(format!("--port={port}"));
+    let root = Endpoint::new(OptsBuilder::default().socket(Some(socket.to_string_lossy())).user(Some("root")));
+    let started = kit::start::listening(
+        launcher,
+        listen,
+        Duration::from_secs(60),
+        |port| {
+            let mut server = Step::new(&b.server, user);
+            // --no-defaults must come first: no my.cnf of the system's, ever.
+            server.arg("--no-defaults").arg(format!("--datadir={}", data.display()));
+            server.arg(format!("--socket={}", socket.display())).arg(format!("--tmpdir={}", tmp.display()));
+            server.arg(format!("--pid-file={}", dir.path().join("mysqld.pid").display()));
+            match port {
+                Some(port) => {
+                    server.args(["--bind-address=127.0.0.1", "--skip-name-resolve"]).arg(format!("--port={port}"));
+                }
+                None => {
+                    server.arg("--skip-networking");
+                }
             }
-            None => {
-                cmd.arg("--skip-networking");
+            if b.flavor == Flavor::MySql {
+                // MySQL's X plugin would listen on 33060 and /tmp/mysqlx.sock.
+                server.arg("--mysqlx=OFF");
             }
-        }
-        if b.flavor == Flavor::MySql {
-            // MySQL's X plugin would listen on 33060 and /tmp/mysqlx.sock.
-            cmd.arg("--mysqlx=OFF");
-        }
-        // The data directory is deleted after the stop: nothing to flush, dump or load.
-        cmd.args([
-            "--innodb-fast-shutdown=2",
-            "--innodb-buffer-pool-dump-at-shutdown=OFF",
-            "--innodb-buffer-pool-load-at-startup=OFF",
-        ]);
-        if let Some(w) = wal {
-            cmd.arg(format!("--innodb-log-group-home-dir={}", w.path().display()));
-        }
-        for (k, v) in settings {
-            cmd.arg(option(k, v));
-        }
-        let mut server = Server::start(cmd, dir.path(), user, libc::SIGKILL, libc::SIGTERM)?;
-        let root = OptsBuilder::default().socket(Some(socket.to_string_lossy())).user(Some("root"));
-        let root = Endpoint::new(root);
-        let ready = server.wait_ready(Duration::from_secs(60), || {
-            socket.exists().then(|| MyClient::connect(&root, false).ok()).flatten()
-        });
-        match ready {
-            Ok(mut c) => {
-                c.batch(&format!("CREATE DATABASE {DATABASE}"))
-                    .map_err(|e| failed!("cannot set up the throwaway server: {e}"))?;
-                return Ok(Started { server, root: root.with_database(DATABASE), port });
+            // The data directory is deleted after the stop: nothing to flush, dump or load.
+            server.args([
+                "--innodb-fast-shutdown=2",
+                "--innodb-buffer-pool-dump-at-shutdown=OFF",
+                "--innodb-buffer-pool-load-at-startup=OFF",
+            ]);
+            if let Some(w) = wal {
+                server.arg(format!("--innodb-log-group-home-dir={}", w.path().display()));
             }
-            Err(e) if attempt < 3 && listen.may_retry() && server.log_tail().contains("already in use") => drop(e),
-            Err(e) => {
-                let tail = std::fs::read_to_string(dir.path().join("server.log")).unwrap_or_default();
-                return Err(listen.taken(&tail, first_errors(e, &dir.path().join("server.log"))));
+            for (k, v) in settings {
+                server.arg(option(k, v));
             }
-        }
-    }
+            let recipe = Recipe {
+                server,
+                dir: dir.path().to_path_buf(),
+                stop_signal: libc::SIGTERM,
+                death_signal: libc::SIGKILL,
+            };
+            Ok((recipe, ()))
+        },
+        |()| socket.exists().then(|| MyClient::connect(&root, false).ok()).flatten(),
+        |server, e| {
+            let log = server.log();
+            listen.taken(&log, first_errors(e, &log))
+        },
+    )?;
+    let mut c = started.ready;
+    c.batch(&format!("CREATE DATABASE {DATABASE}")).map_err(|e| failed!("cannot set up the throwaway server: {e}"))?;
+    Ok(Started { server: started.server, root: root.with_database(DATABASE), port: started.port })
 }
 
 /// Open a started server to TCP clients as `access` says: the account (all privileges;
@@ -316,8 +299,7 @@ fn literal(s: &str) -> String {
 
 /// A failed start told by the server's first `[ERROR]` lines, which name the cause (its
 /// last lines only say it aborted).
-fn first_errors(e: crate::error::Error, log: &Path) -> crate::error::Error {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
+fn first_errors(e: crate::error::Error, text: &str) -> crate::error::Error {
     let errors: Vec<&str> = text.lines().filter_map(|l| l.split_once("[ERROR] ").map(|(_, m)| m)).take(2).collect();
     match e {
         crate::error::Error::Run(_) if !errors.is_empty() => {

@@ -9,17 +9,14 @@ pub mod managed;
 pub mod wire;
 
 use super::ConnectError;
-use super::access::{self, Access, Exposed, Listen};
-use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
-use crate::error::{Error, Result};
-use crate::instance::server::Server;
-use crate::instance::user;
-use crate::instance::{DataDir, Storage};
+use super::access::{self, Exposed};
+use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
+use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
+use crate::error::Result;
 use crate::profile::{Durability, LocationKind, Profile};
 use client::MyClient;
 use endpoint::Endpoint;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The MariaDB / MySQL engine.
 pub struct Mysql;
@@ -63,107 +60,94 @@ fn memory_settings() -> Vec<(String, String)> {
     vec![("default_storage_engine".into(), "MEMORY".into()), ("max_heap_table_size".into(), format!("{half_mib}M"))]
 }
 
+/// The engine's name.
+const NAME: &str = "mysql";
+
+/// Who MariaDB's (and MySQL's) servers run as when dbrace is root: they refuse root.
+pub const USER: ServerUser = ServerUser { server: "MariaDB", default: "mysql", refuses_root: true };
+
 /// `--set` values replace the profile's own (`-` and `_` are one in option names).
-fn merged(mut base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String, String)> {
-    for (k, v) in over {
-        let k = k.replace('-', "_");
-        base.retain(|(x, _)| *x != k);
-        base.push((k, v.clone()));
-    }
-    base
+fn merged(base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String, String)> {
+    kit::merged(base, over, |k| k.replace('-', "_"))
 }
 
 impl Engine for Mysql {
     fn name(&self) -> &'static str {
-        "mysql"
+        NAME
     }
     fn interface(&self) -> Interface {
         Interface::Sql
     }
-    fn version(&self) -> Result<String> {
-        let b = managed::binaries()?;
-        let who = match user::for_server("MariaDB", "mysql")? {
-            Some(u) => format!(", runs as {}", u.name),
-            None => String::new(),
-        };
+    fn version(&self, machine: &Machine) -> Result<String> {
+        let b = managed::binaries(machine.bin_dir(NAME))?;
+        let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.server.display()))
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server variable (mariadbd --KEY=VALUE; SET SESSION per connection against --url)"]
     }
-    fn knows_setting(&self, key: &str) -> bool {
+    fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
     }
     fn url_schemes(&self) -> &'static [&'static str] {
         &["mysql", "mariadb"]
     }
-    fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
-        match target {
-            Target::Managed => {
-                managed::binaries()?;
-                user::for_server("MariaDB", "mysql").map(drop)
-            }
-            Target::Url(url) => {
-                Endpoint::parse(url)?;
-                if profile.location != LocationKind::Disk
-                    || profile.durability != Durability::Durable
-                    || profile.wal.is_some()
-                {
-                    return Err(bad_input!(
-                        "profile '{}' needs a server dbrace starts itself (data or redo log on tmpfs need a restart, and innodb_flush_log_at_trx_commit is global: dbrace does not change a shared server); against --url only disk and unlogged apply",
-                        profile.name
-                    ));
-                }
-                Ok(())
-            }
-        }
+    fn bin_flag(&self) -> Option<BinFlag> {
+        Some(BinFlag {
+            long: "mysql-bin",
+            help: "Directory of the MariaDB/MySQL server binaries (mariadbd or mysqld) [default: found]",
+        })
+    }
+    fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
+        kit::target::check(
+            profile,
+            target,
+            || {
+                managed::binaries(machine.bin_dir(NAME))?;
+                USER.resolve(machine.run_as()).map(drop)
+            },
+            |url| Endpoint::parse(url).map(drop),
+            |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && p.wal.is_none(),
+            " (data or redo log on tmpfs need a restart, and innodb_flush_log_at_trx_commit is global: dbrace does not change a shared server); against --url only disk and unlogged apply",
+        )
     }
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
     }
-    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
-        match (target, &storage.data) {
-            (Target::Url(url), _) => on_url(profile, url),
-            (Target::Managed, Some(dir)) => on_managed(profile, dir, storage.wal.as_ref()),
-            (Target::Managed, None) => Err(failed!("a managed mysql needs a data directory")),
+    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
+        match launch.target {
+            Target::Url(url) => on_url(launch.profile, url),
+            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
     /// `unlogged` is server-wide here (`default_storage_engine=MEMORY`): a command's own
     /// tables get it too, so every profile applies.
-    fn check_exposed(&self, profile: &Profile) -> Result<()> {
-        self.check(profile, &Target::Managed)
+    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
+        self.check(profile, &Target::Managed, machine)
     }
-    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
-        let dir = storage.data.as_ref().ok_or_else(|| failed!("a managed mysql needs a data directory"))?;
-        let inst = managed_instance(profile, dir, storage.wal.as_ref(), Listen::Tcp(access.port), access)?;
-        Ok(exposed(inst))
+    fn expose(&self, launch: &Launch) -> Result<Exposed> {
+        Ok(exposed(managed_instance(launch)?))
     }
 }
 
-fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
-    Ok(Box::new(managed_instance(profile, dir, wal, Listen::from_transport(), &Access::default())?))
-}
-
-/// A throwaway server for `profile`, listening as `listen` says; TCP clients connect as
-/// `access` says.
-fn managed_instance(
-    profile: &Profile,
-    dir: &DataDir,
-    wal: Option<&DataDir>,
-    listen: Listen,
-    access: &Access,
-) -> Result<MyInstance> {
-    let b = managed::binaries()?;
-    let run_as = user::for_launch("MariaDB", "mysql")?;
-    let template = managed::template(&b, run_as.as_ref(), &profile.settings)?;
+/// A throwaway server for the launch's profile, listening as it says; TCP clients connect
+/// as its access says.
+fn managed_instance(launch: &Launch) -> Result<MyInstance> {
+    let (profile, machine) = (launch.profile, launch.machine);
+    let dir = launch.data_dir(NAME)?;
+    let wal = launch.storage.wal.as_ref();
+    let b = managed::binaries(machine.bin_dir(NAME))?;
+    let run_as = USER.for_launch(machine.run_as())?;
+    let launcher = crate::launcher::chosen();
+    let template = managed::template(launcher, &b, run_as.as_ref(), &profile.settings)?;
     let mut expected = durability_settings(profile.durability);
     if profile.unlogged {
         expected.extend(memory_settings());
     }
     let expected = merged(expected, &profile.settings);
-    let started = managed::start(&b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
+    let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
     let at = match started.port {
-        Some(port) => managed::account(&started.root, port, access)?,
+        Some(port) => managed::account(&started.root, port, launch.access)?,
         None => started.root,
     };
     let mut inst = MyInstance {
@@ -206,13 +190,9 @@ fn exposed(inst: MyInstance) -> Exposed {
 }
 
 fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
     let admin = Endpoint::parse(url)?;
-    let mut c = connect(&admin, false)?;
-    let db = format!("dbrace_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    c.batch(&format!("CREATE DATABASE {db}")).map_err(|e| {
-        bad_input!("cannot create a database on {}: {e}; the user needs the CREATE privilege", admin.redacted())
-    })?;
+    let mut c = MyClient::connect(&admin, false).map_err(ConnectError::url_mistake)?;
+    let db = kit::url_database::create(&mut c, &admin.redacted(), "the user needs the CREATE privilege")?;
     let session = merged(if profile.unlogged { memory_settings() } else { Vec::new() }, &profile.settings);
     let mut inst = MyInstance {
         at: admin.with_database(&db),
@@ -221,24 +201,21 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
         memory_tables: profile.unlogged,
         version: String::new(),
         settings: BTreeMap::new(),
-        owned: Owned::Database { admin, name: db },
+        owned: Owned::Url(url_database(admin, db)),
     };
     // From here the database is dropped with `inst`, whatever fails next.
     inst.settings = inst.read_back(&profile.name)?;
     Ok(Box::new(inst))
 }
 
-/// Connect; a server that is not there or says no is the user's URL to fix (exit 2).
-fn connect(at: &Endpoint, memory_tables: bool) -> Result<MyClient> {
-    MyClient::connect(at, memory_tables).map_err(ConnectError::url_mistake)
-}
-
-/// What an instance must clean up.
-enum Owned {
-    /// A throwaway server (stopped on drop).
-    Server(Server),
-    /// A database created on someone else's server (dropped on drop).
-    Database { admin: Endpoint, name: String },
+/// The run's database `name` on the `--url` server, dropped as `admin` when it goes.
+fn url_database(admin: Endpoint, name: String) -> UrlDatabase {
+    let sql = format!("DROP DATABASE IF EXISTS {name}");
+    let run = move |sql: &str| -> std::result::Result<(), String> {
+        let mut c = MyClient::connect(&admin, false).map_err(|e| e.to_string())?;
+        c.batch(sql).map_err(|e| e.to_string())
+    };
+    UrlDatabase::new(name, sql, Box::new(run))
 }
 
 /// A fresh MySQL database to measure.
@@ -251,22 +228,20 @@ struct MyInstance {
     memory_tables: bool,
     version: String,
     settings: BTreeMap<String, String>,
-    owned: Owned,
+    owned: Owned<UrlDatabase>,
 }
 
 impl MyInstance {
     fn client(&self) -> Result<MyClient> {
-        let mut c = match &self.owned {
-            Owned::Database { .. } => connect(&self.at, self.memory_tables)?,
-            Owned::Server(server) => {
-                MyClient::connect(&self.at, self.memory_tables).map_err(|e| server.unreachable(e))?
-            }
-        };
-        for (k, v) in &self.session {
-            c.batch(&format!("SET SESSION {k} = {}", session_value(v))).map_err(|e| {
+        let mut c = MyClient::connect(&self.at, self.memory_tables).map_err(|e| self.owned.unreachable(e))?;
+        kit::session::apply(
+            &mut c,
+            &self.session,
+            |k, v| format!("SET SESSION {k} = {}", session_value(v)),
+            |k, v, e| {
                 bad_input!("mysql refused SET SESSION {k} = {v}: {e}; against --url only session variables apply")
-            })?;
-        }
+            },
+        )?;
         Ok(c)
     }
 
@@ -281,25 +256,23 @@ impl MyInstance {
         out.insert("transport".to_string(), via);
         let version = c.value("SELECT VERSION()").map_err(|e| failed!("mysql: SELECT VERSION(): {e}"))?;
         out.insert("version".to_string(), version.unwrap_or_default());
-        for key in RECORDED.iter().copied().chain(self.expected.iter().map(|(k, _)| k.as_str())) {
-            match c.value(&format!("SELECT @@{key}")) {
-                Ok(v) => out.insert(key.to_string(), v.unwrap_or_default()),
-                // A startup option that is no variable (or one this server lacks): the
-                // server took it, there is just nothing to read back.
-                Err(_) => out.insert(key.to_string(), "(not a variable here)".to_string()),
-            };
-        }
-        for (k, v) in &self.expected {
-            let have = &out[k];
-            if have != "(not a variable here)" && !same_setting(k, have, v) {
-                return Err(Error::Run(format!(
-                    "profile '{profile}' did not take effect on mysql: {k} is {have}, expected {v}"
-                )));
-            }
-        }
+        let rb = ReadBack { engine: "mysql", profile, recorded: RECORDED, expected: &self.expected };
+        rb.read(&mut out, |key| match c.value(&format!("SELECT @@{key}")) {
+            Ok(v) => Ok(Some(v.unwrap_or_default())),
+            // A startup option that is no variable (or one this server lacks): the
+            // server took it, there is just nothing to read back.
+            Err(_) => Ok(Some(NOT_A_VARIABLE.to_string())),
+        })?;
+        rb.verify(&out, |k, want, have| {
+            let have = have.unwrap_or(NOT_A_VARIABLE);
+            (have != NOT_A_VARIABLE && !same_setting(k, have, want)).then(|| (have.to_string(), want.to_string()))
+        })?;
         Ok(out)
     }
 }
+
+/// What is recorded for a setting that cannot be read back.
+const NOT_A_VARIABLE: &str = "(not a variable here)";
 
 /// A value for SET SESSION: numbers and words as they are, sizes (`64M`) in bytes as the
 /// command line would take them, anything else quoted.
@@ -358,20 +331,7 @@ impl Instance for MyInstance {
         self.settings.clone()
     }
     fn alive(&self) -> Result<()> {
-        match &self.owned {
-            Owned::Server(s) => s.alive(),
-            Owned::Database { .. } => Ok(()),
-        }
-    }
-}
-
-impl Drop for MyInstance {
-    fn drop(&mut self) {
-        if let Owned::Database { admin, name } = &self.owned
-            && let Ok(mut c) = MyClient::connect(admin, false)
-        {
-            let _ = c.batch(&format!("DROP DATABASE IF EXISTS {name}"));
-        }
+        self.owned.alive()
     }
 }
 

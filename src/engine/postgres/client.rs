@@ -29,18 +29,6 @@ pub enum Protocol {
     Prepared,
 }
 
-static PROTOCOL: std::sync::OnceLock<Protocol> = std::sync::OnceLock::new();
-
-/// Record `--protocol` for this process.
-pub fn choose_protocol(p: Protocol) {
-    let _ = PROTOCOL.set(p);
-}
-
-/// The protocol in use.
-pub fn protocol() -> Protocol {
-    PROTOCOL.get().copied().unwrap_or_default()
-}
-
 /// One connection.
 pub struct PgClient {
     pub(super) stream: Stream,
@@ -66,6 +54,11 @@ pub struct PgClient {
 }
 
 impl PgClient {
+    /// How this connection's statements travel (`--protocol`): set before the first prepare.
+    pub fn set_protocol(&mut self, protocol: Protocol) {
+        self.protocol = protocol;
+    }
+
     /// Connect and authenticate; `unlogged` makes `create_table` create UNLOGGED tables.
     pub fn connect(info: &ConnInfo, unlogged: bool) -> Result<PgClient, ConnectError> {
         let where_ = info.redacted();
@@ -102,7 +95,7 @@ impl PgClient {
             rend: 0,
             status: b'I',
             statements: Vec::new(),
-            protocol: protocol(),
+            protocol: Protocol::default(),
             query: String::with_capacity(256),
             columns: String::new(),
             column_ends: Vec::new(),

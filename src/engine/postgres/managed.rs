@@ -7,14 +7,17 @@ use super::client::PgClient;
 use super::conninfo::ConnInfo;
 use crate::engine::SqlClient;
 use crate::engine::access::{Access, Listen};
+use crate::engine::kit;
 use crate::error::Result;
 use crate::instance::DataDir;
-use crate::instance::datadir::{copy_tree, private_dir};
-use crate::instance::server::{Server, random_password};
+use crate::instance::datadir::private_dir;
+use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
+use crate::launcher::{Launcher, Recipe, Server, Step};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The superuser initdb creates in the template.
@@ -31,18 +34,11 @@ pub struct Binaries {
     pub version: String,
 }
 
-static BIN_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// Record `--pg-bin` for this process.
-pub fn choose_bin_dir(dir: Option<PathBuf>) {
-    let _ = BIN_DIR.set(dir);
-}
-
 /// Find the binaries: `--pg-bin`, `pg_config --bindir`, /usr/lib/postgresql/*/bin (newest),
 /// then PATH.
-pub fn binaries() -> Result<Binaries> {
+pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
     let has = |d: &Path| d.join("postgres").is_file() && d.join("initdb").is_file();
-    if let Some(Some(d)) = BIN_DIR.get() {
+    if let Some(d) = given {
         if !has(d) {
             return Err(bad_input!("--pg-bin {}: no postgres and initdb there", d.display()));
         }
@@ -69,18 +65,23 @@ pub fn binaries() -> Result<Binaries> {
     }
 }
 
-/// Every server setting's name, from `postgres --describe-config` (none without binaries),
-/// so that an unqualified `--set` goes only to the engines that have the setting.
-pub fn setting_names() -> Option<&'static [String]> {
-    static NAMES: OnceLock<Option<Vec<String>>> = OnceLock::new();
-    NAMES
-        .get_or_init(|| {
-            let out = Command::new(binaries().ok()?.dir.join("postgres")).arg("--describe-config").output().ok()?;
+/// Every server setting's name, from `postgres --describe-config` of the binaries found
+/// (`--pg-bin` given or not; none without binaries), so that an unqualified `--set` goes
+/// only to the engines that have the setting.
+pub fn setting_names(given: Option<&Path>) -> Option<Vec<String>> {
+    // A cache of what each binaries directory says, keyed by that directory.
+    static NAMES: Mutex<BTreeMap<PathBuf, Option<Vec<String>>>> = Mutex::new(BTreeMap::new());
+    let dir = binaries(given).ok()?.dir;
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    names
+        .entry(dir)
+        .or_insert_with_key(|dir| {
+            let out = Command::new(dir.join("postgres")).arg("--describe-config").output().ok()?;
             let text = String::from_utf8_lossy(&out.stdout);
             let names: Vec<String> = text.lines().filter_map(|l| l.split('\t').next()).map(str::to_string).collect();
             (out.status.success() && !names.is_empty()).then_some(names)
         })
-        .as_deref()
+        .clone()
 }
 
 fn describe(dir: &Path) -> Result<Binaries> {
@@ -95,36 +96,28 @@ fn describe(dir: &Path) -> Result<Binaries> {
 }
 
 /// The cached template data directory for these binaries, made by initdb once.
-pub fn template(b: &Binaries, user: Option<&RunAs>) -> Result<PathBuf> {
-    let dir = crate::instance::location::shared_dir()?.join("templates");
-    std::fs::create_dir_all(&dir).map_err(|e| failed!("cannot create {}: {e}", dir.display()))?;
-    let path = dir.join(format!("pg-{}-v{TEMPLATE_VERSION}", b.version));
-    if path.join("PG_VERSION").is_file() {
-        return Ok(path);
-    }
-    let tmp = dir.join(format!("pg-{}-v{TEMPLATE_VERSION}.tmp-{}", b.version, std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir(&tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
-    let mut cmd = Command::new(b.dir.join("initdb"));
-    // Trust on the socket (in a 0700 directory), SCRAM over TCP.
-    cmd.arg("-D").arg(&tmp).args(["-U", SUPERUSER, "-E", "UTF8", "--locale=C", "-N"]);
-    cmd.args(["--auth-local=trust", "--auth-host=scram-sha-256"]);
-    if let Some(u) = user {
-        std::os::unix::fs::chown(&tmp, Some(u.uid), Some(u.gid)).map_err(|e| failed!("cannot chown template: {e}"))?;
-        use std::os::unix::process::CommandExt;
-        cmd.uid(u.uid).gid(u.gid);
-    }
-    let out = cmd.output().map_err(|e| failed!("cannot run initdb: {e}"))?;
-    if !out.status.success() {
-        let _ = std::fs::remove_dir_all(&tmp);
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(failed!("initdb failed: {}", err.lines().last().unwrap_or("").trim()));
-    }
-    // Another dbrace may have won the race: theirs is as good as ours.
-    if std::fs::rename(&tmp, &path).is_err() {
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
-    Ok(path)
+pub fn template(launcher: &dyn Launcher, b: &Binaries, user: Option<&RunAs>) -> Result<PathBuf> {
+    let key = format!("postgres {} {}", b.dir.display(), user.map_or(0, |u| u.uid));
+    let name = format!("pg-{}-v{TEMPLATE_VERSION}", b.version);
+    kit::template::cached(key, || {
+        kit::template::install(
+            launcher,
+            &name,
+            "PG_VERSION",
+            user,
+            |tmp| {
+                let mut initdb = Step::new(b.dir.join("initdb"), user);
+                // Trust on the socket (in a 0700 directory), SCRAM over TCP.
+                initdb.arg("-D").arg(tmp).args(["-U", SUPERUSER, "-E", "UTF8", "--locale=C", "-N"]);
+                initdb.args(["--auth-local=trust", "--auth-host=scram-sha-256"]);
+                initdb
+            },
+            |out| {
+                let err = String::from_utf8_lossy(&out.stderr);
+                failed!("initdb failed: {}", err.lines().last().unwrap_or("").trim())
+            },
+        )
+    })
 }
 
 /// A started server: its socket (trust, as the superuser), and its TCP port when it
@@ -140,7 +133,9 @@ pub struct Started {
 
 /// Start a server on a copy of the template in `dir`, with `settings` as -c options,
 /// listening on its socket and, when `listen` says so, on 127.0.0.1.
+#[allow(clippy::too_many_arguments)]
 pub fn start(
+    launcher: &dyn Launcher,
     b: &Binaries,
     template: &Path,
     dir: &DataDir,
@@ -154,11 +149,11 @@ pub fn start(
     }
     let pgdata = dir.path().join("pgdata");
     // cp -a keeps the template's owner and 0700 modes, which postgres insists on.
-    copy_tree(template, &pgdata)?;
+    launcher.copy(template, &pgdata)?;
     if let Some(w) = wal {
         // pg_wal elsewhere, as initdb -X does: the directory moved, a symlink in its place.
         let moved = w.path().join("pg_wal");
-        copy_tree(&pgdata.join("pg_wal"), &moved)?;
+        launcher.copy(&pgdata.join("pg_wal"), &moved)?;
         std::fs::remove_dir_all(pgdata.join("pg_wal"))
             .and_then(|_| std::os::unix::fs::symlink(&moved, pgdata.join("pg_wal")))
             .map_err(|e| failed!("cannot link pg_wal to {}: {e}", moved.display()))?;
@@ -167,29 +162,33 @@ pub fn start(
         }
     }
     let sock = private_dir(&dir.path().join("sock"), user)?;
-    // A free port can be taken between our look and the server's bind: then take another.
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let tcp = listen.port()?;
-        let port = tcp.unwrap_or(5432);
-        let mut cmd = Command::new(b.dir.join("postgres"));
-        cmd.arg("-D").arg(&pgdata).arg("-k").arg(&sock).arg("-p").arg(port.to_string());
-        cmd.arg("-c").arg(if tcp.is_some() { "listen_addresses=127.0.0.1" } else { "listen_addresses=" });
-        // Dynamic shared memory as files in the data directory: a killed server's segments
-        // then go with the directory instead of piling up in /dev/shm.
-        cmd.args(["-c", "dynamic_shared_memory_type=mmap"]);
-        for (k, v) in settings {
-            cmd.arg("-c").arg(format!("{k}={v}"));
-        }
-        let mut server = Server::start(cmd, dir.path(), user, libc::SIGQUIT, libc::SIGINT)?;
-        let socket = socket_info(&sock, port);
-        match server.wait_ready(Duration::from_secs(60), || PgClient::connect(&socket, false).ok()) {
-            Ok(_) => return Ok(Started { server, socket, port: tcp }),
-            Err(e) if attempt < 3 && listen.may_retry() && server.log_tail().contains("already in use") => drop(e),
-            Err(e) => return Err(listen.taken(&server.log_tail(), e)),
-        }
-    }
+    let started = kit::start::listening(
+        launcher,
+        listen,
+        Duration::from_secs(60),
+        |tcp| {
+            let port = tcp.unwrap_or(5432);
+            let mut postgres = Step::new(b.dir.join("postgres"), user);
+            postgres.arg("-D").arg(&pgdata).arg("-k").arg(&sock).arg("-p").arg(port.to_string());
+            postgres.arg("-c").arg(if tcp.is_some() { "listen_addresses=127.0.0.1" } else { "listen_addresses=" });
+            // Dynamic shared memory as files in the data directory: a killed server's segments
+            // then go with the directory instead of piling up in /dev/shm.
+            postgres.args(["-c", "dynamic_shared_memory_type=mmap"]);
+            for (k, v) in settings {
+                postgres.arg("-c").arg(format!("{k}={v}"));
+            }
+            let recipe = Recipe {
+                server: postgres,
+                dir: dir.path().to_path_buf(),
+                stop_signal: libc::SIGINT,
+                death_signal: libc::SIGQUIT,
+            };
+            Ok((recipe, socket_info(&sock, port)))
+        },
+        |socket| PgClient::connect(socket, false).ok(),
+        kit::start::taken(listen),
+    )?;
+    Ok(Started { server: started.server, socket: started.probe, port: started.port })
 }
 
 /// Open a started server to TCP clients as `access` says: the role (a superuser, created

@@ -12,18 +12,14 @@ mod messages;
 mod placeholders;
 
 use super::ConnectError;
-use super::access::{self, Access, Exposed, Listen};
-use super::{Connection, Engine, Instance, Interface, SqlClient, Target};
-use crate::error::{Error, Result};
-use crate::instance::server::Server;
-use crate::instance::user;
-use crate::instance::{DataDir, Storage};
+use super::access::{self, Exposed};
+use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
+use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
+use crate::error::Result;
 use crate::profile::{Durability, LocationKind, Profile};
-use client::PgClient;
+use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The PostgreSQL engine.
 pub struct Postgres;
@@ -49,38 +45,37 @@ fn durability_settings(d: Durability) -> Vec<(String, String)> {
     }
 }
 
+/// The engine's name.
+const NAME: &str = "postgres";
+
+/// Who PostgreSQL's servers run as when dbrace is root: it refuses root.
+pub const USER: ServerUser = ServerUser { server: "PostgreSQL", default: "postgres", refuses_root: true };
+
 /// `--set` values replace the profile's own.
-fn merged(mut base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String, String)> {
-    for (k, v) in over {
-        base.retain(|(x, _)| x != k);
-        base.push((k.clone(), v.clone()));
-    }
-    base
+fn merged(base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String, String)> {
+    kit::merged(base, over, kit::merge::as_written)
 }
 
 impl Engine for Postgres {
     fn name(&self) -> &'static str {
-        "postgres"
+        NAME
     }
     fn interface(&self) -> Interface {
         Interface::Sql
     }
-    fn version(&self) -> Result<String> {
-        let b = managed::binaries()?;
-        let who = match user::for_server("PostgreSQL", "postgres")? {
-            Some(u) => format!(", runs as {}", u.name),
-            None => String::new(),
-        };
+    fn version(&self, machine: &Machine) -> Result<String> {
+        let b = managed::binaries(machine.bin_dir(NAME))?;
+        let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.dir.display()))
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server setting (postgres --describe-config lists them; SET per session against --url)"]
     }
-    fn knows_setting(&self, key: &str) -> bool {
+    fn knows_setting(&self, key: &str, machine: &Machine) -> bool {
         let shaped = !key.is_empty()
             && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
         // An extension's own settings (dotted) are the server's to judge.
-        match managed::setting_names() {
+        match managed::setting_names(machine.bin_dir(NAME)) {
             Some(names) if !key.contains('.') => names.iter().any(|n| n == key),
             _ => shaped,
         }
@@ -88,81 +83,62 @@ impl Engine for Postgres {
     fn url_schemes(&self) -> &'static [&'static str] {
         &["postgres", "postgresql"]
     }
-    fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
-        match target {
-            Target::Managed => {
-                managed::binaries()?;
-                user::for_server("PostgreSQL", "postgres").map(drop)
-            }
-            Target::Url(url) => {
-                ConnInfo::parse(url)?;
-                if profile.location != LocationKind::Disk
-                    || profile.durability == Durability::Off
-                    || profile.wal.is_some()
-                {
-                    return Err(bad_input!(
-                        "profile '{}' needs a server dbrace starts itself (data or WAL on tmpfs, or fsync off, need a restart); against --url only disk, async and unlogged apply",
-                        profile.name
-                    ));
-                }
-                Ok(())
-            }
-        }
+    fn bin_flag(&self) -> Option<BinFlag> {
+        Some(BinFlag {
+            long: "pg-bin",
+            help: "Directory of the PostgreSQL server binaries (postgres, initdb) [default: found]",
+        })
+    }
+    fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
+        kit::target::check(
+            profile,
+            target,
+            || {
+                managed::binaries(machine.bin_dir(NAME))?;
+                USER.resolve(machine.run_as()).map(drop)
+            },
+            |url| ConnInfo::parse(url).map(drop),
+            |p| p.location == LocationKind::Disk && p.durability != Durability::Off && p.wal.is_none(),
+            " (data or WAL on tmpfs, or fsync off, need a restart); against --url only disk, async and unlogged apply",
+        )
     }
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
     }
-    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
-        match (target, &storage.data) {
-            (Target::Url(url), _) => on_url(profile, url),
-            (Target::Managed, Some(dir)) => on_managed(profile, dir, storage.wal.as_ref()),
-            (Target::Managed, None) => Err(failed!("a managed postgres needs a data directory")),
+    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
+        match launch.target {
+            Target::Url(url) => on_url(launch.profile, url, launch.machine.protocol),
+            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
-    fn check_exposed(&self, profile: &Profile) -> Result<()> {
+    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
         if profile.unlogged {
             return Err(bad_input!(
                 "profile '{}' makes the tables dbrace creates UNLOGGED, and a command creates its own; for postgres use ram-nosync (data on tmpfs, nothing synced)",
                 profile.name
             ));
         }
-        self.check(profile, &Target::Managed)
+        self.check(profile, &Target::Managed, machine)
     }
-    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
-        let dir = storage.data.as_ref().ok_or_else(|| failed!("a managed postgres needs a data directory"))?;
-        let inst = managed_instance(profile, dir, storage.wal.as_ref(), Listen::Tcp(access.port), access)?;
-        Ok(exposed(inst))
+    fn expose(&self, launch: &Launch) -> Result<Exposed> {
+        Ok(exposed(managed_instance(launch)?))
     }
 }
 
-fn on_managed(profile: &Profile, dir: &DataDir, wal: Option<&DataDir>) -> Result<Box<dyn Instance>> {
-    Ok(Box::new(managed_instance(profile, dir, wal, Listen::from_transport(), &Access::default())?))
-}
-
-/// A throwaway server for `profile`, listening as `listen` says; TCP clients connect as
-/// `access` says.
-fn managed_instance(
-    profile: &Profile,
-    dir: &DataDir,
-    wal: Option<&DataDir>,
-    listen: Listen,
-    access: &Access,
-) -> Result<PgInstance> {
-    let b = managed::binaries()?;
-    let run_as = user::for_launch("PostgreSQL", "postgres")?;
-    // One initdb per process at most, even with clients racing to launch.
-    static TEMPLATE: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
-    let template = {
-        let mut t = TEMPLATE.lock().unwrap_or_else(|p| p.into_inner());
-        match &*t {
-            Some(p) => p.clone(),
-            None => t.insert(managed::template(&b, run_as.as_ref())?).clone(),
-        }
-    };
+/// A throwaway server for the launch's profile, listening as it says; TCP clients connect
+/// as its access says.
+fn managed_instance(launch: &Launch) -> Result<PgInstance> {
+    let (profile, machine) = (launch.profile, launch.machine);
+    let dir = launch.data_dir(NAME)?;
+    let wal = launch.storage.wal.as_ref();
+    let b = managed::binaries(machine.bin_dir(NAME))?;
+    let run_as = USER.for_launch(machine.run_as())?;
+    let launcher = crate::launcher::chosen();
+    let template = managed::template(launcher, &b, run_as.as_ref())?;
     let expected = merged(durability_settings(profile.durability), &profile.settings);
-    let started = managed::start(&b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
+    let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
     let info = match started.port {
-        Some(port) => managed::account(&started.socket, port, access)?,
+        Some(port) => managed::account(&started.socket, port, launch.access)?,
         None => started.socket,
     };
     let mut inst = PgInstance {
@@ -170,6 +146,7 @@ fn managed_instance(
         session: Vec::new(),
         expected,
         unlogged: profile.unlogged,
+        protocol: machine.protocol,
         version: b.version.clone(),
         settings: BTreeMap::new(),
         owned: Owned::Server(started.server),
@@ -201,13 +178,10 @@ fn exposed(inst: PgInstance) -> Exposed {
     Exposed { instance: Box::new(inst), url, redacted, env, unset: &["PGHOSTADDR", "PGSERVICE"], password }
 }
 
-fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
+fn on_url(profile: &Profile, url: &str, protocol: Protocol) -> Result<Box<dyn Instance>> {
     let admin = ConnInfo::parse(url)?;
-    let mut c = connect(&admin, false)?;
-    let db = format!("dbrace_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    c.batch(&format!("CREATE DATABASE {db}"))
-        .map_err(|e| bad_input!("cannot create a database on {}: {e}; the role needs CREATEDB", admin.redacted()))?;
+    let mut c = PgClient::connect(&admin, false).map_err(ConnectError::url_mistake)?;
+    let db = kit::url_database::create(&mut c, &admin.redacted(), "the role needs CREATEDB")?;
     let mut session: Vec<(String, String)> = Vec::new();
     if profile.durability == Durability::Async {
         session.push(("synchronous_commit".into(), "off".into()));
@@ -218,26 +192,24 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
         expected: session.clone(),
         session,
         unlogged: profile.unlogged,
+        protocol,
         version: c.server_version.clone(),
         settings: BTreeMap::new(),
-        owned: Owned::Database { admin, name: db },
+        owned: Owned::Url(url_database(admin, db)),
     };
     // From here the database is dropped with `inst`, whatever fails next.
     inst.settings = inst.read_back(&profile.name)?;
     Ok(Box::new(inst))
 }
 
-/// Connect; a server that is not there or says no is the user's URL to fix (exit 2).
-fn connect(info: &ConnInfo, unlogged: bool) -> Result<PgClient> {
-    PgClient::connect(info, unlogged).map_err(ConnectError::url_mistake)
-}
-
-/// What an instance must clean up.
-enum Owned {
-    /// A throwaway server (stopped on drop).
-    Server(Server),
-    /// A database created on someone else's server (dropped on drop).
-    Database { admin: ConnInfo, name: String },
+/// The run's database `name` on the `--url` server, dropped as `admin` when it goes.
+fn url_database(admin: ConnInfo, name: String) -> UrlDatabase {
+    let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+    let run = move |sql: &str| -> std::result::Result<(), String> {
+        let mut c = PgClient::connect(&admin, false).map_err(|e| e.to_string())?;
+        c.batch(sql).map_err(|e| e.to_string())
+    };
+    UrlDatabase::new(name, sql, Box::new(run))
 }
 
 /// A fresh PostgreSQL database to measure.
@@ -248,21 +220,23 @@ struct PgInstance {
     /// What SHOW must say.
     expected: Vec<(String, String)>,
     unlogged: bool,
+    /// How statements travel (`--protocol`).
+    protocol: Protocol,
     version: String,
     settings: BTreeMap<String, String>,
-    owned: Owned,
+    owned: Owned<UrlDatabase>,
 }
 
 impl PgInstance {
     fn client(&self) -> Result<PgClient> {
-        let mut c = match &self.owned {
-            Owned::Database { .. } => connect(&self.info, self.unlogged)?,
-            Owned::Server(server) => PgClient::connect(&self.info, self.unlogged).map_err(|e| server.unreachable(e))?,
-        };
-        for (k, v) in &self.session {
-            c.batch(&format!("SET {k} = '{}'", v.replace('\'', "''")))
-                .map_err(|e| bad_input!("postgres refused SET {k} = {v}: {e}; check the value given with --set"))?;
-        }
+        let mut c = PgClient::connect(&self.info, self.unlogged).map_err(|e| self.owned.unreachable(e))?;
+        c.set_protocol(self.protocol);
+        kit::session::apply(
+            &mut c,
+            &self.session,
+            |k, v| format!("SET {k} = '{}'", v.replace('\'', "''")),
+            |k, v, e| bad_input!("postgres refused SET {k} = {v}: {e}; check the value given with --set"),
+        )?;
         Ok(c)
     }
 
@@ -270,29 +244,24 @@ impl PgInstance {
     fn read_back(&self, profile: &str) -> Result<BTreeMap<String, String>> {
         let mut c = self.client()?;
         let mut out = BTreeMap::new();
-        out.insert("protocol".to_string(), format!("{:?}", client::protocol()).to_lowercase());
+        out.insert("protocol".to_string(), format!("{:?}", self.protocol).to_lowercase());
         let via = if self.info.host.starts_with('/') {
             "socket".to_string()
         } else {
             format!("tcp {}:{}", self.info.host, self.info.port)
         };
         out.insert("transport".to_string(), via);
-        for key in RECORDED.iter().copied().chain(self.expected.iter().map(|(k, _)| k.as_str())) {
-            match c.show(key) {
-                Ok(v) => out.insert(key.to_string(), v),
-                // data_directory is for superusers and the like: not having it is no failure.
-                Err(_) if !self.expected.iter().any(|(k, _)| k == key) => None,
-                Err(e) => return Err(failed!("postgres: SHOW {key}: {e}")),
-            };
-        }
-        for (k, v) in &self.expected {
-            let have = out[k].to_ascii_lowercase();
-            if !same_setting(&have, &v.to_ascii_lowercase()) {
-                return Err(Error::Run(format!(
-                    "profile '{profile}' did not take effect on postgres: {k} is {have}, expected {v}"
-                )));
-            }
-        }
+        let rb = ReadBack { engine: "postgres", profile, recorded: RECORDED, expected: &self.expected };
+        rb.read(&mut out, |key| match c.show(key) {
+            Ok(v) => Ok(Some(v)),
+            // data_directory is for superusers and the like: not having it is no failure.
+            Err(_) if !rb.is_expected(key) => Ok(None),
+            Err(e) => Err(failed!("postgres: SHOW {key}: {e}")),
+        })?;
+        rb.verify(&out, |_, want, have| {
+            let have = have.unwrap_or_default().to_ascii_lowercase();
+            (!same_setting(&have, &want.to_ascii_lowercase())).then(|| (have, want.to_string()))
+        })?;
         Ok(out)
     }
 }
@@ -319,32 +288,6 @@ impl Instance for PgInstance {
         self.settings.clone()
     }
     fn alive(&self) -> Result<()> {
-        match &self.owned {
-            Owned::Server(s) => s.alive(),
-            Owned::Database { .. } => Ok(()),
-        }
-    }
-}
-
-impl Drop for PgInstance {
-    /// Drop the run's database from the user's server; a busy server gets three tries, and
-    /// one that still refuses is named with the statement that finishes the job.
-    fn drop(&mut self) {
-        let Owned::Database { admin, name } = &self.owned else { return };
-        let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-        let mut why = String::new();
-        for attempt in 0..3 {
-            if attempt > 0 {
-                std::thread::sleep(std::time::Duration::from_millis(200));
-            }
-            match PgClient::connect(admin, false) {
-                Ok(mut c) => match c.batch(&sql) {
-                    Ok(()) => return,
-                    Err(e) => why = e.to_string(),
-                },
-                Err(e) => why = e.to_string(),
-            }
-        }
-        eprintln!("dbrace: could not drop the run's database {name} ({why}); drop it yourself: {sql}");
+        self.owned.alive()
     }
 }

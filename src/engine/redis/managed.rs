@@ -5,10 +5,12 @@
 use super::client::RedisClient;
 use super::endpoint::{Addr, Endpoint};
 use crate::engine::access::{self, Access};
+use crate::engine::kit;
 use crate::error::Result;
 use crate::instance::DataDir;
-use crate::instance::server::{self, Server};
+use crate::instance::server;
 use crate::instance::user::RunAs;
+use crate::launcher::{Launcher, Recipe, Server, Step};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -103,6 +105,7 @@ pub fn database(access: &Access) -> Result<i64> {
 /// file, on a socket beside it or on 127.0.0.1 as `listen` says; TCP clients log in as
 /// `access` says (a random password unless given).
 pub fn start(
+    launcher: &dyn Launcher,
     b: &Binary,
     dir: &DataDir,
     user: Option<&RunAs>,
@@ -115,41 +118,48 @@ pub fn start(
     }
     let conf = dir.path().join("redis.conf");
     let db = database(access)?;
-    // A free port can be taken between our look and the server's bind: then take another.
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let (how, endpoint) = match listen.port()? {
-            Some(port) => {
-                let password = match &access.password {
-                    Some(p) => p.clone(),
-                    None => server::random_token(24)?,
-                };
-                let ep = Endpoint {
-                    addr: Addr::Tcp("127.0.0.1".into(), port),
-                    username: access.user.clone(),
-                    password: Some(password.clone()),
-                    db,
-                };
-                (Listen::Tcp { port, password, user: access.user.clone() }, ep)
-            }
-            None => {
-                let sock = dir.path().join("redis.sock");
-                (Listen::Socket(sock.clone()), Endpoint { addr: Addr::Unix(sock), username: None, password: None, db })
-            }
-        };
-        write_private(&conf, &config(dir.path(), &how, settings), user)?;
-        let mut cmd = Command::new(&b.path);
-        cmd.arg(&conf);
-        // On dbrace's death and on stop alike, SIGTERM: redis exits at once (nothing to
-        // save with `save ""`) and takes its AOF-rewrite child, if any, with it.
-        let mut server = Server::start(cmd, dir.path(), user, libc::SIGTERM, libc::SIGTERM)?;
-        match server.wait_ready(Duration::from_secs(30), || RedisClient::connect(&endpoint, b"").ok()) {
-            Ok(_) => return Ok((server, endpoint)),
-            Err(e) if attempt < 3 && listen.may_retry() && server.log_tail().contains("already in use") => drop(e),
-            Err(e) => return Err(listen.taken(&server.log_tail(), e)),
-        }
-    }
+    let started = kit::start::listening(
+        launcher,
+        listen,
+        Duration::from_secs(30),
+        |port| {
+            let (how, endpoint) = match port {
+                Some(port) => {
+                    let password = match &access.password {
+                        Some(p) => p.clone(),
+                        None => server::random_token(24)?,
+                    };
+                    let ep = Endpoint {
+                        addr: Addr::Tcp("127.0.0.1".into(), port),
+                        username: access.user.clone(),
+                        password: Some(password.clone()),
+                        db,
+                    };
+                    (Listen::Tcp { port, password, user: access.user.clone() }, ep)
+                }
+                None => {
+                    let sock = dir.path().join("redis.sock");
+                    let ep = Endpoint { addr: Addr::Unix(sock.clone()), username: None, password: None, db };
+                    (Listen::Socket(sock), ep)
+                }
+            };
+            write_private(&conf, &config(dir.path(), &how, settings), user)?;
+            let mut server = Step::new(&b.path, user);
+            server.arg(&conf);
+            // On dbrace's death and on stop alike, SIGTERM: redis exits at once (nothing to
+            // save with `save ""`) and takes its AOF-rewrite child, if any, with it.
+            let recipe = Recipe {
+                server,
+                dir: dir.path().to_path_buf(),
+                stop_signal: libc::SIGTERM,
+                death_signal: libc::SIGTERM,
+            };
+            Ok((recipe, endpoint))
+        },
+        |endpoint| RedisClient::connect(endpoint, b"").ok(),
+        kit::start::taken(listen),
+    )?;
+    Ok((started.server, started.probe))
 }
 
 /// Write a file only its owner (the server's user) can read: it may hold a password.

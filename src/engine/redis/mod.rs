@@ -8,17 +8,15 @@ pub mod managed;
 pub mod resp;
 
 use super::ConnectError;
-use super::access::{self, Access, Exposed, Listen};
-use super::{Connection, Engine, Instance, Interface, Target};
+use super::access::{self, Exposed};
+use super::kit::{self, Owned, ReadBack, ServerUser};
+use super::{Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
-use crate::instance::server::{self, Server};
-use crate::instance::user::{self, RunAs};
-use crate::instance::{DataDir, Storage};
+use crate::instance::server;
 use crate::profile::{Durability, LocationKind, Profile};
 use client::RedisClient;
 use endpoint::Endpoint;
 use std::collections::BTreeMap;
-use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The Redis engine.
@@ -44,19 +42,13 @@ fn profile_settings(p: &Profile) -> Vec<(String, String)> {
         vec![kv("appendonly", "yes"), kv("appendfsync", fsync)]
     };
     s.push(kv("save", ""));
-    for (k, v) in &p.settings {
-        s.retain(|(x, _)| x != k);
-        s.push((k.clone(), v.clone()));
-    }
-    s
+    kit::merged(s, &p.settings, kit::merge::as_written)
 }
 
 /// Who the servers run as when we are root: redis-server does not refuse root, but a
 /// server anyone on the machine may reach over TCP has no business holding root's
 /// rights, so the package's `redis` user (or `--run-as`) when there is one.
-fn run_as() -> Result<Option<RunAs>> {
-    user::unprivileged("redis")
-}
+pub const USER: ServerUser = ServerUser { server: "redis-server", default: "redis", refuses_root: false };
 
 impl Engine for Redis {
     fn name(&self) -> &'static str {
@@ -65,19 +57,15 @@ impl Engine for Redis {
     fn interface(&self) -> Interface {
         Interface::Kv
     }
-    fn version(&self) -> Result<String> {
+    fn version(&self, machine: &Machine) -> Result<String> {
         let b = managed::binary()?;
-        let who = match run_as()? {
-            Some(u) => format!(", runs as {}", u.name),
-            None if user::is_root() => ", runs as root: no 'redis' user".to_string(),
-            None => String::new(),
-        };
+        let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.path.display()))
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any redis config directive (written to the throwaway server's config file)"]
     }
-    fn knows_setting(&self, key: &str) -> bool {
+    fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     }
     fn url_schemes(&self) -> &'static [&'static str] {
@@ -91,80 +79,59 @@ impl Engine for Redis {
         }
         Some(p)
     }
-    fn check(&self, profile: &Profile, target: &Target) -> Result<()> {
+    fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
         if profile.wal.is_some_and(|w| w != profile.location) {
             return Err(bad_input!(
                 "profile '{}' puts a write-ahead log apart from the data; Redis keeps its append-only file in its dir",
                 profile.name
             ));
         }
-        match target {
-            Target::Managed => {
+        kit::target::check(
+            profile,
+            target,
+            || {
                 managed::binary()?;
-                run_as().map(drop)
-            }
-            Target::Url(url) => {
-                Endpoint::parse(url)?;
-                let as_it_is = profile.location == LocationKind::Disk
-                    && profile.durability == Durability::Durable
-                    && !profile.unlogged;
-                if !as_it_is {
-                    return Err(bad_input!(
-                        "profile '{}' needs a server dbrace starts itself: Redis persistence is server-wide (a restart for its dir, CONFIG SET for everyone else's writes too); against --url only disk, the server as it is, applies",
-                        profile.name
-                    ));
-                }
-                if !profile.settings.is_empty() {
-                    return Err(bad_input!(
-                        "--set for redis needs a server dbrace starts itself: CONFIG SET on the --url server would change it for every client"
-                    ));
-                }
-                Ok(())
-            }
+                USER.resolve(machine.run_as()).map(drop)
+            },
+            |url| Endpoint::parse(url).map(drop),
+            |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && !p.unlogged,
+            ": Redis persistence is server-wide (a restart for its dir, CONFIG SET for everyone else's writes too); against --url only disk, the server as it is, applies",
+        )?;
+        if matches!(target, Target::Url(_)) && !profile.settings.is_empty() {
+            return Err(bad_input!(
+                "--set for redis needs a server dbrace starts itself: CONFIG SET on the --url server would change it for every client"
+            ));
         }
+        Ok(())
     }
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
     }
-    fn launch(&self, profile: &Profile, target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
-        match (target, &storage.data) {
-            (Target::Url(url), _) => on_url(url),
-            (Target::Managed, Some(dir)) => on_managed(profile, dir),
-            (Target::Managed, None) => Err(failed!("a managed redis needs a data directory")),
+    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
+        match launch.target {
+            Target::Url(url) => on_url(url),
+            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
-    fn check_exposed(&self, profile: &Profile) -> Result<()> {
-        self.check(profile, &Target::Managed)
+    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
+        self.check(profile, &Target::Managed, machine)
     }
-    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
-        let dir = storage.data.as_ref().ok_or_else(|| failed!("a managed redis needs a data directory"))?;
-        exposed(managed_instance(profile, dir, Listen::Tcp(access.port), access)?)
+    fn expose(&self, launch: &Launch) -> Result<Exposed> {
+        exposed(managed_instance(launch)?)
     }
 }
 
-/// Say once per run who the servers run as, when we are root.
-fn announce(u: Option<&RunAs>) {
-    static SAID: Once = Once::new();
-    SAID.call_once(|| match u {
-        Some(u) => eprintln!("dbrace: redis-server runs as user '{}', not root", u.name),
-        None => eprintln!("dbrace: redis-server runs as root (no 'redis' user; --run-as USER picks one)"),
-    });
-}
-
-fn on_managed(profile: &Profile, dir: &DataDir) -> Result<Box<dyn Instance>> {
-    Ok(Box::new(managed_instance(profile, dir, Listen::from_transport(), &Access::default())?))
-}
-
-/// A throwaway server for `profile`, listening as `listen` says; TCP clients log in as
-/// `access` says.
-fn managed_instance(profile: &Profile, dir: &DataDir, listen: Listen, access: &Access) -> Result<RedisInstance> {
+/// A throwaway server for the launch's profile, listening as it says; TCP clients log in
+/// as its access says.
+fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
+    let profile = launch.profile;
+    let dir = launch.data_dir("redis")?;
     let b = managed::binary()?;
-    let run_as = run_as()?;
-    if user::is_root() {
-        announce(run_as.as_ref());
-    }
+    let run_as = USER.for_launch(launch.machine.run_as())?;
+    let launcher = crate::launcher::chosen();
     let expected = profile_settings(profile);
-    let (server, endpoint) = managed::start(&b, dir, run_as.as_ref(), &expected, listen, access)?;
+    let (server, endpoint) =
+        managed::start(launcher, &b, dir, run_as.as_ref(), &expected, launch.listen, launch.access)?;
     let mut inst = RedisInstance {
         endpoint,
         prefix: Vec::new(),
@@ -203,13 +170,14 @@ fn on_url(url: &str) -> Result<Box<dyn Instance>> {
     let endpoint = Endpoint::parse(url)?;
     let prefix = format!("dbrace:{}-{run}:{}:", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let mut c = RedisClient::connect(&endpoint, prefix.as_bytes()).map_err(ConnectError::url_mistake)?;
+    let inst_endpoint = endpoint.clone();
     let version = c.info_field("server", "redis_version").ok().flatten().unwrap_or_else(|| "unknown".into());
     let mut inst = RedisInstance {
         endpoint,
         prefix: prefix.clone().into_bytes(),
         version,
         settings: BTreeMap::new(),
-        owned: Owned::Keys,
+        owned: Owned::Url(Keys { endpoint: inst_endpoint, prefix: prefix.clone().into_bytes() }),
     };
     inst.settings = read_back(&mut c, &inst.endpoint, &[], "disk")?;
     inst.settings.insert("key_prefix".into(), prefix);
@@ -225,25 +193,17 @@ fn read_back(
 ) -> Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     out.insert("transport".to_string(), endpoint.transport());
-    for key in RECORDED.iter().copied().chain(expected.iter().map(|(k, _)| k.as_str())) {
-        match c.config_get(key) {
-            Ok(Some(v)) => {
-                out.insert(key.to_string(), v);
-            }
-            Ok(None) => {}
-            // Someone else's server may forbid CONFIG (ACL, renamed command): nothing we set.
-            Err(e) if expected.is_empty() => {
-                out.insert(key.to_string(), format!("(not readable: {e})"));
-            }
-            Err(e) => return Err(failed!("redis: CONFIG GET {key}: {e}")),
-        }
-    }
-    for (k, v) in expected {
-        let have = out.get(k).cloned().unwrap_or_else(|| "(no such setting)".into());
-        if !same_setting(&have, v) {
-            return Err(failed!("profile '{profile}' did not take effect on redis: {k} is '{have}', expected '{v}'"));
-        }
-    }
+    let rb = ReadBack { engine: "redis", profile, recorded: RECORDED, expected };
+    rb.read(&mut out, |key| match c.config_get(key) {
+        Ok(v) => Ok(v),
+        // Someone else's server may forbid CONFIG (ACL, renamed command): nothing we set.
+        Err(e) if expected.is_empty() => Ok(Some(format!("(not readable: {e})"))),
+        Err(e) => Err(failed!("redis: CONFIG GET {key}: {e}")),
+    })?;
+    rb.verify(&out, |_, want, have| {
+        let have = have.unwrap_or("(no such setting)");
+        (!same_setting(have, want)).then(|| (format!("'{have}'"), format!("'{want}'")))
+    })?;
     Ok(out)
 }
 
@@ -268,12 +228,21 @@ fn same_setting(have: &str, want: &str) -> bool {
     norm(have) == norm(want)
 }
 
-/// What an instance must clean up.
-enum Owned {
-    /// A throwaway server (stopped on drop).
-    Server(Server),
-    /// Keys under the instance's prefix on someone else's server (removed on drop).
-    Keys,
+/// Keys under an instance's prefix on someone else's server, removed on drop.
+struct Keys {
+    endpoint: Endpoint,
+    prefix: Vec<u8>,
+}
+
+impl Drop for Keys {
+    fn drop(&mut self) {
+        if let Ok(mut c) = RedisClient::connect(&self.endpoint, &self.prefix)
+            && let Err(e) = c.scan_prefixed(true)
+        {
+            let prefix = String::from_utf8_lossy(&self.prefix);
+            eprintln!("dbrace: could not remove keys {prefix}* from {}: {e}", self.endpoint.redacted());
+        }
+    }
 }
 
 /// A fresh Redis to measure: a throwaway server, or a key prefix on an existing one.
@@ -282,14 +251,14 @@ struct RedisInstance {
     prefix: Vec<u8>,
     version: String,
     settings: BTreeMap<String, String>,
-    owned: Owned,
+    owned: Owned<Keys>,
 }
 
 impl RedisInstance {
     fn client(&self) -> Result<RedisClient> {
         RedisClient::connect(&self.endpoint, &self.prefix).map_err(|e| match &self.owned {
             Owned::Server(s) => failed!("cannot connect to the throwaway redis-server: {e}; {}", s.log_tail()),
-            Owned::Keys => failed!("{e}"),
+            Owned::Url(_) => failed!("{e}"),
         })
     }
 }
@@ -305,22 +274,7 @@ impl Instance for RedisInstance {
         self.settings.clone()
     }
     fn alive(&self) -> Result<()> {
-        match &self.owned {
-            Owned::Server(s) => s.alive(),
-            Owned::Keys => Ok(()),
-        }
-    }
-}
-
-impl Drop for RedisInstance {
-    fn drop(&mut self) {
-        if let Owned::Keys = self.owned
-            && let Ok(mut c) = RedisClient::connect(&self.endpoint, &self.prefix)
-            && let Err(e) = c.scan_prefixed(true)
-        {
-            let prefix = String::from_utf8_lossy(&self.prefix);
-            eprintln!("dbrace: could not remove keys {prefix}* from {}: {e}", self.endpoint.redacted());
-        }
+        self.owned.alive()
     }
 }
 
@@ -362,13 +316,13 @@ mod tests {
     #[test]
     fn url_targets_take_only_the_server_as_it_is() {
         let url = Target::Url("redis://127.0.0.1:6379/0".into());
-        assert!(Redis.check(&Profile::builtin("disk").unwrap(), &url).is_ok());
+        assert!(Redis.check(&Profile::builtin("disk").unwrap(), &url, &Machine::default()).is_ok());
         for p in ["ram", "async", "nosync", "ram-nosync", "unlogged", "wal-ram"] {
             let p = Redis.resolve_profile(&Profile::builtin(p).unwrap()).unwrap();
-            assert!(Redis.check(&p, &url).is_err(), "{}", p.name);
+            assert!(Redis.check(&p, &url, &Machine::default()).is_err(), "{}", p.name);
         }
         let mut d = Profile::builtin("disk").unwrap();
         d.settings = vec![("appendfsync".into(), "no".into())];
-        assert!(Redis.check(&d, &url).unwrap_err().to_string().contains("every client"));
+        assert!(Redis.check(&d, &url, &Machine::default()).unwrap_err().to_string().contains("every client"));
     }
 }

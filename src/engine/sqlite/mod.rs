@@ -4,10 +4,9 @@
 mod client;
 mod pragmas;
 
-use super::access::{Access, Exposed};
-use super::{Connection, Engine, Instance, Interface, Target};
+use super::access::Exposed;
+use super::{Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
-use crate::instance::Storage;
 use crate::profile::{Durability, Profile};
 use client::SqliteClient;
 use pragmas::{pragmas, read_back};
@@ -44,7 +43,7 @@ impl Engine for Sqlite {
     fn interface(&self) -> Interface {
         Interface::Sql
     }
-    fn version(&self) -> Result<String> {
+    fn version(&self, _machine: &Machine) -> Result<String> {
         Ok(rusqlite::version().to_string())
     }
     fn setting_keys(&self) -> &'static [&'static str] {
@@ -62,7 +61,7 @@ impl Engine for Sqlite {
         }
         Some(p)
     }
-    fn check(&self, profile: &Profile, _target: &Target) -> Result<()> {
+    fn check(&self, profile: &Profile, _target: &Target, _machine: &Machine) -> Result<()> {
         match profile.wal {
             Some(w) if w != profile.location => Err(bad_input!(
                 "profile '{}' puts the WAL apart from the data; SQLite keeps its WAL beside the database",
@@ -71,7 +70,8 @@ impl Engine for Sqlite {
             _ => Ok(()),
         }
     }
-    fn launch(&self, profile: &Profile, _target: &Target, storage: &Storage) -> Result<Box<dyn Instance>> {
+    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
+        let (profile, storage) = (launch.profile, launch.storage);
         let dir = storage.data.as_ref();
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let target = match (profile.unlogged, dir) {
@@ -95,7 +95,7 @@ impl Engine for Sqlite {
     /// A database file in the profile's location, in WAL mode (which stays with the file).
     /// `synchronous` belongs to each connection, the command's own included, so only the
     /// durable profiles mean for the command what their names say.
-    fn check_exposed(&self, profile: &Profile) -> Result<()> {
+    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
         if profile.unlogged || profile.durability != Durability::Durable {
             return Err(bad_input!(
                 "profile '{}' is set on dbrace's own SQLite connections ({}), and a command opens its own: for sqlite, exec and serve take disk and ram",
@@ -103,15 +103,16 @@ impl Engine for Sqlite {
                 if profile.unlogged { "an in-memory database" } else { "PRAGMA synchronous" }
             ));
         }
-        self.check(profile, &Target::Managed)
+        self.check(profile, &Target::Managed, machine)
     }
-    fn expose(&self, profile: &Profile, storage: &Storage, access: &Access) -> Result<Exposed> {
+    fn expose(&self, launch: &Launch) -> Result<Exposed> {
+        let (storage, access) = (launch.storage, launch.access);
         if access.port.is_some() || access.given() {
             return Err(bad_input!(
                 "sqlite is a file, with no port, account or database name; drop --port, --user, --password and --database"
             ));
         }
-        let instance = self.launch(profile, &Target::Managed, storage)?;
+        let instance = self.launch(launch)?;
         let path = storage.data.as_ref().map(|d| d.path().join("dbrace.db")).unwrap_or_default();
         // SQLAlchemy's form: three slashes, then the absolute path's own.
         let url = format!("sqlite:///{}", path.display());
@@ -163,13 +164,17 @@ mod tests {
     use super::pragmas::normalize;
     use super::*;
     use crate::instance::DataDir;
+    use crate::instance::Storage;
     use crate::profile::Profile;
 
     fn settings_for(profile: &str) -> BTreeMap<String, String> {
         let p = Profile::builtin(profile).unwrap();
         let base = tempfile::tempdir().unwrap();
         let data = if p.unlogged { None } else { Some(DataDir::create(base.path()).unwrap()) };
-        Sqlite.launch(&p, &Target::Managed, &Storage { data, wal: None }).unwrap().settings()
+        Sqlite
+            .launch(&Launch::run(&p, &Target::Managed, &Storage { data, wal: None }, &Machine::default()))
+            .unwrap()
+            .settings()
     }
 
     #[test]
@@ -196,7 +201,10 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let data = Some(DataDir::create(dir.path()).unwrap());
-        let s = Sqlite.launch(&p, &Target::Managed, &Storage { data, wal: None }).unwrap().settings();
+        let s = Sqlite
+            .launch(&Launch::run(&p, &Target::Managed, &Storage { data, wal: None }, &Machine::default()))
+            .unwrap()
+            .settings();
         assert_eq!((s["page_size"].as_str(), s["synchronous"].as_str()), ("8192", "0"));
     }
 

@@ -1,0 +1,24 @@
+//! The skeleton server engines share, written once: `--set` merged over a profile's own
+//! settings, settings read back and compared, a fresh database with a unique name on a
+//! `--url` server (dropped with the instance), session settings SET on every connection,
+//! what an instance owns (a throwaway server or something on a user's server), cached
+//! templates laid into each data directory, a start retried when its port was taken,
+//! managed-only profiles refused against `--url`, and the user a server runs as.
+//! Each engine supplies only what differs: its statements, how it reads a setting, how
+//! it compares a value.
+
+pub mod merge;
+pub mod owned;
+pub mod read_back;
+pub mod run_as;
+pub mod session;
+pub mod start;
+pub mod target;
+pub mod template;
+pub mod url_database;
+
+pub use merge::merged;
+pub use owned::Owned;
+pub use read_back::ReadBack;
+pub use run_as::ServerUser;
+pub use url_database::UrlDatabase;

@@ -1,0 +1,30 @@
+//! What a server engine checks before anything starts: a managed target needs binaries
+//! and a user to run them as; a `--url` target a URL it reads and a profile that needs
+//! no server of dbrace's own.
+
+use crate::engine::Target;
+use crate::error::Result;
+use crate::profile::Profile;
+
+/// Check `profile` on `target`: `managed` for a throwaway server; for a `--url` one,
+/// `parse` reads the URL and `on_url` says whether the profile applies there, with
+/// `why_not` finishing "profile 'X' needs a server dbrace starts itself" when it does not.
+pub fn check(
+    profile: &Profile,
+    target: &Target,
+    managed: impl FnOnce() -> Result<()>,
+    parse: impl FnOnce(&str) -> Result<()>,
+    on_url: impl FnOnce(&Profile) -> bool,
+    why_not: &str,
+) -> Result<()> {
+    match target {
+        Target::Managed => managed(),
+        Target::Url(url) => {
+            parse(url)?;
+            if !on_url(profile) {
+                return Err(bad_input!("profile '{}' needs a server dbrace starts itself{why_not}", profile.name));
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Launchers: how a managed server runs. An engine writes a `Recipe` (what to run, as
+//! whom, where its files are, how it stops); a launcher runs it and hands back a
+//! `Server`. Engines never spawn a process themselves.
+//!
+//! One launcher today, `native`: the machine's own binaries in a process group of ours.
+//! A second one (docker, next) implements `Launcher` too: `init` runs a recipe's init step
+//! to completion (a container that makes the template), `copy` lays a template into a
+//! data directory, and `start` runs the server and returns a `Running` that says whether
+//! it has exited, shows its log, and stops it (and everything it started) when dropped.
+
+pub mod native;
+pub mod recipe;
+
+pub use recipe::{Recipe, Step};
+
+use crate::error::Result;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How managed servers are run.
+pub trait Launcher: Sync {
+    /// The launcher's name, as a future `--launcher` would give it.
+    fn name(&self) -> &'static str;
+    /// Run an init step (initdb, mariadb-install-db) to its end; its output.
+    fn init(&self, step: &Step) -> Result<std::process::Output>;
+    /// Lay a copy of a template data directory at `to`, owners and modes kept.
+    fn copy(&self, template: &Path, to: &Path) -> Result<()>;
+    /// Start the server a recipe describes; ready or not, that is `Server::wait_ready`'s.
+    fn start(&self, recipe: &Recipe) -> Result<Server>;
+}
+
+/// The launcher of this run: native, until a second one exists to choose from.
+pub fn chosen() -> &'static dyn Launcher {
+    &native::Native
+}
+
+/// A server a launcher runs, as the launcher sees it.
+pub trait Running: Send + Sync {
+    /// Its exit status once it has exited and been waited for; None while it runs.
+    fn exit_status(&mut self) -> Option<String>;
+    /// Whether it has exited (a zombie nobody has waited for yet counts).
+    fn exited(&self) -> bool;
+    /// The whole of its log so far.
+    fn log(&self) -> String;
+    /// Where its log is, to name in messages.
+    fn log_path(&self) -> &Path;
+}
+
+/// A running server; stopped when dropped (the launcher's `Running` does that).
+pub struct Server(Box<dyn Running>);
+
+impl Server {
+    /// A server as its launcher runs it.
+    pub fn new(running: Box<dyn Running>) -> Server {
+        Server(running)
+    }
+
+    /// Wait until `ready` succeeds, failing with the log's tail if the server exits or
+    /// `timeout` passes.
+    pub fn wait_ready<T>(&mut self, timeout: Duration, mut ready: impl FnMut() -> Option<T>) -> Result<T> {
+        let start = Instant::now();
+        loop {
+            if let Some(v) = ready() {
+                return Ok(v);
+            }
+            if let Some(status) = self.0.exit_status() {
+                return Err(failed!("the server exited at start ({status}): {}", self.log_tail()));
+            }
+            crate::signals::check()?;
+            if start.elapsed() > timeout {
+                return Err(failed!("the server was not ready after {} s: {}", timeout.as_secs(), self.log_tail()));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Whether the server has exited, e.g. a server `serve` keeps that was killed from outside.
+    pub fn exited(&self) -> bool {
+        self.0.exited()
+    }
+
+    /// Fail, with the log's tail, when the server has exited.
+    pub fn alive(&self) -> Result<()> {
+        if self.exited() { Err(failed!("the server exited: {}", self.log_tail())) } else { Ok(()) }
+    }
+
+    /// A failed connection to this server: a failed run, with the log's tail.
+    pub fn unreachable(&self, e: impl std::fmt::Display) -> crate::error::Error {
+        failed!("cannot connect to the throwaway server: {e}; {}", self.log_tail())
+    }
+
+    /// The whole log so far.
+    pub fn log(&self) -> String {
+        self.0.log()
+    }
+
+    /// The last lines of the server's log, on one line.
+    pub fn log_tail(&self) -> String {
+        let text = self.0.log();
+        let lines: Vec<&str> = text.lines().rev().take(3).collect();
+        let tail = lines.into_iter().rev().collect::<Vec<_>>().join(" | ");
+        format!("log {}: {tail}", self.0.log_path().display())
+    }
+}

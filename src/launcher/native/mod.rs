@@ -1,0 +1,41 @@
+//! The native launcher: the machine's own binaries, each server in a process group of its
+//! own (a Ctrl-C at the terminal reaches dbrace, not the server), killed if dbrace dies
+//! (parent-death signal), output to a log file, its pid left in the instance directory
+//! for the reaper, stopped on drop.
+
+mod process;
+
+use super::{Launcher, Recipe, Server, Step};
+use crate::error::Result;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs recipes as processes of this machine.
+pub struct Native;
+
+/// A step as a command, run as its user.
+fn command(step: &Step) -> Command {
+    let mut cmd = Command::new(&step.program);
+    cmd.args(&step.args).envs(step.env.iter().map(|(k, v)| (k, v)));
+    if let Some(u) = &step.user {
+        cmd.uid(u.uid).gid(u.gid);
+    }
+    cmd
+}
+
+impl Launcher for Native {
+    fn name(&self) -> &'static str {
+        "native"
+    }
+    fn init(&self, step: &Step) -> Result<std::process::Output> {
+        command(step).output().map_err(|e| failed!("cannot run {}: {e}", step.program.display()))
+    }
+    fn copy(&self, template: &Path, to: &Path) -> Result<()> {
+        crate::instance::datadir::copy_tree(template, to)
+    }
+    fn start(&self, recipe: &Recipe) -> Result<Server> {
+        let running = process::Process::start(command(&recipe.server), recipe)?;
+        Ok(Server::new(Box::new(running)))
+    }
+}
