@@ -1,6 +1,6 @@
 //! What every throwaway server needs around its process, whichever launcher runs it: a
 //! free port on 127.0.0.1, a check of a port the user chose, random passwords and names.
-//! (The process itself is the launcher's: `crate::launcher`.)
+//! (The process itself is the launcher's, in src/launcher/.)
 
 use crate::error::Result;
 
