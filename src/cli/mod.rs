@@ -1,0 +1,137 @@
+//! Command-line definitions: the subcommands, one file each for those with many flags,
+//! and the argument groups several of them share.
+
+mod compare;
+mod exec;
+mod report;
+mod run;
+mod serve;
+
+pub use compare::CompareArgs;
+pub use exec::ExecArgs;
+pub use report::ReportArgs;
+pub use run::RunArgs;
+pub use serve::{ServeArgs, ServeFormat};
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+pub use crate::stats::DEFAULT_REPEAT;
+
+/// Race databases and their storage configurations side by side on your own machine.
+#[derive(Parser, Debug)]
+#[command(name = "dbrace", version = crate::version::VERSION, about, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Measure a matrix of cells (engine × profile × workload × clients) and print one table.
+    Run(Box<RunArgs>),
+    /// Re-render a results file written by `dbrace run --out`.
+    Report(ReportArgs),
+    /// Compare the cells of two results files: new/old tps with a significance test.
+    Compare(CompareArgs),
+    /// Show the engines usable here, the disk and ram locations and their fsync latency.
+    Engines(EnginesArgs),
+    /// Remove what killed runs left behind: servers, data directories, scratch files.
+    Clean(CleanArgs),
+    /// Time your own command (a test suite) against a throwaway server under each profile.
+    Exec(Box<ExecArgs>),
+    /// Start one tuned throwaway server, print how to reach it, remove it on Ctrl-C.
+    Serve(ServeArgs),
+    /// Print a shell's completion script: bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+    /// Print dbrace's man page (roff), or write a page per subcommand with --dir.
+    Man(ManArgs),
+}
+
+/// Where instances keep their data.
+#[derive(Args, Debug, Clone)]
+pub struct LocationArgs {
+    /// Directory for `disk` profiles (must not be tmpfs) [default: ~/.cache/dbrace/data; as root /var/tmp/dbrace/data]
+    #[arg(long, value_name = "DIR")]
+    pub disk_dir: Option<PathBuf>,
+    /// Directory for `ram` profiles (must be tmpfs) [default: /dev/shm/dbrace]
+    #[arg(long, value_name = "DIR")]
+    pub ram_dir: Option<PathBuf>,
+    /// As root, run servers as this user [default: the package's user: postgres, mysql, redis]
+    #[arg(long, value_name = "USER")]
+    pub run_as: Option<String>,
+    // Each engine's flag for the directory of its server binaries (--pg-bin, --mysql-bin).
+    #[command(flatten)]
+    pub bin_dirs: crate::engine::BinDirs,
+}
+
+/// The HTML report and single charts, for `run` and `report`.
+#[derive(Args, Debug, Clone)]
+pub struct ChartArgs {
+    /// Also write a self-contained HTML report with charts to FILE (opens offline)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Also write one chart (--chart) as an SVG or PNG file (by the extension)
+    #[arg(long, value_name = "FILE.svg|png")]
+    pub plot: Option<PathBuf>,
+    /// The chart --plot writes
+    #[arg(long, value_enum, default_value = "tps", requires = "plot")]
+    pub chart: crate::report::charts::Kind,
+}
+
+/// Where a throwaway server answers, for commands that hard-code their connection.
+#[derive(Args, Debug, Clone)]
+pub struct AccessArgs {
+    /// TCP port on 127.0.0.1 [default: a free one]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub port: Option<u16>,
+    /// Account the server answers to, created with every privilege [default: dbrace]
+    #[arg(long, value_name = "USER")]
+    pub user: Option<String>,
+    /// The account's password [default: random]; given to the command, kept in no results file
+    #[arg(long, value_name = "PASSWORD")]
+    pub password: Option<String>,
+    /// Database, created if missing [default: postgres for postgres, dbrace for mysql, 0 for redis]
+    #[arg(long, value_name = "NAME")]
+    pub database: Option<String>,
+}
+
+/// `dbrace clean`.
+#[derive(Args, Debug)]
+pub struct CleanArgs {
+    /// Where data lives.
+    #[command(flatten)]
+    pub locations: LocationArgs,
+}
+
+/// `dbrace completions`.
+#[derive(Args, Debug)]
+#[command(after_help = "Install, e.g.: dbrace completions bash > ~/.local/share/bash-completion/completions/dbrace")]
+pub struct CompletionsArgs {
+    /// The shell to complete dbrace in
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `dbrace man`.
+#[derive(Args, Debug)]
+#[command(after_help = "Install, e.g.: dbrace man --dir ~/.local/share/man/man1")]
+pub struct ManArgs {
+    /// Write dbrace.1 and a page per subcommand (dbrace-run.1, …) into DIR instead of
+    /// printing dbrace.1
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// `dbrace engines`.
+#[derive(Args, Debug)]
+pub struct EnginesArgs {
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Where data lives.
+    #[command(flatten)]
+    pub locations: LocationArgs,
+}

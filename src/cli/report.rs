@@ -1,0 +1,25 @@
+//! `dbrace report`'s flags.
+
+use super::ChartArgs;
+use crate::report::Format;
+use clap::Args;
+use std::path::PathBuf;
+
+/// `dbrace report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A results file written by `dbrace run --out`
+    pub file: PathBuf,
+    /// Output format
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+    /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the run's baseline]
+    #[arg(long, value_name = "PROFILE")]
+    pub baseline: Option<String>,
+    /// The confidence every interval aims at, e.g. 95% or 0.9 [default: the run's]
+    #[arg(long, value_name = "LEVEL", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
+    pub confidence: Option<f64>,
+    /// HTML report and charts.
+    #[command(flatten)]
+    pub charts: ChartArgs,
+}

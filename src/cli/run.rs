@@ -1,0 +1,182 @@
+//! `dbrace run`'s flags.
+
+use super::{ChartArgs, LocationArgs};
+use crate::options::parse::{
+    parse_clients, parse_count, parse_duration, parse_latency_limit, parse_log_interval, parse_max_repeat,
+    parse_min_repeat, parse_positive_duration, parse_progress, parse_rate, parse_records, parse_repeat, parse_scale,
+    parse_table_size, parse_tables,
+};
+use crate::report::Format;
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// `dbrace run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Engines, comma-separated: sqlite, memory, postgres, mysql, redis
+    /// [default: sqlite, postgres (when installed), memory]
+    #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST")]
+    pub engine: Vec<String>,
+    /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged, wal-ram [default: disk,ram,async,nosync,unlogged]
+    #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
+    pub profile: Vec<String>,
+    /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
+    /// oltp-ro, oltp-wo, ycsb-a … ycsb-f, counters (metrics tracks and reads: counters-write +
+    /// counters-read), script:FILE[@WEIGHT] (pgbench's script format; all script: entries form
+    /// one mix) [default: insert-commit]
+    #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
+    pub workload: Vec<String>,
+    /// A script variable, repeatable: NAME=VALUE (pgbench's -D)
+    #[arg(long = "define", short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
+    /// Print each script command's average latency under the table (pgbench's -r)
+    #[arg(long)]
+    pub report_per_statement: bool,
+    /// What script workloads load before they run: pgbench's tables at --scale, or none
+    #[arg(long, value_enum, default_value = "pgbench", value_name = "DATA")]
+    pub script_data: crate::workload::script::Data,
+    /// SQL run once before a script workload starts, after --script-data (e.g. CREATE TABLE)
+    #[arg(long, value_name = "FILE")]
+    pub script_init: Option<PathBuf>,
+    /// Concurrent clients, a connection each; a list makes one cell per value
+    #[arg(long, short = 'c', value_delimiter = ',', default_value = "1", value_name = "N[,N…]",
+          allow_hyphen_values = true, value_parser = parse_clients)]
+    pub clients: Vec<u32>,
+    /// Measured time per repeat, e.g. 10s, 500ms, 2m (a bare number is seconds)
+    #[arg(long, short = 'T', value_name = "TIME", default_value = "0.3s", allow_hyphen_values = true,
+          value_parser = parse_positive_duration, conflicts_with = "transactions")]
+    pub duration: Duration,
+    /// Measured transactions per client, instead of a duration
+    #[arg(long, short = 't', value_name = "N", allow_hyphen_values = true, value_parser = parse_count)]
+    pub transactions: Option<u64>,
+    /// Unmeasured warm-up before each measurement
+    #[arg(long, value_name = "TIME", default_value = "0.1s", allow_hyphen_values = true, value_parser = parse_duration)]
+    pub warmup: Duration,
+    /// Open loop: schedule TPS transactions per second over the clients as Poisson arrivals
+    /// (pgbench's -R); latency counts from each transaction's scheduled start
+    #[arg(long, value_name = "TPS", allow_hyphen_values = true, value_parser = parse_rate)]
+    pub rate: Option<f64>,
+    /// With --rate: count transactions finishing later than MS milliseconds as late, and skip
+    /// those already that late when their turn comes (pgbench's -L)
+    #[arg(long, value_name = "MS", allow_hyphen_values = true, value_parser = parse_latency_limit)]
+    pub latency_limit: Option<Duration>,
+    /// Repeats per cell, interleaved across cells (A B C A B C …) [default: 5]
+    #[arg(long, short = 'r', value_name = "N", allow_hyphen_values = true, value_parser = parse_repeat)]
+    pub repeat: Option<u32>,
+    /// Instead of --repeat: repeat in interleaved rounds until every cell's interval of the
+    /// median is within ±P% of it at 95% confidence (e.g. 3%), or --max-time is spent
+    #[arg(long, value_name = "P%", allow_hyphen_values = true, value_parser = parse_precision)]
+    pub precision: Option<f64>,
+    /// With --precision: start no round that would end after TIME [default: 10m]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_positive_duration)]
+    pub max_time: Option<Duration>,
+    /// With --precision: repeats every cell gets before it may stop [default and floor: the
+    /// fewest whose interval can hold the level, 6 at 95%]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_min_repeat)]
+    pub min_repeat: Option<u32>,
+    /// With --precision: the most repeats a cell gets [default: 50, or --min-repeat if larger]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_max_repeat)]
+    pub max_repeat: Option<u32>,
+    /// Print a line every TIME per running cell on stderr: tps, latency avg and p95 and
+    /// errors over the last TIME (pgbench's -P); printed under --quiet too
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_progress)]
+    pub progress: Option<Duration>,
+    /// Keep each repeat's transactions, errors and latency histogram per TIME of its
+    /// measured phase in the results file (pgbench's --aggregate-interval)
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_log_interval)]
+    pub log_interval: Option<Duration>,
+    /// The confidence every interval aims at, e.g. 95% or 0.9 (docs/statistics.md)
+    #[arg(long, value_name = "LEVEL", default_value = "95%", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
+    pub confidence: f64,
+    /// pgbench scale: 100,000 accounts per unit
+    #[arg(long, short = 's', value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_scale)]
+    pub scale: u32,
+    /// sysbench's --tables: tables sbtest1..N of the oltp workloads
+    #[arg(long, value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_tables)]
+    pub tables: u32,
+    /// sysbench's --table-size: rows per table of the oltp workloads
+    #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_table_size)]
+    pub table_size: u64,
+    /// YCSB's recordcount: records loaded into usertable by the ycsb workloads
+    #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_records)]
+    pub records: u64,
+    /// YCSB's requestdistribution for the ycsb workloads: zipfian, uniform or latest
+    /// [default: latest for ycsb-d, zipfian for the others, as YCSB's workload files]
+    #[arg(long, value_name = "DIST")]
+    pub distribution: Option<crate::options::ycsb::Distribution>,
+    /// An existing server to run against instead of a throwaway one, e.g.
+    /// postgres://USER:PASSWORD@HOST:PORT/DB, mysql://… or redis://[USER:PASSWORD@]HOST:PORT/DB
+    /// (the password never appears in output)
+    #[arg(long, value_name = "URL")]
+    pub url: Vec<String>,
+    /// One cell per value of a setting, the engine restarted for each: KEY=a,b,c
+    /// (e.g. shared_buffers=128MB,1GB); ratios are against the first value
+    #[arg(long, value_name = "KEY=a,b,c")]
+    pub sweep: Option<String>,
+    /// How clients reach a throwaway server: its unix socket, or TCP on 127.0.0.1
+    /// (a free port, a random password)
+    #[arg(long, value_enum, default_value = "socket")]
+    pub transport: crate::engine::Transport,
+    /// How PostgreSQL statements travel, as pgbench's -M
+    #[arg(long, value_enum, default_value = "prepared")]
+    pub protocol: crate::engine::postgres::client::Protocol,
+    /// Raw engine setting, repeatable: KEY=VALUE, or ENGINE.KEY=VALUE for one engine
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the first profile]
+    #[arg(long, value_name = "PROFILE")]
+    pub baseline: Option<String>,
+    /// Output format of the summary on stdout
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the full results (every repeat, histograms, timelines, settings) to FILE.json
+    /// [default: ~/.cache/dbrace/results/<time>.json]
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Seed for the clients' random generators [default: from the clock]
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// No progress bars or per-repeat lines on stderr (--progress lines still print)
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Read options from a TOML file whose keys are these long options
+    /// (e.g. engine = ["sqlite", "postgres"]); the command line wins
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+    /// Print the cells this run would measure, its estimated time and the options as a
+    /// --config file; start nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The options given, as a --config file (filled in by main).
+    #[arg(skip)]
+    pub as_config: String,
+    /// Options of the counters workloads.
+    #[command(flatten)]
+    pub counters: crate::options::counters::CountersArgs,
+    /// HTML report and charts.
+    #[command(flatten)]
+    pub charts: ChartArgs,
+    /// Where data lives.
+    #[command(flatten)]
+    pub locations: LocationArgs,
+}
+
+/// A precision as a percentage of the median, e.g. 3% (a bare number is a percentage too).
+fn parse_precision(s: &str) -> Result<f64, String> {
+    crate::compare::parse_percent(s).map_err(|e| format!("{e}; e.g. --precision 3% for ±3% of the median"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precisions_are_percentages_of_the_median() {
+        assert_eq!(parse_precision("3%").unwrap(), 0.03);
+        assert_eq!(parse_precision("0.5").unwrap(), 0.005);
+        for bad in ["0", "0%", "150%", "100", "-3%", "sharp", ""] {
+            assert!(parse_precision(bad).unwrap_err().contains("--precision 3%"), "{bad}");
+        }
+    }
+}

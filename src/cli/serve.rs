@@ -1,0 +1,38 @@
+//! `dbrace serve`'s flags.
+
+use super::{AccessArgs, LocationArgs};
+use clap::Args;
+use std::path::PathBuf;
+
+/// How `dbrace serve` prints the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ServeFormat {
+    /// `export NAME='value'` lines for a shell.
+    Env,
+    /// One JSON object.
+    Json,
+}
+
+/// `dbrace serve`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example: dbrace serve postgres --setup schema.sql > db.env & sleep 1; . ./db.env; psql")]
+pub struct ServeArgs {
+    /// The engine: postgres, mysql, redis or sqlite
+    #[arg(value_name = "ENGINE")]
+    pub engine: String,
+    /// The profile (see `dbrace engines`)
+    #[arg(long, short = 'p', default_value = "ram-nosync", value_name = "PROFILE")]
+    pub profile: String,
+    /// SQL applied once the server is up (a schema, seed data)
+    #[arg(long, value_name = "FILE")]
+    pub setup: Option<PathBuf>,
+    /// Where the server answers.
+    #[command(flatten)]
+    pub access: AccessArgs,
+    /// How to print the connection on stdout
+    #[arg(long, short = 'f', value_enum, default_value = "env")]
+    pub format: ServeFormat,
+    /// Where data lives.
+    #[command(flatten)]
+    pub locations: LocationArgs,
+}

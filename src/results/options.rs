@@ -1,0 +1,173 @@
+//! The run's options as the results file keeps them, and the one list of them in words
+//! that reports and `compare` share.
+
+use crate::options::counters::CountersOptions;
+use crate::options::ycsb::{DEFAULT_RECORDS, Distribution};
+use serde::{Deserialize, Serialize};
+
+/// How clients were driven in every cell.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunOptions {
+    /// Measured time per repeat, seconds (when not counting transactions).
+    pub duration_s: Option<f64>,
+    /// Measured transactions per client (instead of a duration).
+    pub transactions: Option<u64>,
+    /// Warm-up time per repeat, seconds.
+    pub warmup_s: f64,
+    /// Repeats per cell.
+    pub repeat: u32,
+    /// pgbench scale.
+    pub scale: u32,
+    /// Tables of the oltp workloads (sysbench's --tables).
+    #[serde(default = "one")]
+    pub tables: u32,
+    /// Rows per oltp table (sysbench's --table-size).
+    #[serde(default = "sysbench_table_size")]
+    pub table_size: u64,
+    /// Records of the ycsb workloads (YCSB's recordcount).
+    #[serde(default = "ycsb_records")]
+    pub records: u64,
+    /// The ycsb workloads' request distribution, when given (else each workload's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<Distribution>,
+    /// Options of the counters workloads, when the run has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<CountersOptions>,
+    /// Seed of the clients' random generators.
+    pub seed: u64,
+    /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
+    pub baseline: String,
+    /// The confidence the intervals aim at (`--confidence`); files from before it, 95%.
+    #[serde(default = "default_level")]
+    pub confidence: f64,
+    /// Open loop: transactions per second scheduled over each cell's clients (`--rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// With a rate: the latency limit, milliseconds (`--latency-limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_limit_ms: Option<f64>,
+    /// `--precision`: the half-width asked for, as a fraction of the median (0.03 for ±3%);
+    /// `repeat` is then the rounds run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<f64>,
+    /// `--precision`: no round is started that would end after this many seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_time_s: Option<f64>,
+    /// `--precision`: repeats every cell gets before it may stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_repeat: Option<u32>,
+    /// `--precision`: the most repeats a cell gets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_repeat: Option<u32>,
+    /// Length of each repeat's `intervals`, seconds (`--log-interval`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_interval_s: Option<f64>,
+}
+
+/// One option of a run in the words reports use: the HTML environment table lists them,
+/// `compare` notes those that differ between two runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptionField {
+    /// Its name, e.g. `warm-up`.
+    pub label: &'static str,
+    /// Its value with its unit, e.g. `0.1 s`.
+    pub value: String,
+    /// Whether it changes what a cell measures (`compare` notes a difference), rather than
+    /// how often it is repeated, how it is judged or how it is recorded.
+    pub measures: bool,
+}
+
+impl RunOptions {
+    /// Every option of the run, in the order reports list them: the one definition the
+    /// environment table and `compare` share. `ran(prefix)` says whether a workload whose
+    /// name starts with `prefix` ran; options of workloads that did not are left out.
+    pub fn fields(&self, ran: impl Fn(&str) -> bool) -> Vec<OptionField> {
+        let mut f = Vec::new();
+        let mut push = |label, value: String, measures| f.push(OptionField { label, value, measures });
+        match (self.duration_s, self.transactions) {
+            (_, Some(t)) => push("measured", format!("{t} transactions per client"), true),
+            (Some(d), None) => push("measured", format!("{d} s per repeat"), true),
+            _ => {}
+        }
+        push("warm-up", format!("{} s", self.warmup_s), true);
+        push("repeats", format!("{} per cell, interleaved", self.repeat), false);
+        if let Some(p) = self.precision {
+            push("precision", format!("±{} of the median", crate::stats::precision_percent(p)), false);
+        }
+        if let Some(n) = self.min_repeat {
+            push("min repeat", n.to_string(), false);
+        }
+        if let Some(n) = self.max_repeat {
+            push("max repeat", n.to_string(), false);
+        }
+        if let Some(t) = self.max_time_s {
+            push("max time", format!("{t} s"), false);
+        }
+        push("confidence", crate::stats::percent(self.confidence), false);
+        push("rate", self.rate.map_or("none (closed loop)".into(), |r| format!("{r} tps")), true);
+        push("latency limit", self.latency_limit_ms.map_or("none".into(), |l| format!("{l} ms")), true);
+        push("scale", self.scale.to_string(), true);
+        if ran("oltp") {
+            push("oltp tables", format!("{} × {} rows", self.tables, self.table_size), true);
+        }
+        if ran("ycsb") {
+            push("ycsb records", self.records.to_string(), true);
+            let d = self.distribution.map_or("each workload's own", |d| d.name());
+            push("ycsb distribution", d.to_string(), true);
+        }
+        if let Some(c) = &self.counters {
+            push("counters keys", c.keys.to_string(), true);
+            push("counters values", c.values.to_string(), true);
+            push("counters spread", crate::options::counters::show_span(c.spread_s), true);
+            push("counters range", c.range.to_string(), true);
+            push("counters schema", format!("{:?}", c.schema).to_lowercase(), true);
+        }
+        if let Some(i) = self.log_interval_s {
+            push("log interval", format!("{i} s"), false);
+        }
+        push("seed", self.seed.to_string(), false);
+        push("baseline", self.baseline.clone(), false);
+        f
+    }
+}
+
+fn default_level() -> f64 {
+    crate::stats::LEVEL
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn sysbench_table_size() -> u64 {
+    10_000
+}
+
+fn ycsb_records() -> u64 {
+    DEFAULT_RECORDS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The options of a workload family are listed only when one of its workloads ran;
+    /// seed and baseline are listed but do not change what a cell measures.
+    #[test]
+    fn option_fields_follow_the_workloads_run() {
+        let o: RunOptions = serde_json::from_str(
+            r#"{"duration_s": 0.3, "transactions": null, "warmup_s": 0.1, "repeat": 5, "scale": 1, "seed": 7, "baseline": "ram", "rate": 500.0}"#,
+        )
+        .unwrap();
+        let labels = |f: &[OptionField]| f.iter().map(|f| f.label).collect::<Vec<_>>();
+        let none = o.fields(|_| false);
+        assert!(!labels(&none).iter().any(|l| l.starts_with("oltp") || l.starts_with("ycsb")), "{none:?}");
+        let ycsb = o.fields(|p| p == "ycsb");
+        let records = ycsb.iter().find(|f| f.label == "ycsb records").unwrap();
+        assert_eq!((records.value.as_str(), records.measures), ("10000", true));
+        let rate = ycsb.iter().find(|f| f.label == "rate").unwrap();
+        assert_eq!(rate.value, "500 tps");
+        assert!(ycsb.iter().filter(|f| ["seed", "baseline", "repeats"].contains(&f.label)).all(|f| !f.measures));
+        assert_eq!(none[0], OptionField { label: "measured", value: "0.3 s per repeat".into(), measures: true });
+    }
+}

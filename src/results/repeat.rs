@@ -1,0 +1,209 @@
+//! One measured repeat of a cell: its figures, latency summary, schedule and slices.
+
+use super::statements::StatementLatency;
+use crate::options::workload::Verdict;
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How a repeat ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepeatStatus {
+    /// Measured and verified.
+    Ok,
+    /// Measured, but the workload's consistency check failed.
+    VerifyFailed,
+    /// Could not be measured.
+    Failed,
+}
+
+impl RepeatStatus {
+    /// Whether the repeat produced numbers.
+    pub fn measured(self) -> bool {
+        self != RepeatStatus::Failed
+    }
+}
+
+/// One measured repeat of a cell.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RepeatResult {
+    /// 1-based repeat number.
+    pub repeat: u32,
+    /// Whether it measured and verified.
+    pub status: RepeatStatus,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// When it started.
+    pub started_at: String,
+    /// The engine version that ran.
+    pub engine_version: String,
+    /// Settings in effect, read back from the engine.
+    pub settings: BTreeMap<String, String>,
+    /// Seconds from launching the instance to its settings read back (a throwaway
+    /// server: copied from its template, started, connected).
+    #[serde(default)]
+    pub start_s: f64,
+    /// Seconds to open the clients' connections, one after another (pgbench's "initial
+    /// connection time"); absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_s: Option<f64>,
+    /// Seconds spent creating and loading the data set.
+    pub load_s: f64,
+    /// Transactions committed while measured.
+    pub transactions: u64,
+    /// Transactions committed during warm-up.
+    pub warmup_transactions: u64,
+    /// Failed transactions while measured.
+    pub errors: u64,
+    /// Conflicts retried while measured (e.g. SQLITE_BUSY).
+    pub retries: u64,
+    /// Measured wall time, seconds.
+    pub duration_s: f64,
+    /// Transactions per second.
+    pub tps: f64,
+    /// Latency summary, milliseconds.
+    pub latency_ms: Latency,
+    /// HdrHistogram of latency in nanoseconds, V2 deflate, base64.
+    pub histogram: String,
+    /// Committed transactions that ended in each second since the measurement began (the
+    /// last entry may cover part of a second; they sum to `transactions`).
+    pub timeline: Vec<u64>,
+    /// Client CPU (user + system) while measured, seconds.
+    pub client_cpu_s: f64,
+    /// The workload's consistency check.
+    pub verify: Option<Verdict>,
+    /// Per-statement latency of script workloads (`--report-per-statement`), all clients.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub statements: Vec<StatementLatency>,
+    /// How the open-loop schedule went (`--rate`); absent in closed-loop runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<ScheduleStats>,
+    /// The measured phase in `--log-interval` slices from its start; absent without it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
+}
+
+/// One slice of a repeat's measured phase (`--log-interval`), as pgbench's aggregated log
+/// lines, with the slice's whole latency histogram so slices and shards can be merged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Seconds from the measured phase's start to this slice's start.
+    pub start_s: f64,
+    /// Transactions committed that ended in it.
+    pub transactions: u64,
+    /// Failed transactions that ended in it.
+    pub errors: u64,
+    /// HdrHistogram of their latency in nanoseconds, V2 deflate, base64 (as `histogram`).
+    pub histogram: String,
+}
+
+/// An open-loop repeat's schedule, as pgbench reports it under `-R` and `-L`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleStats {
+    /// How late measured transactions started against their schedule, on average, ms.
+    pub lag_avg_ms: f64,
+    /// The latest start, ms.
+    pub lag_max_ms: f64,
+    /// Slots skipped unrun: already past `--latency-limit` when their turn came.
+    pub skipped: u64,
+    /// Committed transactions that finished later than `--latency-limit`.
+    pub late: u64,
+}
+
+impl RepeatResult {
+    /// A repeat that could not be measured, and why.
+    pub fn failed(repeat: u32, error: String, started_at: String, engine_version: String) -> RepeatResult {
+        RepeatResult {
+            repeat,
+            status: RepeatStatus::Failed,
+            error: Some(error),
+            started_at,
+            engine_version,
+            settings: BTreeMap::new(),
+            start_s: 0.0,
+            connect_s: None,
+            load_s: 0.0,
+            transactions: 0,
+            warmup_transactions: 0,
+            errors: 0,
+            retries: 0,
+            duration_s: 0.0,
+            tps: 0.0,
+            latency_ms: Latency::default(),
+            histogram: String::new(),
+            timeline: Vec::new(),
+            client_cpu_s: 0.0,
+            verify: None,
+            statements: Vec::new(),
+            schedule: None,
+            intervals: Vec::new(),
+        }
+    }
+}
+
+/// Latency figures in milliseconds.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Latency {
+    /// Mean.
+    pub avg: f64,
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+impl Latency {
+    /// Summarize a nanosecond histogram in milliseconds.
+    pub fn of(h: &Histogram<u64>) -> Latency {
+        if h.is_empty() {
+            return Latency::default();
+        }
+        let ms = |ns: f64| ns / 1e6;
+        Latency {
+            avg: ms(h.mean()),
+            p50: ms(h.value_at_quantile(0.50) as f64),
+            p95: ms(h.value_at_quantile(0.95) as f64),
+            p99: ms(h.value_at_quantile(0.99) as f64),
+            max: ms(h.max() as f64),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::RunOptions;
+
+    /// Files written before `--rate` existed have no schedule fields: they still load, and
+    /// a closed-loop repeat writes none (its JSON is as before).
+    #[test]
+    fn schedule_fields_are_optional_and_round_trip() {
+        let mut r = RepeatResult::failed(1, "x".into(), String::new(), String::new());
+        let closed = serde_json::to_value(&r).unwrap();
+        assert!(closed.get("schedule").is_none());
+        assert!(closed.get("intervals").is_none() && closed.get("connect_s").is_none(), "{closed}");
+        let back: RepeatResult = serde_json::from_value(closed).unwrap();
+        assert_eq!(back.schedule, None);
+        r.schedule = Some(ScheduleStats { lag_avg_ms: 0.25, lag_max_ms: 3.5, skipped: 7, late: 11 });
+        let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back.schedule, r.schedule);
+        r.intervals = vec![Interval { start_s: 1.0, transactions: 3, errors: 1, histogram: "x".into() }];
+        r.connect_s = Some(0.01);
+        let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!((back.intervals, back.connect_s), (r.intervals, r.connect_s));
+
+        let old = serde_json::json!({"duration_s": 1.0, "transactions": null, "warmup_s": 0.2, "repeat": 3,
+            "scale": 1, "seed": 5, "baseline": "disk"});
+        let o: RunOptions = serde_json::from_value(old).unwrap();
+        assert_eq!((o.rate, o.latency_limit_ms), (None, None));
+        let text = serde_json::to_string(&o).unwrap();
+        assert!(!text.contains("rate") && !text.contains("latency_limit"), "{text}");
+        assert!(!text.contains("log_interval"), "{text}");
+    }
+}
