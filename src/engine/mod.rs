@@ -79,6 +79,10 @@ pub trait Engine: Sync {
     /// Start or open a fresh instance as `launch` says (its profile on its target, its
     /// files in its storage).
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>>;
+    /// Whether it has a server to hand to a user's own tools (`exec`, `serve`).
+    fn exposes(&self) -> bool {
+        false
+    }
     /// Refuse, before anything starts, a profile whose server cannot be handed to a user's
     /// own tools (`exec`, `serve`).
     fn check_exposed(&self, _profile: &Profile, _machine: &Machine) -> Result<()> {
@@ -92,7 +96,17 @@ pub trait Engine: Sync {
 }
 
 fn not_exposable(engine: &str) -> crate::error::Error {
-    bad_input!("{engine} has no server to hand to a command; exec and serve run postgres, mysql, redis or sqlite")
+    let can: Vec<&str> = all().iter().filter(|e| e.exposes()).map(|e| e.name()).collect();
+    bad_input!("{engine} has no server to hand to a command; exec and serve run {}", or_list(&can))
+}
+
+/// `a, b or c`.
+fn or_list(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => "no engine".to_string(),
+    }
 }
 
 /// A running instance of an engine, fresh for one cell and repeat.

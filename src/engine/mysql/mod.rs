@@ -120,6 +120,9 @@ impl Engine for Mysql {
             Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
+    fn exposes(&self) -> bool {
+        true
+    }
     /// `unlogged` is server-wide here (`default_storage_engine=MEMORY`): a command's own
     /// tables get it too, so every profile applies.
     fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {

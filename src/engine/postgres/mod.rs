@@ -111,6 +111,9 @@ impl Engine for Postgres {
             Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
+    fn exposes(&self) -> bool {
+        true
+    }
     fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
         if profile.unlogged {
             return Err(bad_input!(

@@ -113,6 +113,9 @@ impl Engine for Redis {
             Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
+    fn exposes(&self) -> bool {
+        true
+    }
     fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
         self.check(profile, &Target::Managed, machine)
     }

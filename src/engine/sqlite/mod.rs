@@ -92,6 +92,9 @@ impl Engine for Sqlite {
         let anchor = profile.unlogged.then(|| Mutex::new(anchor));
         Ok(Box::new(SqliteInstance { target, pragmas, _anchor: anchor, settings }))
     }
+    fn exposes(&self) -> bool {
+        true
+    }
     /// A database file in the profile's location, in WAL mode (which stays with the file).
     /// `synchronous` belongs to each connection, the command's own included, so only the
     /// durable profiles mean for the command what their names say.
