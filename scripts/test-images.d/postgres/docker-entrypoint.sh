@@ -65,10 +65,11 @@ if [[ ! -s "$PGDATA/PG_VERSION" ]]; then
   printf '\nhost all all all %s\n' "$auth" >>"$PGDATA/pg_hba.conf"
 
   # The temporary server listens on its socket only, so no client reaches a server that
-  # is still being set up.
+  # is still being set up; the socket is the image's own, whatever directory the caller
+  # gave the real server.
   export PGPASSWORD="$POSTGRES_PASSWORD" PGUSER="$POSTGRES_USER" PGPORT="${PGPORT:-5432}"
-  pg_ctl -D "$PGDATA" -w start \
-    -o "$(printf '%q ' "${@:2}" -c listen_addresses= -p "$PGPORT")" >/dev/null
+  pg_ctl -D "$PGDATA" -w start -o "$(printf '%q ' "${@:2}" -c listen_addresses= \
+    -c unix_socket_directories=/var/run/postgresql -p "$PGPORT")" >/dev/null
   psql=(psql -v ON_ERROR_STOP=1 --no-psqlrc -q -h /var/run/postgresql)
   if [[ "$POSTGRES_DB" != postgres ]] &&
     [[ -z "$("${psql[@]}" -d postgres -tA -v db="$POSTGRES_DB" \
