@@ -250,6 +250,7 @@ pub fn start(
                 dir: dir.path().to_path_buf(),
                 stop_signal: libc::SIGTERM,
                 death_signal: libc::SIGKILL,
+                container: None,
             };
             Ok((recipe, ()))
         },

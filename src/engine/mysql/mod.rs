@@ -103,6 +103,7 @@ impl Engine for Mysql {
             profile,
             target,
             || {
+                machine.launcher.native_only(NAME)?;
                 managed::binaries(machine.bin_dir(NAME))?;
                 USER.resolve(machine.run_as()).map(drop)
             },
@@ -141,7 +142,7 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
     let wal = launch.storage.wal.as_ref();
     let b = managed::binaries(machine.bin_dir(NAME))?;
     let run_as = USER.for_launch(machine.run_as())?;
-    let launcher = crate::launcher::chosen();
+    let launcher = crate::launcher::chosen(machine.launcher);
     let template = managed::template(launcher, &b, run_as.as_ref(), &profile.settings)?;
     let mut expected = durability_settings(profile.durability);
     if profile.unlogged {

@@ -153,6 +153,7 @@ pub fn start(
                 dir: dir.path().to_path_buf(),
                 stop_signal: libc::SIGTERM,
                 death_signal: libc::SIGTERM,
+                container: None,
             };
             Ok((recipe, endpoint))
         },

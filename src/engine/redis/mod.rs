@@ -90,6 +90,7 @@ impl Engine for Redis {
             profile,
             target,
             || {
+                machine.launcher.native_only("redis")?;
                 managed::binary()?;
                 USER.resolve(machine.run_as()).map(drop)
             },
@@ -131,7 +132,7 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
     let dir = launch.data_dir("redis")?;
     let b = managed::binary()?;
     let run_as = USER.for_launch(launch.machine.run_as())?;
-    let launcher = crate::launcher::chosen();
+    let launcher = crate::launcher::chosen(launch.machine.launcher);
     let expected = profile_settings(profile);
     let (server, endpoint) =
         managed::start(launcher, &b, dir, run_as.as_ref(), &expected, launch.listen, launch.access)?;
