@@ -1,0 +1,157 @@
+//! `--launcher docker`: postgres servers as containers of a local test image. These tests
+//! need a Docker daemon and the images scripts/test-images builds; without them they fail
+//! with the fix, never pass.
+
+mod common;
+
+use common::{Sandbox, read_json};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The test image of postgres scripts/test-images builds.
+const PG_IMAGE: &str = "postgres=dbrace-test/postgres:15";
+
+/// Fail, with the fix, unless a daemon answers and the test image is there.
+fn require_docker() {
+    let fix = "start one (apt-get install docker.io debootstrap; dockerd --bridge=none --iptables=false --ip6tables=false &) and build the images (scripts/test-images), or run scripts/test, which does both";
+    let info = Command::new("docker").arg("info").output();
+    assert!(info.is_ok_and(|o| o.status.success()), "the docker tests need a Docker daemon: {fix}");
+    let image = Command::new("docker").args(["image", "inspect", "dbrace-test/postgres:15"]).output().unwrap();
+    assert!(image.status.success(), "the docker tests need the image dbrace-test/postgres:15: {fix}");
+}
+
+/// Names of the containers, running or not, that dbrace process `pid` started.
+fn containers_of(pid: u32) -> Vec<String> {
+    let out = Command::new("docker")
+        .args(["ps", "-a", "--filter", &format!("name=dbrace-{pid}-"), "--format", "{{.Names}}"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
+}
+
+/// Wait until `cond` holds, at most 60 s.
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn postgres_in_containers_on_disk_ram_and_nosync() {
+    require_docker();
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let args = ["-e", "postgres", "--launcher", "docker", "--image", PG_IMAGE, "-p", "disk,ram,nosync"];
+    let mut child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(args)
+        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    assert!(child.wait().unwrap().success());
+    let r = read_json(&out);
+    let cells = r["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 3);
+    for c in cells {
+        let rep = &c["repeats"][0];
+        assert_eq!(rep["status"], "ok", "{rep}");
+        let s = &rep["settings"];
+        let profile = c["profile"]["name"].as_str().unwrap();
+        assert_eq!(s["launcher"], "docker", "{s}");
+        assert_eq!(s["image"], "dbrace-test/postgres:15", "{s}");
+        assert!(s["image_id"].as_str().unwrap().starts_with("sha256:"), "{s}");
+        assert!(s["transport"].as_str().unwrap().starts_with("tcp 127.0.0.1:"), "{s}");
+        let fsync = if profile == "nosync" { "off" } else { "on" };
+        assert_eq!(s["fsync"], fsync, "{profile}: {s}");
+        let mount = if profile == "ram" { "tmpfs" } else { "bind" };
+        assert!(s["mounts"].as_str().unwrap().contains(mount), "{profile}: {s}");
+        assert!(rep["start_s"].as_f64().unwrap() > 0.0, "{rep}");
+    }
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
+fn a_missing_image_is_bad_input_in_one_line() {
+    require_docker();
+    let sb = Sandbox::new();
+    let run = sb
+        .cmd(&[
+            "run",
+            "-e",
+            "postgres",
+            "--launcher",
+            "docker",
+            "--image",
+            "postgres=dbrace-test/nothing:0",
+            "-p",
+            "ram",
+        ])
+        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s", "--out", sb.out("r.json").to_str().unwrap()])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("image dbrace-test/nothing:0 is not on this machine"), "{err}");
+    assert!(err.contains("--image postgres=IMAGE"), "{err}");
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
+fn engines_without_a_container_recipe_are_refused() {
+    let sb = Sandbox::new();
+    let run = sb
+        .cmd(&["run", "-e", "redis", "--launcher", "docker", "-p", "ram", "-w", "insert-commit", "-T", "0.2s"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("--launcher docker does not run redis yet"), "{err}");
+}
+
+/// A long docker run, in the background: (child, results file).
+fn long_run(sb: &Sandbox) -> (std::process::Child, std::path::PathBuf) {
+    let out = sb.out("r.json");
+    let child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(["-e", "postgres", "--launcher", "docker", "--image", PG_IMAGE, "-p", "disk,ram"])
+        .args(["-w", "insert-commit", "-T", "0.5s", "--warmup", "0s", "-r", "50"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    (child, out)
+}
+
+#[test]
+fn sigterm_mid_run_leaves_no_container() {
+    require_docker();
+    let sb = Sandbox::new();
+    let (mut child, out) = long_run(&sb);
+    let pid = child.id();
+    sb.wait_past_preflight(&out);
+    wait_for("a measured container", || !containers_of(pid).is_empty());
+    common::signal(pid as i32, libc::SIGTERM);
+    assert_eq!(child.wait().unwrap().code(), Some(143));
+    assert_eq!(read_json(&out)["status"], "interrupted");
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
+fn a_container_left_by_sigkill_is_removed_by_clean() {
+    require_docker();
+    let sb = Sandbox::new();
+    let (mut child, _) = long_run(&sb);
+    let pid = child.id();
+    wait_for("a container", || !containers_of(pid).is_empty());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let clean = sb.cmd(&["clean"]).assert().success();
+    let said = String::from_utf8_lossy(&clean.get_output().stdout).to_string();
+    assert!(containers_of(pid).is_empty(), "not removed: {:?}: {said}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "not reaped {:?}: {said}", sb.leftovers());
+}
