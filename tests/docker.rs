@@ -11,13 +11,18 @@ use std::time::{Duration, Instant};
 /// The test image of postgres scripts/test-images builds.
 const PG_IMAGE: &str = "postgres=dbrace-test/postgres:15";
 
-/// Fail, with the fix, unless a daemon answers and the test image is there.
+/// The test image of redis.
+const REDIS_IMAGE: &str = "redis=dbrace-test/redis:7";
+
+/// Fail, with the fix, unless a daemon answers and the test images are there.
 fn require_docker() {
     let fix = "start one (apt-get install docker.io debootstrap; dockerd --bridge=none --iptables=false --ip6tables=false &) and build the images (scripts/test-images), or run scripts/test, which does both";
     let info = Command::new("docker").arg("info").output();
     assert!(info.is_ok_and(|o| o.status.success()), "the docker tests need a Docker daemon: {fix}");
-    let image = Command::new("docker").args(["image", "inspect", "dbrace-test/postgres:15"]).output().unwrap();
-    assert!(image.status.success(), "the docker tests need the image dbrace-test/postgres:15: {fix}");
+    for image in ["dbrace-test/postgres:15", "dbrace-test/redis:7"] {
+        let found = Command::new("docker").args(["image", "inspect", image]).output().unwrap();
+        assert!(found.status.success(), "the docker tests need the image {image}: {fix}");
+    }
 }
 
 /// Names of the containers, running or not, that dbrace process `pid` started.
@@ -76,6 +81,34 @@ fn postgres_in_containers_on_disk_ram_and_nosync() {
 }
 
 #[test]
+fn redis_in_containers_on_disk_ram_and_nosync() {
+    require_docker();
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let mut child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(["-e", "redis", "--launcher", "docker", "--image", REDIS_IMAGE, "-p", "disk,ram,nosync"])
+        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    assert!(child.wait().unwrap().success());
+    let r = read_json(&out);
+    for c in r["cells"].as_array().unwrap() {
+        let rep = &c["repeats"][0];
+        assert_eq!(rep["status"], "ok", "{rep}");
+        let (s, profile) = (&rep["settings"], c["profile"]["name"].as_str().unwrap());
+        assert_eq!(s["launcher"], "docker", "{s}");
+        assert_eq!(s["image"], "dbrace-test/redis:7", "{s}");
+        assert_eq!(s["appendfsync"], if profile == "nosync" { "no" } else { "always" }, "{profile}: {s}");
+        assert!(s["mounts"].as_str().unwrap().contains(if profile == "ram" { "tmpfs" } else { "bind" }), "{s}");
+    }
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
 fn a_missing_image_is_bad_input_in_one_line() {
     require_docker();
     let sb = Sandbox::new();
@@ -105,11 +138,11 @@ fn a_missing_image_is_bad_input_in_one_line() {
 fn engines_without_a_container_recipe_are_refused() {
     let sb = Sandbox::new();
     let run = sb
-        .cmd(&["run", "-e", "redis", "--launcher", "docker", "-p", "ram", "-w", "insert-commit", "-T", "0.2s"])
+        .cmd(&["run", "-e", "mysql", "--launcher", "docker", "-p", "ram", "-w", "insert-commit", "-T", "0.2s"])
         .assert()
         .code(2);
     let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
-    assert!(err.contains("--launcher docker does not run redis yet"), "{err}");
+    assert!(err.contains("--launcher docker does not run mysql yet"), "{err}");
 }
 
 /// A long docker run, in the background: (child, results file).

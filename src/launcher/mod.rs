@@ -37,7 +37,7 @@ impl Kind {
         match self {
             Kind::Native => Ok(()),
             Kind::Docker => Err(bad_input!(
-                "--launcher docker does not run {engine} yet (postgres only so far); use --launcher native for {engine}"
+                "--launcher docker does not run {engine} yet (postgres and redis so far); use --launcher native for {engine}"
             )),
         }
     }
