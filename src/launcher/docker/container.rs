@@ -102,3 +102,44 @@ impl Drop for Running {
         let _ = self.child.wait();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::user::RunAs;
+    use crate::launcher::Step;
+
+    #[test]
+    fn run_args_name_label_user_mounts_env_then_image_and_server_arguments() {
+        let user = RunAs { name: "postgres".into(), uid: 101, gid: 104 };
+        let c = Container {
+            image: "postgres:17".into(),
+            env: vec![("POSTGRES_USER".into(), "dbrace".into())],
+            args: vec!["-c".into(), "fsync=off".into()],
+            mounts: vec![
+                Mount::Tmpfs { target: "/var/lib/postgresql/data".into(), bytes: 1 << 30 },
+                Mount::Bind { source: "/var/tmp/d/pg_wal".into(), target: "/var/lib/postgresql/wal".into() },
+            ],
+        };
+        let recipe = Recipe {
+            server: Step::new("postgres", Some(&user)),
+            dir: "/var/tmp/d".into(),
+            stop_signal: libc::SIGINT,
+            death_signal: libc::SIGQUIT,
+            container: Some(c.clone()),
+        };
+        let args: Vec<String> =
+            run_args("dbrace-1-1", &c, &recipe).iter().map(|a| a.to_string_lossy().into()).collect();
+        let text = args.join(" ");
+        assert!(
+            text.starts_with("run --rm --sig-proxy=false --network host --name dbrace-1-1 --label org.dbrace.owner=")
+        );
+        assert!(text.contains(" --user 101:104 "), "{text}");
+        assert!(
+            text.contains(" --tmpfs /var/lib/postgresql/data:rw,size=1073741824,uid=101,gid=104,mode=0700 "),
+            "{text}"
+        );
+        assert!(text.contains(" --mount type=bind,source=/var/tmp/d/pg_wal,target=/var/lib/postgresql/wal "), "{text}");
+        assert!(text.ends_with(" --env POSTGRES_USER=dbrace postgres:17 -c fsync=off"), "{text}");
+    }
+}
