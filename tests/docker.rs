@@ -188,3 +188,46 @@ fn a_container_left_by_sigkill_is_removed_by_clean() {
     assert!(containers_of(pid).is_empty(), "not removed: {:?}: {said}", containers_of(pid));
     assert!(sb.leftovers().is_empty(), "not reaped {:?}: {said}", sb.leftovers());
 }
+
+#[test]
+fn a_container_killed_mid_run_fails_its_repeat_with_its_log_and_the_run_goes_on() {
+    require_docker();
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let mut child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(["-e", "postgres", "--launcher", "docker", "--image", PG_IMAGE, "-p", "ram"])
+        .args(["-w", "insert-commit", "-r", "3", "-T", "2s", "--warmup", "0s"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    sb.wait_past_preflight(&out);
+    wait_for("a measured container", || !containers_of(pid).is_empty());
+    let name = containers_of(pid).remove(0);
+    assert!(Command::new("docker").args(["kill", &name]).output().unwrap().status.success());
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+    let r = read_json(&out);
+    let repeats = r["cells"][0]["repeats"].as_array().unwrap();
+    assert_eq!(repeats.len(), 3, "{r}");
+    let failed: Vec<_> = repeats.iter().filter(|rep| rep["status"] != "ok").collect();
+    assert_eq!(failed.len(), 1, "{repeats:?}");
+    assert!(failed[0]["error"].as_str().unwrap().contains("server.log"), "{}", failed[0]);
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
+fn no_docker_or_no_daemon_is_bad_input_with_the_fix() {
+    let sb = Sandbox::new();
+    let args = ["run", "-e", "postgres", "--launcher", "docker", "-p", "ram", "-w", "insert-commit", "-T", "0.2s"];
+    let empty = tempfile::tempdir().unwrap();
+    let run = sb.cmd(&args).env("PATH", empty.path()).assert().code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("docker not found; install it (apt-get install docker.io)"), "{err}");
+    let run = sb.cmd(&args).env("DOCKER_HOST", "unix:///nonexistent/docker.sock").assert().code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("no Docker daemon answers") && err.contains("dockerd"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
