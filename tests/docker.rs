@@ -13,13 +13,15 @@ const PG_IMAGE: &str = "postgres=dbrace-test/postgres:15";
 
 /// The test image of redis.
 const REDIS_IMAGE: &str = "redis=dbrace-test/redis:7";
+/// The test image of mysql: MariaDB.
+const MARIADB_IMAGE: &str = "mysql=dbrace-test/mariadb:10.11";
 
 /// Fail, with the fix, unless a daemon answers and the test images are there.
 fn require_docker() {
     let fix = "start one (apt-get install docker.io debootstrap; dockerd --bridge=none --iptables=false --ip6tables=false &) and build the images (scripts/test-images), or run scripts/test, which does both";
     let info = Command::new("docker").arg("info").output();
     assert!(info.is_ok_and(|o| o.status.success()), "the docker tests need a Docker daemon: {fix}");
-    for image in ["dbrace-test/postgres:15", "dbrace-test/redis:7"] {
+    for image in ["dbrace-test/postgres:15", "dbrace-test/redis:7", "dbrace-test/mariadb:10.11"] {
         let found = Command::new("docker").args(["image", "inspect", image]).output().unwrap();
         assert!(found.status.success(), "the docker tests need the image {image}: {fix}");
     }
@@ -132,17 +134,43 @@ fn a_missing_image_is_bad_input_in_one_line() {
     assert!(err.contains("image dbrace-test/nothing:0 is not on this machine"), "{err}");
     assert!(err.contains("--image postgres=IMAGE"), "{err}");
     assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+    let run = sb.cmd(&["run", "-e", "postgres", "--launcher", "docker", "--image", "mongo=mongo:7"]).assert().code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("unknown engine 'mongo'"), "{err}");
 }
 
 #[test]
-fn engines_without_a_container_recipe_are_refused() {
+fn mariadb_in_containers_on_disk_ram_nosync_and_wal_ram() {
+    require_docker();
     let sb = Sandbox::new();
-    let run = sb
-        .cmd(&["run", "-e", "mysql", "--launcher", "docker", "-p", "ram", "-w", "insert-commit", "-T", "0.2s"])
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
-    assert!(err.contains("--launcher docker does not run mysql yet"), "{err}");
+    let out = sb.out("r.json");
+    let mut child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(["-e", "mysql", "--launcher", "docker", "--image", MARIADB_IMAGE, "-p", "disk,ram,nosync,wal-ram"])
+        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    assert!(child.wait().unwrap().success());
+    let r = read_json(&out);
+    for c in r["cells"].as_array().unwrap() {
+        let rep = &c["repeats"][0];
+        assert_eq!(rep["status"], "ok", "{rep}");
+        let (s, profile) = (&rep["settings"], c["profile"]["name"].as_str().unwrap());
+        assert_eq!(s["launcher"], "docker", "{s}");
+        assert_eq!(s["image"], "dbrace-test/mariadb:10.11", "{s}");
+        let flush = if profile == "nosync" { "0" } else { "1" };
+        assert_eq!(s["innodb_flush_log_at_trx_commit"], flush, "{profile}: {s}");
+        let mounts = s["mounts"].as_str().unwrap();
+        assert!(mounts.contains(if profile == "ram" { "tmpfs" } else { "bind" }), "{s}");
+        if profile == "wal-ram" {
+            assert!(mounts.contains("/var/lib/mysql-redo tmpfs"), "{s}");
+            assert_eq!(s["innodb_log_group_home_dir"], "/var/lib/mysql-redo", "{s}");
+        }
+    }
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
 }
 
 /// A long docker run, in the background: (child, results file).

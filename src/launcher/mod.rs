@@ -31,18 +31,6 @@ pub enum Kind {
     Docker,
 }
 
-impl Kind {
-    /// Refuse a launcher other than native for an engine that has no container recipe yet.
-    pub fn native_only(self, engine: &str) -> Result<()> {
-        match self {
-            Kind::Native => Ok(()),
-            Kind::Docker => Err(bad_input!(
-                "--launcher docker does not run {engine} yet (postgres and redis so far); use --launcher native for {engine}"
-            )),
-        }
-    }
-}
-
 /// How managed servers are run.
 pub trait Launcher: Sync {
     /// The launcher's name, as `--launcher` gives it.
