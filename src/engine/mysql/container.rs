@@ -1,10 +1,11 @@
 //! Throwaway MariaDB servers as containers of an image that follows the official mariadb
 //! image's contract: root's password through MARIADB_ROOT_PASSWORD, dbrace's database
-//! through MARIADB_DATABASE, the settings as `--key=value` arguments (given to
-//! mariadb-install-db too, so init-time ones such as the page size hold), the data in
-//! /var/lib/mysql: a tmpfs for ram, a fresh directory of the disk location bind-mounted
-//! for disk, the redo log on a second mount when the profile puts it apart. Ready when
-//! root logs in over TCP (the entrypoint's temporary server has no networking).
+//! through MARIADB_DATABASE (and their MYSQL_* names, which the mysql image reads), the
+//! settings as `--key=value` arguments (given to mariadb-install-db too, so init-time ones
+//! such as the page size hold), the data in /var/lib/mysql: a tmpfs for ram, a fresh
+//! directory of the disk location bind-mounted for disk, the redo log on a second mount
+//! when the profile puts it apart. Ready when root logs in over TCP (the entrypoint's
+//! temporary server has no networking).
 
 use super::client::MyClient;
 use super::endpoint::Endpoint;
@@ -83,9 +84,12 @@ pub fn start(
         mounts.push(mount(w, wal.unwrap_or(dir), "redo", REDO, user)?);
     }
     let password = random_password()?;
+    // Both spellings: the mariadb image reads either, the mysql image only MYSQL_*.
     let env = vec![
         ("MARIADB_ROOT_PASSWORD".to_string(), password.clone()),
         ("MARIADB_DATABASE".to_string(), DATABASE.to_string()),
+        ("MYSQL_ROOT_PASSWORD".to_string(), password.clone()),
+        ("MYSQL_DATABASE".to_string(), DATABASE.to_string()),
     ];
     let described = mounts.iter().map(described).collect::<Vec<_>>().join(", ");
     let started = kit::start::listening(
