@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::instance::Locations;
 use crate::runner::progress::Progress;
 use crate::session::{Session, Setup, Spec};
-use crate::startup::{machine, reap_locations};
+use crate::startup::{launched, machine, reap_containers, reap_locations};
 use crate::{engine, exec, signals};
 use std::io::Write;
 use std::time::Duration;
@@ -15,7 +15,7 @@ use std::time::Duration;
 /// Run `dbrace serve`; the exit code.
 pub fn run(a: ServeArgs) -> Result<i32> {
     signals::install();
-    let machine = machine(&a.locations);
+    let machine = launched(machine(&a.locations), &a.launcher);
     let engine = engine::by_name(&a.engine)?;
     let profile = exec::profiles(std::slice::from_ref(&a.profile), engine, &machine)?.remove(0);
     let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
@@ -25,6 +25,7 @@ pub fn run(a: ServeArgs) -> Result<i32> {
     }
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), false)?;
     reap_locations(&locations, Progress { enabled: true });
+    reap_containers(&machine, Progress { enabled: true });
     let spec = Spec {
         engine,
         profile: &profile,

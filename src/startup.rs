@@ -12,6 +12,23 @@ pub fn machine(a: &crate::cli::LocationArgs) -> crate::engine::Machine {
     crate::engine::Machine { bin_dirs: a.bin_dirs.clone(), run_as: a.run_as.clone(), ..Default::default() }
 }
 
+/// The machine options with `--launcher` and `--image`.
+pub fn launched(machine: crate::engine::Machine, a: &crate::cli::LauncherArgs) -> crate::engine::Machine {
+    let images = a.images.iter().cloned().collect();
+    crate::engine::Machine { launcher: a.launcher, images, ..machine }
+}
+
+/// Remove the containers killed runs left, when containers are in use, and say so.
+pub fn reap_containers(machine: &crate::engine::Machine, progress: Progress) {
+    if machine.launcher != crate::launcher::Kind::Docker {
+        return;
+    }
+    let n = crate::launcher::docker::reap::reap();
+    if n > 0 {
+        progress.line(&format!("removed {n} container{} left by a killed run", if n == 1 { "" } else { "s" }));
+    }
+}
+
 /// Remove what killed runs left in both locations, and say so.
 pub fn reap_locations(locations: &Locations, progress: Progress) {
     for l in [&locations.disk, &locations.ram] {

@@ -64,6 +64,9 @@ pub struct ExecArgs {
     /// Where data lives.
     #[command(flatten)]
     pub locations: LocationArgs,
+    /// How managed servers run.
+    #[command(flatten)]
+    pub launcher: super::LauncherArgs,
     /// The command and its arguments, after --; run from its argv, never through a shell
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -67,6 +67,30 @@ pub struct LocationArgs {
     pub bin_dirs: crate::engine::BinDirs,
 }
 
+/// How managed servers run, for the commands that start them (run, exec, serve).
+#[derive(Args, Debug, Clone, Default)]
+pub struct LauncherArgs {
+    /// How managed servers run: the machine's binaries, or containers (docs/docker.md)
+    #[arg(long, value_enum, default_value = "native")]
+    pub launcher: crate::launcher::Kind,
+    /// The image an engine's containers run under --launcher docker, repeatable [default: postgres=postgres:17]
+    #[arg(long = "image", value_name = "ENGINE=IMAGE", value_parser = parse_image)]
+    pub images: Vec<(String, String)>,
+}
+
+/// `ENGINE=IMAGE`, for an engine dbrace knows.
+fn parse_image(s: &str) -> Result<(String, String), String> {
+    let (engine, image) = s.split_once('=').ok_or("expected ENGINE=IMAGE, e.g. postgres=postgres:13-alpine")?;
+    if image.is_empty() {
+        return Err("no image after '='; e.g. postgres=postgres:13-alpine".into());
+    }
+    let names: Vec<&str> = crate::engine::all().iter().map(|e| e.name()).collect();
+    if !names.contains(&engine) {
+        return Err(format!("unknown engine '{engine}'; engines: {}", names.join(", ")));
+    }
+    Ok((engine.to_string(), image.to_string()))
+}
+
 /// The HTML report and single charts, for `run` and `report`.
 #[derive(Args, Debug, Clone)]
 pub struct ChartArgs {

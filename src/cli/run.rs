@@ -160,6 +160,9 @@ pub struct RunArgs {
     /// Where data lives.
     #[command(flatten)]
     pub locations: LocationArgs,
+    /// How managed servers run.
+    #[command(flatten)]
+    pub launcher: super::LauncherArgs,
 }
 
 /// A precision as a percentage of the median, e.g. 3% (a bare number is a percentage too).

@@ -35,4 +35,7 @@ pub struct ServeArgs {
     /// Where data lives.
     #[command(flatten)]
     pub locations: LocationArgs,
+    /// How managed servers run.
+    #[command(flatten)]
+    pub launcher: super::LauncherArgs,
 }

@@ -10,5 +10,9 @@ pub(super) fn clean(a: CleanArgs) -> Result<i32> {
         let n = datadir::reap(&l.path);
         println!("{}: removed {n} leftover{} of killed runs", l.path.display(), if n == 1 { "" } else { "s" });
     }
+    let n = crate::launcher::docker::reap::reap();
+    if n > 0 {
+        println!("docker: removed {n} container{} of killed runs", if n == 1 { "" } else { "s" });
+    }
     Ok(0)
 }

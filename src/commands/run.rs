@@ -12,7 +12,7 @@ use crate::plan::{self, Request};
 use crate::report;
 use crate::results::{Results, RunOptions, RunStatus, SCHEMA, now_rfc3339};
 use crate::runner::{self, Settings, progress::Progress};
-use crate::startup::{check_writable, default_results_path, machine, reap_locations};
+use crate::startup::{check_writable, default_results_path, launched, machine, reap_containers, reap_locations};
 use crate::{signals, workload};
 
 pub(super) fn run(a: RunArgs) -> Result<i32> {
@@ -34,6 +34,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     }
     signals::install();
     let machine = crate::engine::Machine { transport: a.transport, protocol: a.protocol, ..machine(&a.locations) };
+    let machine = launched(machine, &a.launcher);
     let pace = match a.transactions {
         Some(n) => Pace::Tracks(n),
         None => Pace::Time(a.duration),
@@ -73,6 +74,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     let progress = Progress { enabled: !a.quiet };
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     reap_locations(&locations, progress);
+    reap_containers(&plan.machine, progress);
     for c in &plan.cells {
         c.workload.check(&c.options)?;
     }

@@ -21,12 +21,21 @@ pub struct Machine {
     pub transport: Transport,
     /// `--protocol`: how PostgreSQL statements travel.
     pub protocol: Protocol,
+    /// `--launcher`: how managed servers run.
+    pub launcher: crate::launcher::Kind,
+    /// `--image ENGINE=IMAGE`: the image an engine's containers run, by engine name.
+    pub images: BTreeMap<String, String>,
 }
 
 impl Machine {
     /// The binaries directory given for `engine`, if any.
     pub fn bin_dir(&self, engine: &str) -> Option<&Path> {
         self.bin_dirs.0.get(engine).map(PathBuf::as_path)
+    }
+
+    /// The image `engine`'s containers run: `--image`'s, else the engine's `default`.
+    pub fn image<'a>(&'a self, engine: &str, default: &'a str) -> &'a str {
+        self.images.get(engine).map_or(default, String::as_str)
     }
 
     /// `--run-as`, if given.

@@ -19,7 +19,7 @@ use crate::profile::Profile;
 use crate::results::{RunStatus, now_rfc3339};
 use crate::runner::progress::Progress;
 use crate::session::{Session, Setup, Spec, scrub};
-use crate::startup::{check_writable, machine, reap_locations};
+use crate::startup::{check_writable, launched, machine, reap_containers, reap_locations};
 use crate::{engine, signals};
 use child::{Ending, Output, Spawn};
 use results::{ExecOptions, ExecResults, ProfileRuns, Run, RunOutcome};
@@ -89,10 +89,11 @@ fn check(a: &ExecArgs, machine: Machine) -> Result<Job> {
 /// Run `dbrace exec`; the exit code.
 pub fn run(a: ExecArgs) -> Result<i32> {
     signals::install();
-    let job = check(&a, machine(&a.locations))?;
+    let job = check(&a, launched(machine(&a.locations), &a.launcher))?;
     let progress = Progress { enabled: !a.quiet };
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     reap_locations(&locations, progress);
+    reap_containers(&job.machine, progress);
     let secret = job.access.password.clone().unwrap_or_default();
     let mut results = ExecResults {
         kind: results::KIND.into(),

@@ -87,8 +87,8 @@ pub fn scratch(dir: &Path, what: &str) -> PathBuf {
     dir.join(format!("{SCRATCH_PREFIX}{what}-{}", std::process::id()))
 }
 
-/// "pid start-time": the start time tells a live owner from a reused pid.
-fn owner_line(pid: u32) -> String {
+/// "pid start-time" of a process: the start time tells a live owner from a reused pid.
+pub fn owner_line(pid: u32) -> String {
     format!("{pid} {}", start_time(pid).unwrap_or(0))
 }
 
@@ -147,7 +147,8 @@ fn remove_persistently(dir: &Path) -> bool {
     false
 }
 
-fn owner_alive(line: &str) -> bool {
+/// Whether the owner an owner line names still runs (an unreadable line counts as alive).
+pub fn owner_alive(line: &str) -> bool {
     let mut it = line.split_whitespace().map(|v| v.parse::<u64>().ok());
     match (it.next().flatten(), it.next().flatten()) {
         (Some(pid), Some(started)) => start_time(pid as u32) == Some(started),

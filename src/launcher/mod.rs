@@ -2,24 +2,38 @@
 //! whom, where its files are, how it stops); a launcher runs it and hands back a
 //! `Server`. Engines never spawn a process themselves.
 //!
-//! One launcher today, `native`: the machine's own binaries in a process group of ours.
-//! A second one (docker, next) implements `Launcher` too: `init` runs a recipe's init step
-//! to completion (a container that makes the template), `copy` lays a template into a
-//! data directory, and `start` runs the server and returns a `Running` that says whether
-//! it has exited, shows its log, and stops it (and everything it started) when dropped.
+//! Two launchers, chosen with `--launcher`: `native`, the machine's own binaries in a
+//! process group of ours, and `docker`, a container of an image that follows its official
+//! image's contract (the recipe's `Container`). `init` runs a recipe's init step to
+//! completion, `copy` lays a template into a data directory, and `start` runs the server
+//! and returns a `Running` that says whether it has exited, shows its log, and stops it
+//! (and everything it started) when dropped.
 
+pub mod container;
+pub mod docker;
 pub mod native;
 pub mod recipe;
 
+pub use container::{Container, Mount};
 pub use recipe::{Recipe, Step};
 
 use crate::error::Result;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// Which launcher runs managed servers (`--launcher`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// The machine's own server binaries.
+    #[default]
+    Native,
+    /// Containers of an image, through the `docker` command.
+    Docker,
+}
+
 /// How managed servers are run.
 pub trait Launcher: Sync {
-    /// The launcher's name, as a future `--launcher` would give it.
+    /// The launcher's name, as `--launcher` gives it.
     fn name(&self) -> &'static str;
     /// Run an init step (initdb, mariadb-install-db) to its end; its output.
     fn init(&self, step: &Step) -> Result<std::process::Output>;
@@ -29,9 +43,12 @@ pub trait Launcher: Sync {
     fn start(&self, recipe: &Recipe) -> Result<Server>;
 }
 
-/// The launcher of this run: native, until a second one exists to choose from.
-pub fn chosen() -> &'static dyn Launcher {
-    &native::Native
+/// The launcher `--launcher` chose.
+pub fn chosen(kind: Kind) -> &'static dyn Launcher {
+    match kind {
+        Kind::Native => &native::Native,
+        Kind::Docker => &docker::Docker,
+    }
 }
 
 /// A server a launcher runs, as the launcher sees it.

@@ -48,4 +48,7 @@ pub struct Recipe {
     pub stop_signal: i32,
     /// The signal it gets if dbrace dies.
     pub death_signal: i32,
+    /// The same server as a container of an image, for launchers that run containers
+    /// (None: the engine has no container recipe yet).
+    pub container: Option<super::Container>,
 }

@@ -250,6 +250,7 @@ pub fn start(
                 dir: dir.path().to_path_buf(),
                 stop_signal: libc::SIGTERM,
                 death_signal: libc::SIGKILL,
+                container: None,
             };
             Ok((recipe, ()))
         },
@@ -299,7 +300,7 @@ fn literal(s: &str) -> String {
 
 /// A failed start told by the server's first `[ERROR]` lines, which name the cause (its
 /// last lines only say it aborted).
-fn first_errors(e: crate::error::Error, text: &str) -> crate::error::Error {
+pub(super) fn first_errors(e: crate::error::Error, text: &str) -> crate::error::Error {
     let errors: Vec<&str> = text.lines().filter_map(|l| l.split_once("[ERROR] ").map(|(_, m)| m)).take(2).collect();
     match e {
         crate::error::Error::Run(_) if !errors.is_empty() => {
@@ -311,7 +312,7 @@ fn first_errors(e: crate::error::Error, text: &str) -> crate::error::Error {
 
 /// A setting as a server option; `log_bin` is an option whose value names files, so
 /// on/off turn the binlog on (default name) or off.
-fn option(key: &str, value: &str) -> String {
+pub(super) fn option(key: &str, value: &str) -> String {
     match (key, value.to_ascii_lowercase().as_str()) {
         ("log_bin" | "log-bin", "on" | "1" | "true") => "--log-bin".into(),
         ("log_bin" | "log-bin", "off" | "0" | "false") => "--skip-log-bin".into(),

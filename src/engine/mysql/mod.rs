@@ -4,6 +4,7 @@
 //! `unlogged` to MEMORY tables; the settings in effect are read back with `SELECT @@…`.
 
 pub mod client;
+mod container;
 pub mod endpoint;
 pub mod managed;
 pub mod wire;
@@ -13,6 +14,7 @@ use super::access::{self, Exposed};
 use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
 use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
 use crate::error::Result;
+use crate::launcher::{Kind, docker};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::MyClient;
 use endpoint::Endpoint;
@@ -79,6 +81,10 @@ impl Engine for Mysql {
         Interface::Sql
     }
     fn version(&self, machine: &Machine) -> Result<String> {
+        if machine.launcher == Kind::Docker {
+            let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
+            return Ok(format!("image {} ({})", image.name, image.id));
+        }
         let b = managed::binaries(machine.bin_dir(NAME))?;
         let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.server.display()))
@@ -103,7 +109,10 @@ impl Engine for Mysql {
             profile,
             target,
             || {
-                managed::binaries(machine.bin_dir(NAME))?;
+                match machine.launcher {
+                    Kind::Native => managed::binaries(machine.bin_dir(NAME)).map(drop)?,
+                    Kind::Docker => docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE)).map(drop)?,
+                }
                 USER.resolve(machine.run_as()).map(drop)
             },
             |url| Endpoint::parse(url).map(drop),
@@ -139,38 +148,58 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
     let (profile, machine) = (launch.profile, launch.machine);
     let dir = launch.data_dir(NAME)?;
     let wal = launch.storage.wal.as_ref();
-    let b = managed::binaries(machine.bin_dir(NAME))?;
     let run_as = USER.for_launch(machine.run_as())?;
-    let launcher = crate::launcher::chosen();
-    let template = managed::template(launcher, &b, run_as.as_ref(), &profile.settings)?;
+    let launcher = crate::launcher::chosen(machine.launcher);
     let mut expected = durability_settings(profile.durability);
     if profile.unlogged {
         expected.extend(memory_settings());
     }
     let expected = merged(expected, &profile.settings);
-    let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
-    let at = match started.port {
-        Some(port) => managed::account(&started.root, port, launch.access)?,
-        None => started.root,
+    let mut noted = BTreeMap::new();
+    let (server, root, port, version) = match machine.launcher {
+        Kind::Native => {
+            let b = managed::binaries(machine.bin_dir(NAME))?;
+            let template = managed::template(launcher, &b, run_as.as_ref(), &profile.settings)?;
+            let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
+            (started.server, started.root, started.port, Some(b.version))
+        }
+        Kind::Docker => {
+            let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
+            let started =
+                container::start(launcher, &image, profile, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
+            noted.insert("launcher".to_string(), launcher.name().to_string());
+            noted.insert("image".to_string(), image.name.clone());
+            noted.insert("image_id".to_string(), image.id.clone());
+            noted.insert("mounts".to_string(), started.mounts);
+            (started.server, started.root, Some(started.port), None)
+        }
+    };
+    let at = match port {
+        Some(port) => managed::account(&root, port, launch.access)?,
+        None => root,
     };
     let mut inst = MyInstance {
         at,
         session: Vec::new(),
         expected,
         memory_tables: profile.unlogged,
-        version: b.version.clone(),
+        version: version.clone().unwrap_or_default(),
         settings: BTreeMap::new(),
-        owned: Owned::Server(started.server),
+        owned: Owned::Server(server),
     };
     inst.settings = inst.read_back(&profile.name)?;
-    // Where data and redo log really are: no setting says which filesystem.
-    let data = dir.path().join("data");
-    inst.settings.insert("datadir_fs".into(), crate::instance::location::fs_type(&data));
-    let redo = wal.map_or(data, |w| w.path().to_path_buf()).join("ib_logfile0");
-    if let Ok(real) = std::fs::canonicalize(&redo) {
-        let fs = crate::instance::location::fs_type(&real);
-        inst.settings.insert("redo_log".into(), format!("{} ({fs})", real.display()));
+    // A container's version is the server's own (`version` read back, as `version()` gives).
+    if version.is_some() {
+        // Where data and redo log really are: no setting says which filesystem.
+        let data = dir.path().join("data");
+        inst.settings.insert("datadir_fs".into(), crate::instance::location::fs_type(&data));
+        let redo = wal.map_or(data, |w| w.path().to_path_buf()).join("ib_logfile0");
+        if let Ok(real) = std::fs::canonicalize(&redo) {
+            let fs = crate::instance::location::fs_type(&real);
+            inst.settings.insert("redo_log".into(), format!("{} ({fs})", real.display()));
+        }
     }
+    inst.settings.extend(noted);
     Ok(inst)
 }
 

@@ -182,6 +182,7 @@ pub fn start(
                 dir: dir.path().to_path_buf(),
                 stop_signal: libc::SIGINT,
                 death_signal: libc::SIGQUIT,
+                container: None,
             };
             Ok((recipe, socket_info(&sock, port)))
         },

@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod conninfo;
+mod container;
 mod copy;
 mod extended;
 mod login;
@@ -16,6 +17,7 @@ use super::access::{self, Exposed};
 use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
 use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
 use crate::error::Result;
+use crate::launcher::{Kind, docker};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
@@ -64,6 +66,10 @@ impl Engine for Postgres {
         Interface::Sql
     }
     fn version(&self, machine: &Machine) -> Result<String> {
+        if machine.launcher == Kind::Docker {
+            let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
+            return Ok(format!("image {} ({})", image.name, image.id));
+        }
         let b = managed::binaries(machine.bin_dir(NAME))?;
         let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.dir.display()))
@@ -94,7 +100,10 @@ impl Engine for Postgres {
             profile,
             target,
             || {
-                managed::binaries(machine.bin_dir(NAME))?;
+                match machine.launcher {
+                    Kind::Native => managed::binaries(machine.bin_dir(NAME)).map(drop)?,
+                    Kind::Docker => docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE)).map(drop)?,
+                }
                 USER.resolve(machine.run_as()).map(drop)
             },
             |url| ConnInfo::parse(url).map(drop),
@@ -134,15 +143,33 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
     let (profile, machine) = (launch.profile, launch.machine);
     let dir = launch.data_dir(NAME)?;
     let wal = launch.storage.wal.as_ref();
-    let b = managed::binaries(machine.bin_dir(NAME))?;
     let run_as = USER.for_launch(machine.run_as())?;
-    let launcher = crate::launcher::chosen();
-    let template = managed::template(launcher, &b, run_as.as_ref())?;
+    let launcher = crate::launcher::chosen(machine.launcher);
     let expected = merged(durability_settings(profile.durability), &profile.settings);
-    let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
-    let info = match started.port {
-        Some(port) => managed::account(&started.socket, port, launch.access)?,
-        None => started.socket,
+    let mut noted = BTreeMap::new();
+    let (server, socket, port, version) = match machine.launcher {
+        Kind::Native => {
+            let b = managed::binaries(machine.bin_dir(NAME))?;
+            let template = managed::template(launcher, &b, run_as.as_ref())?;
+            let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
+            (started.server, started.socket, started.port, Some(b.version))
+        }
+        Kind::Docker => {
+            let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
+            let started =
+                container::start(launcher, &image, profile, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
+            // Native results stay as they were: only a container says how it ran.
+            noted.insert("launcher".to_string(), launcher.name().to_string());
+            noted.insert("image".to_string(), image.name.clone());
+            noted.insert("image_id".to_string(), image.id.clone());
+            noted.insert("mounts".to_string(), started.mounts);
+            let port = started.login.port;
+            (started.server, started.login, Some(port), None)
+        }
+    };
+    let info = match port {
+        Some(port) => managed::account(&socket, port, launch.access)?,
+        None => socket,
     };
     let mut inst = PgInstance {
         info,
@@ -150,17 +177,25 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
         expected,
         unlogged: profile.unlogged,
         protocol: machine.protocol,
-        version: b.version.clone(),
+        version: version.clone().unwrap_or_default(),
         settings: BTreeMap::new(),
-        owned: Owned::Server(started.server),
+        owned: Owned::Server(server),
     };
     inst.settings = inst.read_back(&profile.name)?;
-    // Where the WAL really is: no setting says so, the filesystem does.
-    let pg_wal = dir.path().join("pgdata").join("pg_wal");
-    if let Ok(real) = std::fs::canonicalize(&pg_wal) {
-        let fs = crate::instance::location::fs_type(&real);
-        inst.settings.insert("pg_wal".into(), format!("{} ({fs})", real.display()));
+    if version.is_none() {
+        // "15.20 (Debian 15.20-0+deb12u1)": the number, as the binaries' version reads.
+        let read = inst.settings.get("server_version").cloned().unwrap_or_default();
+        inst.version = read.split_whitespace().next().unwrap_or("unknown").to_string();
     }
+    if machine.launcher == Kind::Native {
+        // Where the WAL really is: no setting says so, the filesystem does.
+        let pg_wal = dir.path().join("pgdata").join("pg_wal");
+        if let Ok(real) = std::fs::canonicalize(&pg_wal) {
+            let fs = crate::instance::location::fs_type(&real);
+            inst.settings.insert("pg_wal".into(), format!("{} ({fs})", real.display()));
+        }
+    }
+    inst.settings.extend(noted);
     Ok(inst)
 }
 

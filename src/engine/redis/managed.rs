@@ -51,7 +51,7 @@ fn quoted(v: &str) -> String {
 }
 
 /// The config file: where the server listens and keeps its files, then `settings`.
-fn config(dir: &Path, listen: &Listen, settings: &[(String, String)]) -> String {
+pub(super) fn config(dir: &Path, listen: &Listen, settings: &[(String, String)]) -> String {
     let mut c = String::from("# dbrace's throwaway redis-server; removed with its directory\n");
     let mut line = |k: &str, v: &[&str]| {
         let words: Vec<String> = v.iter().map(|w| quoted(w)).collect();
@@ -85,7 +85,8 @@ fn config(dir: &Path, listen: &Listen, settings: &[(String, String)]) -> String 
     c
 }
 
-enum Listen {
+/// Where a server listens, as its config file says.
+pub(super) enum Listen {
     Socket(PathBuf),
     Tcp { port: u16, password: String, user: Option<String> },
 }
@@ -153,6 +154,7 @@ pub fn start(
                 dir: dir.path().to_path_buf(),
                 stop_signal: libc::SIGTERM,
                 death_signal: libc::SIGTERM,
+                container: None,
             };
             Ok((recipe, endpoint))
         },
@@ -163,7 +165,7 @@ pub fn start(
 }
 
 /// Write a file only its owner (the server's user) can read: it may hold a password.
-fn write_private(path: &Path, text: &str, user: Option<&RunAs>) -> Result<()> {
+pub(super) fn write_private(path: &Path, text: &str, user: Option<&RunAs>) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     let write = || -> std::io::Result<()> {
         let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)?;

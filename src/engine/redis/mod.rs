@@ -3,6 +3,7 @@
 //! writes only keys under a prefix of its own and removes them afterwards.
 
 pub mod client;
+mod container;
 pub mod endpoint;
 pub mod managed;
 pub mod resp;
@@ -13,6 +14,7 @@ use super::kit::{self, Owned, ReadBack, ServerUser};
 use super::{Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
 use crate::instance::server;
+use crate::launcher::{Kind, docker};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::RedisClient;
 use endpoint::Endpoint;
@@ -58,6 +60,10 @@ impl Engine for Redis {
         Interface::Kv
     }
     fn version(&self, machine: &Machine) -> Result<String> {
+        if machine.launcher == Kind::Docker {
+            let image = docker::image("redis", machine.image("redis", container::DEFAULT_IMAGE))?;
+            return Ok(format!("image {} ({})", image.name, image.id));
+        }
         let b = managed::binary()?;
         let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.path.display()))
@@ -90,7 +96,12 @@ impl Engine for Redis {
             profile,
             target,
             || {
-                managed::binary()?;
+                match machine.launcher {
+                    Kind::Native => managed::binary().map(drop)?,
+                    Kind::Docker => {
+                        docker::image("redis", machine.image("redis", container::DEFAULT_IMAGE)).map(drop)?
+                    }
+                }
                 USER.resolve(machine.run_as()).map(drop)
             },
             |url| Endpoint::parse(url).map(drop),
@@ -127,26 +138,53 @@ impl Engine for Redis {
 /// A throwaway server for the launch's profile, listening as it says; TCP clients log in
 /// as its access says.
 fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
-    let profile = launch.profile;
+    let (profile, machine) = (launch.profile, launch.machine);
     let dir = launch.data_dir("redis")?;
-    let b = managed::binary()?;
-    let run_as = USER.for_launch(launch.machine.run_as())?;
-    let launcher = crate::launcher::chosen();
+    let run_as = USER.for_launch(machine.run_as())?;
+    let launcher = crate::launcher::chosen(machine.launcher);
     let expected = profile_settings(profile);
-    let (server, endpoint) =
-        managed::start(launcher, &b, dir, run_as.as_ref(), &expected, launch.listen, launch.access)?;
+    let mut noted = BTreeMap::new();
+    let (server, endpoint, version) = match machine.launcher {
+        Kind::Native => {
+            let b = managed::binary()?;
+            let (server, endpoint) =
+                managed::start(launcher, &b, dir, run_as.as_ref(), &expected, launch.listen, launch.access)?;
+            // Where the data really is: the filesystem of its dir says ram or disk.
+            noted.insert("dir_filesystem".to_string(), crate::instance::location::fs_type(dir.path()));
+            (server, endpoint, Some(b.version))
+        }
+        Kind::Docker => {
+            let image = docker::image("redis", machine.image("redis", container::DEFAULT_IMAGE))?;
+            let (server, endpoint, mounts) = container::start(
+                launcher,
+                &image,
+                profile,
+                dir,
+                run_as.as_ref(),
+                &expected,
+                launch.listen,
+                launch.access,
+            )?;
+            noted.insert("launcher".to_string(), launcher.name().to_string());
+            noted.insert("image".to_string(), image.name.clone());
+            noted.insert("image_id".to_string(), image.id.clone());
+            noted.insert("mounts".to_string(), mounts);
+            (server, endpoint, None)
+        }
+    };
     let mut inst = RedisInstance {
         endpoint,
         prefix: Vec::new(),
-        version: b.version.clone(),
+        version: version.clone().unwrap_or_default(),
         settings: BTreeMap::new(),
         owned: Owned::Server(server),
     };
     let mut c = inst.client()?;
+    if version.is_none() {
+        inst.version = c.info_field("server", "redis_version").ok().flatten().unwrap_or_else(|| "unknown".into());
+    }
     inst.settings = read_back(&mut c, &inst.endpoint, &expected, &profile.name)?;
-    // Where the data really is: the filesystem of its dir says ram or disk.
-    let fs = crate::instance::location::fs_type(dir.path());
-    inst.settings.insert("dir_filesystem".into(), fs);
+    inst.settings.extend(noted);
     Ok(inst)
 }
 

@@ -1,0 +1,102 @@
+//! Throwaway `redis-server`s as containers of an image that follows the official redis
+//! image's contract: a first argument ending in `.conf` is the server's configuration
+//! file, the data is in /data. The configuration file is ours, as for native servers (its
+//! password never on a command line), bind-mounted from the instance's 0700 directory;
+//! /data is a tmpfs for ram, a fresh directory of the disk location bind-mounted for
+//! disk. Always TCP on 127.0.0.1 with a random password: a container's socket stays
+//! inside it. Ready on the first PING.
+
+use super::client::RedisClient;
+use super::endpoint::{Addr, Endpoint};
+use super::managed::{Listen, config, database, write_private};
+use crate::engine::access::{self, Access};
+use crate::engine::kit;
+use crate::error::Result;
+use crate::instance::DataDir;
+use crate::instance::datadir::private_dir;
+use crate::instance::server;
+use crate::instance::user::RunAs;
+use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
+use crate::profile::{LocationKind, Profile};
+use std::path::Path;
+use std::time::Duration;
+
+/// The image used when `--image redis=IMAGE` is not given.
+pub const DEFAULT_IMAGE: &str = "redis:7";
+/// The data directory inside the image.
+const DATA: &str = "/data";
+/// Where our configuration file is mounted.
+const CONF: &str = "/etc/dbrace/redis.conf";
+
+/// Start a container of `image` for `profile` with `settings` in its configuration file,
+/// on 127.0.0.1 at the port `listen` gives (a free one when it asks for the socket); TCP
+/// clients log in as `access` says. Returns the server, where it answers, and its mounts.
+#[allow(clippy::too_many_arguments)]
+pub fn start(
+    launcher: &dyn Launcher,
+    image: &docker::Image,
+    profile: &Profile,
+    dir: &DataDir,
+    user: Option<&RunAs>,
+    settings: &[(String, String)],
+    listen: access::Listen,
+    access: &Access,
+) -> Result<(Server, Endpoint, String)> {
+    if let Some(u) = user {
+        dir.give_to(u)?;
+    }
+    let listen = match listen {
+        access::Listen::Socket => access::Listen::Tcp(None),
+        tcp => tcp,
+    };
+    let data = match profile.location {
+        LocationKind::Ram => {
+            Mount::Tmpfs { target: DATA.into(), bytes: crate::launcher::container::default_tmpfs_bytes() }
+        }
+        LocationKind::Disk => Mount::Bind { source: private_dir(&dir.path().join("data"), user)?, target: DATA.into() },
+    };
+    let described = match &data {
+        Mount::Tmpfs { bytes, .. } => format!("{DATA} tmpfs {} MiB", bytes >> 20),
+        Mount::Bind { source, .. } => format!("{DATA} bind {}", source.display()),
+    };
+    let conf = dir.path().join("redis.conf");
+    let mounts = vec![data, Mount::Bind { source: conf.clone(), target: CONF.into() }];
+    let db = database(access)?;
+    let started = kit::start::listening(
+        launcher,
+        listen,
+        Duration::from_secs(30),
+        |port| {
+            let port = port.unwrap_or(6379);
+            let password = match &access.password {
+                Some(p) => p.clone(),
+                None => server::random_token(24)?,
+            };
+            let how = Listen::Tcp { port, password: password.clone(), user: access.user.clone() };
+            write_private(&conf, &config(Path::new(DATA), &how, settings), user)?;
+            let endpoint = Endpoint {
+                addr: Addr::Tcp("127.0.0.1".into(), port),
+                username: access.user.clone(),
+                password: Some(password),
+                db,
+            };
+            let container = Container {
+                image: image.name.clone(),
+                env: Vec::new(),
+                args: vec![CONF.into()],
+                mounts: mounts.clone(),
+            };
+            let recipe = Recipe {
+                server: Step::new("redis-server", user),
+                dir: dir.path().to_path_buf(),
+                stop_signal: libc::SIGTERM,
+                death_signal: libc::SIGTERM,
+                container: Some(container),
+            };
+            Ok((recipe, endpoint))
+        },
+        |endpoint| RedisClient::connect(endpoint, b"").ok(),
+        kit::start::taken(listen),
+    )?;
+    Ok((started.server, started.probe, described))
+}

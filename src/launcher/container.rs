@@ -1,0 +1,50 @@
+//! What an engine tells a container launcher: the image, its contract's environment
+//! variables, the server's arguments and the mounts that make the profile's storage.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// A server run from an image that follows its official image's contract.
+#[derive(Clone, Debug)]
+pub struct Container {
+    /// The image reference, e.g. postgres:17.
+    pub image: String,
+    /// The contract's environment variables (POSTGRES_PASSWORD, …).
+    pub env: Vec<(String, String)>,
+    /// Arguments after the image: the server's settings (`-c fsync=off`).
+    pub args: Vec<OsString>,
+    /// Where the data, and the WAL when apart, live inside the container.
+    pub mounts: Vec<Mount>,
+}
+
+/// A mount in the container.
+#[derive(Clone, Debug)]
+pub enum Mount {
+    /// A tmpfs of `bytes` at `target`, owned by the recipe's user, mode 0700.
+    Tmpfs {
+        /// The path inside the container.
+        target: String,
+        /// Its size.
+        bytes: u64,
+    },
+    /// A host directory at `target`.
+    Bind {
+        /// The host directory.
+        source: PathBuf,
+        /// The path inside the container.
+        target: String,
+    },
+}
+
+/// The size of a tmpfs mount when the engine names none: half the machine's memory, what a
+/// tmpfs gets by default (a data set that outgrows it fails its cell, not the machine).
+pub fn default_tmpfs_bytes() -> u64 {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kib = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(2 << 20);
+    kib * 1024 / 2
+}

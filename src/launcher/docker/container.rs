@@ -1,0 +1,145 @@
+//! One server container: `docker run` attached, as a child of ours in its own process
+//! group (a Ctrl-C at the terminal reaches dbrace, not it), its output the server's log;
+//! `docker rm -f -v` when dropped.
+
+use super::cli::docker;
+use crate::error::Result;
+use crate::launcher::{Container, Mount, Recipe};
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static NEXT: AtomicU64 = AtomicU64::new(1);
+
+/// A running container and the `docker run` attached to it.
+pub struct Running {
+    name: String,
+    child: Child,
+    log: PathBuf,
+}
+
+/// `docker run`'s arguments for `c` as `recipe` says: name, owner label, host network,
+/// the recipe's user, the mounts, the contract's variables, the image and its arguments.
+fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
+    let mut a: Vec<OsString> =
+        ["run", "--rm", "--sig-proxy=false", "--network", "host", "--name", name].iter().map(OsString::from).collect();
+    let owner = crate::instance::datadir::owner_line(std::process::id());
+    a.push("--label".into());
+    a.push(format!("{}={owner}", super::OWNER_LABEL).into());
+    let (uid, gid) = recipe.server.user.as_ref().map_or_else(
+        // SAFETY: getuid and getgid cannot fail.
+        || unsafe { (libc::getuid(), libc::getgid()) },
+        |u| (u.uid, u.gid),
+    );
+    // As dbrace's run-as user, so what it writes into a bind mount stays removable.
+    a.push("--user".into());
+    a.push(format!("{uid}:{gid}").into());
+    for m in &c.mounts {
+        match m {
+            Mount::Tmpfs { target, bytes } => {
+                a.push("--tmpfs".into());
+                a.push(format!("{target}:rw,size={bytes},uid={uid},gid={gid},mode=0700").into());
+            }
+            Mount::Bind { source, target } => {
+                let mut v = OsString::from("type=bind,source=");
+                v.push(source);
+                v.push(format!(",target={target}"));
+                a.push("--mount".into());
+                a.push(v);
+            }
+        }
+    }
+    for (k, v) in &c.env {
+        a.push("--env".into());
+        a.push(format!("{k}={v}").into());
+    }
+    a.push(c.image.clone().into());
+    a.extend(c.args.iter().cloned());
+    a
+}
+
+impl Running {
+    /// Start `c`, its output in `server.log` of the recipe's instance directory.
+    pub fn start(c: &Container, recipe: &Recipe) -> Result<Running> {
+        let name = format!("dbrace-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let log = recipe.dir.join("server.log");
+        let out = std::fs::File::create(&log).map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
+        let err = out.try_clone().map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
+        let mut cmd = Command::new("docker");
+        cmd.args(run_args(&name, c, recipe)).stdin(Stdio::null()).stdout(out).stderr(err).process_group(0);
+        let child = cmd.spawn().map_err(|e| bad_input!("--launcher docker: cannot run docker: {e}"))?;
+        Ok(Running { name, child, log })
+    }
+}
+
+impl crate::launcher::Running for Running {
+    fn exit_status(&mut self) -> Option<String> {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Some(format!("container {}: docker run {status}", self.name)),
+            _ => None,
+        }
+    }
+    fn exited(&self) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
+        matches!(state, None | Some("Z" | "X"))
+    }
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+    fn log_path(&self) -> &Path {
+        &self.log
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // A throwaway server's data goes with it: no clean shutdown to wait for.
+        let _ = docker(&["rm", "-f", "-v", &self.name]);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::user::RunAs;
+    use crate::launcher::Step;
+
+    #[test]
+    fn run_args_name_label_user_mounts_env_then_image_and_server_arguments() {
+        let user = RunAs { name: "postgres".into(), uid: 101, gid: 104 };
+        let c = Container {
+            image: "postgres:17".into(),
+            env: vec![("POSTGRES_USER".into(), "dbrace".into())],
+            args: vec!["-c".into(), "fsync=off".into()],
+            mounts: vec![
+                Mount::Tmpfs { target: "/var/lib/postgresql/data".into(), bytes: 1 << 30 },
+                Mount::Bind { source: "/var/tmp/d/pg_wal".into(), target: "/var/lib/postgresql/wal".into() },
+            ],
+        };
+        let recipe = Recipe {
+            server: Step::new("postgres", Some(&user)),
+            dir: "/var/tmp/d".into(),
+            stop_signal: libc::SIGINT,
+            death_signal: libc::SIGQUIT,
+            container: Some(c.clone()),
+        };
+        let args: Vec<String> =
+            run_args("dbrace-1-1", &c, &recipe).iter().map(|a| a.to_string_lossy().into()).collect();
+        let text = args.join(" ");
+        assert!(
+            text.starts_with("run --rm --sig-proxy=false --network host --name dbrace-1-1 --label org.dbrace.owner=")
+        );
+        assert!(text.contains(" --user 101:104 "), "{text}");
+        assert!(
+            text.contains(" --tmpfs /var/lib/postgresql/data:rw,size=1073741824,uid=101,gid=104,mode=0700 "),
+            "{text}"
+        );
+        assert!(text.contains(" --mount type=bind,source=/var/tmp/d/pg_wal,target=/var/lib/postgresql/wal "), "{text}");
+        assert!(text.ends_with(" --env POSTGRES_USER=dbrace postgres:17 -c fsync=off"), "{text}");
+    }
+}

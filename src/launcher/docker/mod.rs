@@ -1,0 +1,40 @@
+//! The docker launcher: a recipe's `Container` run through the `docker` command (argv,
+//! never a shell string) with host networking, the server bound to 127.0.0.1 by its own
+//! arguments. Each container is named `dbrace-<pid>-<n>`, labelled with its owner (pid and
+//! start time) so the reaper knows it, attached to a `docker run` process of ours whose
+//! output is the server's log, and removed with its anonymous volumes when dropped.
+
+mod cli;
+mod container;
+pub mod reap;
+
+pub use cli::{Image, image};
+
+use super::{Launcher, Recipe, Server, Step};
+use crate::error::Result;
+use std::path::Path;
+
+/// Runs recipes as containers.
+pub struct Docker;
+
+/// The label that carries a container's owner line ("pid start-time").
+pub const OWNER_LABEL: &str = "org.dbrace.owner";
+
+impl Launcher for Docker {
+    fn name(&self) -> &'static str {
+        "docker"
+    }
+    fn init(&self, step: &Step) -> Result<std::process::Output> {
+        // The image's entrypoint initializes an empty data directory itself.
+        Err(failed!("the docker launcher runs no init step ({})", step.program.display()))
+    }
+    fn copy(&self, template: &Path, _to: &Path) -> Result<()> {
+        Err(failed!("the docker launcher lays no template ({})", template.display()))
+    }
+    fn start(&self, recipe: &Recipe) -> Result<Server> {
+        let Some(c) = &recipe.container else {
+            return Err(bad_input!("--launcher docker: this engine has no container recipe yet"));
+        };
+        Ok(Server::new(Box::new(container::Running::start(c, recipe)?)))
+    }
+}

@@ -1,0 +1,261 @@
+//! `--launcher docker`: postgres servers as containers of a local test image. These tests
+//! need a Docker daemon and the images scripts/test-images builds; without them they fail
+//! with the fix, never pass.
+
+mod common;
+
+use common::{Sandbox, read_json};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The test image of postgres scripts/test-images builds.
+const PG_IMAGE: &str = "postgres=dbrace-test/postgres:15";
+
+/// The test image of redis.
+const REDIS_IMAGE: &str = "redis=dbrace-test/redis:7";
+/// The test image of mysql: MariaDB.
+const MARIADB_IMAGE: &str = "mysql=dbrace-test/mariadb:10.11";
+
+/// Fail, with the fix, unless a daemon answers and the test images are there.
+fn require_docker() {
+    let fix = "start one (apt-get install docker.io debootstrap; dockerd --bridge=none --iptables=false --ip6tables=false &) and build the images (scripts/test-images), or run scripts/test, which does both";
+    let info = Command::new("docker").arg("info").output();
+    assert!(info.is_ok_and(|o| o.status.success()), "the docker tests need a Docker daemon: {fix}");
+    for image in ["dbrace-test/postgres:15", "dbrace-test/redis:7", "dbrace-test/mariadb:10.11"] {
+        let found = Command::new("docker").args(["image", "inspect", image]).output().unwrap();
+        assert!(found.status.success(), "the docker tests need the image {image}: {fix}");
+    }
+}
+
+/// Names of the containers, running or not, that dbrace process `pid` started.
+fn containers_of(pid: u32) -> Vec<String> {
+    let out = Command::new("docker")
+        .args(["ps", "-a", "--filter", &format!("name=dbrace-{pid}-"), "--format", "{{.Names}}"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
+}
+
+/// Wait until `cond` holds, at most 60 s.
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn postgres_in_containers_on_disk_ram_and_nosync() {
+    require_docker();
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let args = ["-e", "postgres", "--launcher", "docker", "--image", PG_IMAGE, "-p", "disk,ram,nosync"];
+    let mut child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(args)
+        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    assert!(child.wait().unwrap().success());
+    let r = read_json(&out);
+    let cells = r["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 3);
+    for c in cells {
+        let rep = &c["repeats"][0];
+        assert_eq!(rep["status"], "ok", "{rep}");
+        let s = &rep["settings"];
+        let profile = c["profile"]["name"].as_str().unwrap();
+        assert_eq!(s["launcher"], "docker", "{s}");
+        assert_eq!(s["image"], "dbrace-test/postgres:15", "{s}");
+        assert!(s["image_id"].as_str().unwrap().starts_with("sha256:"), "{s}");
+        assert!(s["transport"].as_str().unwrap().starts_with("tcp 127.0.0.1:"), "{s}");
+        let fsync = if profile == "nosync" { "off" } else { "on" };
+        assert_eq!(s["fsync"], fsync, "{profile}: {s}");
+        let mount = if profile == "ram" { "tmpfs" } else { "bind" };
+        assert!(s["mounts"].as_str().unwrap().contains(mount), "{profile}: {s}");
+        assert!(rep["start_s"].as_f64().unwrap() > 0.0, "{rep}");
+    }
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
+fn redis_in_containers_on_disk_ram_and_nosync() {
+    require_docker();
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let mut child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(["-e", "redis", "--launcher", "docker", "--image", REDIS_IMAGE, "-p", "disk,ram,nosync"])
+        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    assert!(child.wait().unwrap().success());
+    let r = read_json(&out);
+    for c in r["cells"].as_array().unwrap() {
+        let rep = &c["repeats"][0];
+        assert_eq!(rep["status"], "ok", "{rep}");
+        let (s, profile) = (&rep["settings"], c["profile"]["name"].as_str().unwrap());
+        assert_eq!(s["launcher"], "docker", "{s}");
+        assert_eq!(s["image"], "dbrace-test/redis:7", "{s}");
+        assert_eq!(s["appendfsync"], if profile == "nosync" { "no" } else { "always" }, "{profile}: {s}");
+        assert!(s["mounts"].as_str().unwrap().contains(if profile == "ram" { "tmpfs" } else { "bind" }), "{s}");
+    }
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
+fn a_missing_image_is_bad_input_in_one_line() {
+    require_docker();
+    let sb = Sandbox::new();
+    let run = sb
+        .cmd(&[
+            "run",
+            "-e",
+            "postgres",
+            "--launcher",
+            "docker",
+            "--image",
+            "postgres=dbrace-test/nothing:0",
+            "-p",
+            "ram",
+        ])
+        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s", "--out", sb.out("r.json").to_str().unwrap()])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("image dbrace-test/nothing:0 is not on this machine"), "{err}");
+    assert!(err.contains("--image postgres=IMAGE"), "{err}");
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+    let run = sb.cmd(&["run", "-e", "postgres", "--launcher", "docker", "--image", "mongo=mongo:7"]).assert().code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("unknown engine 'mongo'"), "{err}");
+}
+
+#[test]
+fn mariadb_in_containers_on_disk_ram_nosync_and_wal_ram() {
+    require_docker();
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let mut child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(["-e", "mysql", "--launcher", "docker", "--image", MARIADB_IMAGE, "-p", "disk,ram,nosync,wal-ram"])
+        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    assert!(child.wait().unwrap().success());
+    let r = read_json(&out);
+    for c in r["cells"].as_array().unwrap() {
+        let rep = &c["repeats"][0];
+        assert_eq!(rep["status"], "ok", "{rep}");
+        let (s, profile) = (&rep["settings"], c["profile"]["name"].as_str().unwrap());
+        assert_eq!(s["launcher"], "docker", "{s}");
+        assert_eq!(s["image"], "dbrace-test/mariadb:10.11", "{s}");
+        let flush = if profile == "nosync" { "0" } else { "1" };
+        assert_eq!(s["innodb_flush_log_at_trx_commit"], flush, "{profile}: {s}");
+        let mounts = s["mounts"].as_str().unwrap();
+        assert!(mounts.contains(if profile == "ram" { "tmpfs" } else { "bind" }), "{s}");
+        if profile == "wal-ram" {
+            assert!(mounts.contains("/var/lib/mysql-redo tmpfs"), "{s}");
+            assert_eq!(s["innodb_log_group_home_dir"], "/var/lib/mysql-redo", "{s}");
+        }
+    }
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+/// A long docker run, in the background: (child, results file).
+fn long_run(sb: &Sandbox) -> (std::process::Child, std::path::PathBuf) {
+    let out = sb.out("r.json");
+    let child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(["-e", "postgres", "--launcher", "docker", "--image", PG_IMAGE, "-p", "disk,ram"])
+        .args(["-w", "insert-commit", "-T", "0.5s", "--warmup", "0s", "-r", "50"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    (child, out)
+}
+
+#[test]
+fn sigterm_mid_run_leaves_no_container() {
+    require_docker();
+    let sb = Sandbox::new();
+    let (mut child, out) = long_run(&sb);
+    let pid = child.id();
+    sb.wait_past_preflight(&out);
+    wait_for("a measured container", || !containers_of(pid).is_empty());
+    common::signal(pid as i32, libc::SIGTERM);
+    assert_eq!(child.wait().unwrap().code(), Some(143));
+    assert_eq!(read_json(&out)["status"], "interrupted");
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
+fn a_container_left_by_sigkill_is_removed_by_clean() {
+    require_docker();
+    let sb = Sandbox::new();
+    let (mut child, _) = long_run(&sb);
+    let pid = child.id();
+    wait_for("a container", || !containers_of(pid).is_empty());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let clean = sb.cmd(&["clean"]).assert().success();
+    let said = String::from_utf8_lossy(&clean.get_output().stdout).to_string();
+    assert!(containers_of(pid).is_empty(), "not removed: {:?}: {said}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "not reaped {:?}: {said}", sb.leftovers());
+}
+
+#[test]
+fn a_container_killed_mid_run_fails_its_repeat_with_its_log_and_the_run_goes_on() {
+    require_docker();
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let mut child = sb
+        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+        .args(["-e", "postgres", "--launcher", "docker", "--image", PG_IMAGE, "-p", "ram"])
+        .args(["-w", "insert-commit", "-r", "3", "-T", "2s", "--warmup", "0s"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    sb.wait_past_preflight(&out);
+    wait_for("a measured container", || !containers_of(pid).is_empty());
+    let name = containers_of(pid).remove(0);
+    assert!(Command::new("docker").args(["kill", &name]).output().unwrap().status.success());
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+    let r = read_json(&out);
+    let repeats = r["cells"][0]["repeats"].as_array().unwrap();
+    assert_eq!(repeats.len(), 3, "{r}");
+    let failed: Vec<_> = repeats.iter().filter(|rep| rep["status"] != "ok").collect();
+    assert_eq!(failed.len(), 1, "{repeats:?}");
+    assert!(failed[0]["error"].as_str().unwrap().contains("server.log"), "{}", failed[0]);
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
+fn no_docker_or_no_daemon_is_bad_input_with_the_fix() {
+    let sb = Sandbox::new();
+    let args = ["run", "-e", "postgres", "--launcher", "docker", "-p", "ram", "-w", "insert-commit", "-T", "0.2s"];
+    let empty = tempfile::tempdir().unwrap();
+    let run = sb.cmd(&args).env("PATH", empty.path()).assert().code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("docker not found; install it (apt-get install docker.io)"), "{err}");
+    let run = sb.cmd(&args).env("DOCKER_HOST", "unix:///nonexistent/docker.sock").assert().code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("no Docker daemon answers") && err.contains("dockerd"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
