@@ -7,6 +7,7 @@
 //! Each engine supplies only what differs: its statements, how it reads a setting, how
 //! it compares a value.
 
+pub mod container;
 pub mod merge;
 pub mod owned;
 pub mod read_back;

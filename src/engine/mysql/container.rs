@@ -11,14 +11,13 @@ use super::client::MyClient;
 use super::endpoint::Endpoint;
 use super::managed::{DATABASE, first_errors, option};
 use crate::engine::access::Listen;
-use crate::engine::kit;
+use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
-use crate::instance::datadir::private_dir;
 use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
-use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
-use crate::profile::{LocationKind, Profile};
+use crate::launcher::{Container, Launcher, Recipe, Server, Step, docker};
+use crate::profile::Profile;
 use mysql_async::OptsBuilder;
 use std::time::Duration;
 
@@ -42,22 +41,6 @@ pub struct Started {
     pub mounts: String,
 }
 
-fn mount(kind: LocationKind, dir: &DataDir, sub: &str, target: &str, user: Option<&RunAs>) -> Result<Mount> {
-    Ok(match kind {
-        LocationKind::Ram => {
-            Mount::Tmpfs { target: target.into(), bytes: crate::launcher::container::default_tmpfs_bytes() }
-        }
-        LocationKind::Disk => Mount::Bind { source: private_dir(&dir.path().join(sub), user)?, target: target.into() },
-    })
-}
-
-fn described(m: &Mount) -> String {
-    match m {
-        Mount::Tmpfs { target, bytes } => format!("{target} tmpfs {} MiB", bytes >> 20),
-        Mount::Bind { source, target } => format!("{target} bind {}", source.display()),
-    }
-}
-
 /// Start a container of `image` for `profile` with `settings` as server options, on
 /// 127.0.0.1 at the port `listen` gives (a free one when it asks for the socket).
 #[allow(clippy::too_many_arguments)]
@@ -71,17 +54,12 @@ pub fn start(
     settings: &[(String, String)],
     listen: Listen,
 ) -> Result<Started> {
-    if let Some(u) = user {
-        std::iter::once(dir).chain(wal).try_for_each(|d| d.give_to(u))?;
-    }
-    let listen = match listen {
-        Listen::Socket => Listen::Tcp(None),
-        tcp => tcp,
-    };
-    let mut mounts = vec![mount(profile.location, dir, "data", DATADIR, user)?];
+    let dirs: Vec<&DataDir> = std::iter::once(dir).chain(wal).collect();
+    let listen = container::prepare(&dirs, user, listen)?;
+    let mut mounts = vec![container::mount(profile.location, dir, "data", DATADIR, user)?];
     let apart = profile.wal.filter(|w| *w != profile.location);
     if let Some(w) = apart {
-        mounts.push(mount(w, wal.unwrap_or(dir), "redo", REDO, user)?);
+        mounts.push(container::mount(w, wal.unwrap_or(dir), "redo", REDO, user)?);
     }
     let password = random_password()?;
     // Both spellings: the mariadb image reads either, the mysql image only MYSQL_*.
@@ -91,7 +69,7 @@ pub fn start(
         ("MYSQL_ROOT_PASSWORD".to_string(), password.clone()),
         ("MYSQL_DATABASE".to_string(), DATABASE.to_string()),
     ];
-    let described = mounts.iter().map(described).collect::<Vec<_>>().join(", ");
+    let described = container::described(&mounts);
     let started = kit::start::listening(
         launcher,
         listen,

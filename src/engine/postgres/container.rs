@@ -11,14 +11,13 @@ use super::client::PgClient;
 use super::conninfo::ConnInfo;
 use super::managed::SUPERUSER;
 use crate::engine::access::Listen;
-use crate::engine::kit;
+use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
-use crate::instance::datadir::private_dir;
 use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
-use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
-use crate::profile::{LocationKind, Profile};
+use crate::launcher::{Container, Launcher, Recipe, Server, Step, docker};
+use crate::profile::Profile;
 use std::time::Duration;
 
 /// The image used when `--image postgres=IMAGE` is not given.
@@ -39,24 +38,6 @@ pub struct Started {
     pub mounts: String,
 }
 
-/// Where a directory of the profile lives in the container: a tmpfs for ram, the host
-/// directory `dir/sub` bind-mounted for disk.
-fn mount(kind: LocationKind, dir: &DataDir, sub: &str, target: &str, user: Option<&RunAs>) -> Result<Mount> {
-    Ok(match kind {
-        LocationKind::Ram => {
-            Mount::Tmpfs { target: target.into(), bytes: crate::launcher::container::default_tmpfs_bytes() }
-        }
-        LocationKind::Disk => Mount::Bind { source: private_dir(&dir.path().join(sub), user)?, target: target.into() },
-    })
-}
-
-fn described(m: &Mount) -> String {
-    match m {
-        Mount::Tmpfs { target, bytes } => format!("{target} tmpfs {} MiB", bytes >> 20),
-        Mount::Bind { source, target } => format!("{target} bind {}", source.display()),
-    }
-}
-
 /// Start a container of `image` for `profile` with `settings` as -c options, on
 /// 127.0.0.1 at the port `listen` gives (a free one when it asks for the socket: a
 /// container's socket stays inside it).
@@ -71,18 +52,13 @@ pub fn start(
     settings: &[(String, String)],
     listen: Listen,
 ) -> Result<Started> {
-    if let Some(u) = user {
-        std::iter::once(dir).chain(wal).try_for_each(|d| d.give_to(u))?;
-    }
-    let listen = match listen {
-        Listen::Socket => Listen::Tcp(None),
-        tcp => tcp,
-    };
-    let mut mounts = vec![mount(profile.location, dir, "pgdata", PGDATA, user)?];
+    let dirs: Vec<&DataDir> = std::iter::once(dir).chain(wal).collect();
+    let listen = container::prepare(&dirs, user, listen)?;
+    let mut mounts = vec![container::mount(profile.location, dir, "pgdata", PGDATA, user)?];
     let initdb = String::from("--auth-host=scram-sha-256 --auth-local=trust -E UTF8 --locale=C -N");
     let mut env = Vec::new();
     if let Some(w) = profile.wal.filter(|w| *w != profile.location) {
-        mounts.push(mount(w, wal.unwrap_or(dir), "pg_wal", WALDIR, user)?);
+        mounts.push(container::mount(w, wal.unwrap_or(dir), "pg_wal", WALDIR, user)?);
         // A directory below the mount point: initdb wants one it creates or finds empty.
         env.push(("POSTGRES_INITDB_WALDIR".to_string(), format!("{WALDIR}/pg_wal")));
     }
@@ -93,7 +69,7 @@ pub fn start(
         ("POSTGRES_DB".to_string(), "postgres".to_string()),
         ("POSTGRES_INITDB_ARGS".to_string(), initdb),
     ]);
-    let described = mounts.iter().map(described).collect::<Vec<_>>().join(", ");
+    let described = container::described(&mounts);
     let started = kit::start::listening(
         launcher,
         listen,

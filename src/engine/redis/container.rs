@@ -10,14 +10,13 @@ use super::client::RedisClient;
 use super::endpoint::{Addr, Endpoint};
 use super::managed::{Listen, config, database, write_private};
 use crate::engine::access::{self, Access};
-use crate::engine::kit;
+use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
-use crate::instance::datadir::private_dir;
 use crate::instance::server;
 use crate::instance::user::RunAs;
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
-use crate::profile::{LocationKind, Profile};
+use crate::profile::Profile;
 use std::path::Path;
 use std::time::Duration;
 
@@ -42,23 +41,9 @@ pub fn start(
     listen: access::Listen,
     access: &Access,
 ) -> Result<(Server, Endpoint, String)> {
-    if let Some(u) = user {
-        dir.give_to(u)?;
-    }
-    let listen = match listen {
-        access::Listen::Socket => access::Listen::Tcp(None),
-        tcp => tcp,
-    };
-    let data = match profile.location {
-        LocationKind::Ram => {
-            Mount::Tmpfs { target: DATA.into(), bytes: crate::launcher::container::default_tmpfs_bytes() }
-        }
-        LocationKind::Disk => Mount::Bind { source: private_dir(&dir.path().join("data"), user)?, target: DATA.into() },
-    };
-    let described = match &data {
-        Mount::Tmpfs { bytes, .. } => format!("{DATA} tmpfs {} MiB", bytes >> 20),
-        Mount::Bind { source, .. } => format!("{DATA} bind {}", source.display()),
-    };
+    let listen = container::prepare(&[dir], user, listen)?;
+    let data = container::mount(profile.location, dir, "data", DATA, user)?;
+    let described = container::described(std::slice::from_ref(&data));
     let conf = dir.path().join("redis.conf");
     let mounts = vec![data, Mount::Bind { source: conf.clone(), target: CONF.into() }];
     let db = database(access)?;
