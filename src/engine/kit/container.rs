@@ -41,3 +41,22 @@ pub fn described(mounts: &[Mount]) -> String {
     };
     mounts.iter().map(one).collect::<Vec<_>>().join(", ")
 }
+
+/// Whether a managed server of `engine` can start here as `machine` says: its binaries
+/// (`native`, the engine's own lookup) for the native launcher, its image for docker;
+/// then the user it runs as.
+pub fn launchable(
+    machine: &crate::engine::Machine,
+    engine: &str,
+    default_image: &str,
+    user: &crate::engine::kit::ServerUser,
+    native: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    match machine.launcher {
+        crate::launcher::Kind::Native => native()?,
+        crate::launcher::Kind::Docker => {
+            crate::launcher::docker::image(engine, machine.image(engine, default_image)).map(drop)?
+        }
+    }
+    user.resolve(machine.run_as()).map(drop)
+}

@@ -100,11 +100,9 @@ impl Engine for Postgres {
             profile,
             target,
             || {
-                match machine.launcher {
-                    Kind::Native => managed::binaries(machine.bin_dir(NAME)).map(drop)?,
-                    Kind::Docker => docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE)).map(drop)?,
-                }
-                USER.resolve(machine.run_as()).map(drop)
+                kit::container::launchable(machine, NAME, container::DEFAULT_IMAGE, &USER, || {
+                    managed::binaries(machine.bin_dir(NAME)).map(drop)
+                })
             },
             |url| ConnInfo::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability != Durability::Off && p.wal.is_none(),

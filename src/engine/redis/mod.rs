@@ -96,13 +96,9 @@ impl Engine for Redis {
             profile,
             target,
             || {
-                match machine.launcher {
-                    Kind::Native => managed::binary().map(drop)?,
-                    Kind::Docker => {
-                        docker::image("redis", machine.image("redis", container::DEFAULT_IMAGE)).map(drop)?
-                    }
-                }
-                USER.resolve(machine.run_as()).map(drop)
+                kit::container::launchable(machine, "redis", container::DEFAULT_IMAGE, &USER, || {
+                    managed::binary().map(drop)
+                })
             },
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && !p.unlogged,
