@@ -51,9 +51,7 @@ impl Running for Process {
         }
     }
     fn exited(&self) -> bool {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
-        matches!(state, None | Some("Z" | "X"))
+        crate::launcher::exited(&self.child)
     }
     fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
