@@ -45,15 +45,17 @@ fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
-#[test]
-fn postgres_in_containers_on_disk_ram_and_nosync() {
+/// Run insert-commit once per profile of `engine` in containers of `image`
+/// (`ENGINE=IMAGE`), check what every container cell records, hand each cell's profile,
+/// settings and repeat to `check`, and see that nothing is left behind.
+fn in_containers(image: &str, profiles: &str, check: impl Fn(&str, &serde_json::Value, &serde_json::Value)) {
     require_docker();
+    let (engine, name) = image.split_once('=').unwrap();
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    let args = ["-e", "postgres", "--launcher", "docker", "--image", PG_IMAGE, "-p", "disk,ram,nosync"];
     let mut child = sb
         .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
-        .args(args)
+        .args(["-e", engine, "--launcher", "docker", "--image", image, "-p", profiles])
         .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s"])
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -62,52 +64,37 @@ fn postgres_in_containers_on_disk_ram_and_nosync() {
     assert!(child.wait().unwrap().success());
     let r = read_json(&out);
     let cells = r["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 3);
+    assert_eq!(cells.len(), profiles.split(',').count(), "a cell per profile");
     for c in cells {
         let rep = &c["repeats"][0];
         assert_eq!(rep["status"], "ok", "{rep}");
-        let s = &rep["settings"];
-        let profile = c["profile"]["name"].as_str().unwrap();
+        let (s, profile) = (&rep["settings"], c["profile"]["name"].as_str().unwrap());
         assert_eq!(s["launcher"], "docker", "{s}");
-        assert_eq!(s["image"], "dbrace-test/postgres:15", "{s}");
-        assert!(s["image_id"].as_str().unwrap().starts_with("sha256:"), "{s}");
-        assert!(s["transport"].as_str().unwrap().starts_with("tcp 127.0.0.1:"), "{s}");
-        let fsync = if profile == "nosync" { "off" } else { "on" };
-        assert_eq!(s["fsync"], fsync, "{profile}: {s}");
+        assert_eq!(s["image"], name, "{s}");
         let mount = if profile == "ram" { "tmpfs" } else { "bind" };
         assert!(s["mounts"].as_str().unwrap().contains(mount), "{profile}: {s}");
-        assert!(rep["start_s"].as_f64().unwrap() > 0.0, "{rep}");
+        check(profile, s, rep);
     }
     assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
     assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
 }
 
 #[test]
+fn postgres_in_containers_on_disk_ram_and_nosync() {
+    in_containers(PG_IMAGE, "disk,ram,nosync", |profile, s, rep| {
+        assert!(s["image_id"].as_str().unwrap().starts_with("sha256:"), "{s}");
+        assert!(s["transport"].as_str().unwrap().starts_with("tcp 127.0.0.1:"), "{s}");
+        let fsync = if profile == "nosync" { "off" } else { "on" };
+        assert_eq!(s["fsync"], fsync, "{profile}: {s}");
+        assert!(rep["start_s"].as_f64().unwrap() > 0.0, "{rep}");
+    });
+}
+
+#[test]
 fn redis_in_containers_on_disk_ram_and_nosync() {
-    require_docker();
-    let sb = Sandbox::new();
-    let out = sb.out("r.json");
-    let mut child = sb
-        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
-        .args(["-e", "redis", "--launcher", "docker", "--image", REDIS_IMAGE, "-p", "disk,ram,nosync"])
-        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s"])
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    assert!(child.wait().unwrap().success());
-    let r = read_json(&out);
-    for c in r["cells"].as_array().unwrap() {
-        let rep = &c["repeats"][0];
-        assert_eq!(rep["status"], "ok", "{rep}");
-        let (s, profile) = (&rep["settings"], c["profile"]["name"].as_str().unwrap());
-        assert_eq!(s["launcher"], "docker", "{s}");
-        assert_eq!(s["image"], "dbrace-test/redis:7", "{s}");
+    in_containers(REDIS_IMAGE, "disk,ram,nosync", |profile, s, _| {
         assert_eq!(s["appendfsync"], if profile == "nosync" { "no" } else { "always" }, "{profile}: {s}");
-        assert!(s["mounts"].as_str().unwrap().contains(if profile == "ram" { "tmpfs" } else { "bind" }), "{s}");
-    }
-    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
-    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+    });
 }
 
 #[test]
@@ -141,36 +128,14 @@ fn a_missing_image_is_bad_input_in_one_line() {
 
 #[test]
 fn mariadb_in_containers_on_disk_ram_nosync_and_wal_ram() {
-    require_docker();
-    let sb = Sandbox::new();
-    let out = sb.out("r.json");
-    let mut child = sb
-        .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
-        .args(["-e", "mysql", "--launcher", "docker", "--image", MARIADB_IMAGE, "-p", "disk,ram,nosync,wal-ram"])
-        .args(["-w", "insert-commit", "--repeat", "1", "-T", "0.2s"])
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    assert!(child.wait().unwrap().success());
-    let r = read_json(&out);
-    for c in r["cells"].as_array().unwrap() {
-        let rep = &c["repeats"][0];
-        assert_eq!(rep["status"], "ok", "{rep}");
-        let (s, profile) = (&rep["settings"], c["profile"]["name"].as_str().unwrap());
-        assert_eq!(s["launcher"], "docker", "{s}");
-        assert_eq!(s["image"], "dbrace-test/mariadb:10.11", "{s}");
+    in_containers(MARIADB_IMAGE, "disk,ram,nosync,wal-ram", |profile, s, _| {
         let flush = if profile == "nosync" { "0" } else { "1" };
         assert_eq!(s["innodb_flush_log_at_trx_commit"], flush, "{profile}: {s}");
-        let mounts = s["mounts"].as_str().unwrap();
-        assert!(mounts.contains(if profile == "ram" { "tmpfs" } else { "bind" }), "{s}");
         if profile == "wal-ram" {
-            assert!(mounts.contains("/var/lib/mysql-redo tmpfs"), "{s}");
+            assert!(s["mounts"].as_str().unwrap().contains("/var/lib/mysql-redo tmpfs"), "{s}");
             assert_eq!(s["innodb_log_group_home_dir"], "/var/lib/mysql-redo", "{s}");
         }
-    }
-    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
-    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+    });
 }
 
 /// A long docker run, in the background: (child, results file).
