@@ -51,9 +51,11 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
             }
         }
     }
-    for (k, v) in &c.env {
+    // Names only: docker takes the values from its own environment, so a password is
+    // never in an argv that `ps` shows to every user.
+    for (k, _) in &c.env {
         a.push("--env".into());
-        a.push(format!("{k}={v}").into());
+        a.push(k.into());
     }
     a.push(c.image.clone().into());
     a.extend(c.args.iter().cloned());
@@ -68,7 +70,12 @@ impl Running {
         let out = std::fs::File::create(&log).map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
         let mut cmd = Command::new("docker");
-        cmd.args(run_args(&name, c, recipe)).stdin(Stdio::null()).stdout(out).stderr(err).process_group(0);
+        cmd.args(run_args(&name, c, recipe))
+            .envs(c.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .process_group(0);
         let child = cmd.spawn().map_err(|e| bad_input!("--launcher docker: cannot run docker: {e}"))?;
         Ok(Running { name, child, log })
     }
@@ -138,6 +145,6 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(" --mount type=bind,source=/var/tmp/d/pg_wal,target=/var/lib/postgresql/wal "), "{text}");
-        assert!(text.ends_with(" --env POSTGRES_USER=dbrace postgres:17 -c fsync=off"), "{text}");
+        assert!(text.ends_with(" --env POSTGRES_USER postgres:17 -c fsync=off"), "{text}");
     }
 }
