@@ -87,14 +87,22 @@ pub fn scratch(dir: &Path, what: &str) -> PathBuf {
     dir.join(format!("{SCRATCH_PREFIX}{what}-{}", std::process::id()))
 }
 
-/// "pid start-time" of a process: the start time tells a live owner from a reused pid.
+/// "pid start-time pid-namespace" of a process: the start time tells a live owner from a
+/// reused pid, the namespace tells whose pid it is (dbrace in a container sharing the
+/// host's daemon or data directories has pids of its own).
 pub fn owner_line(pid: u32) -> String {
-    format!("{pid} {}", start_time(pid).unwrap_or(0))
+    format!("{pid} {} {}", start_time(pid).unwrap_or(0), pid_namespace(&pid.to_string()).unwrap_or(0))
+}
+
+/// The inode of a process's pid namespace (/proc/PID/ns/pid links to "pid:[INODE]").
+fn pid_namespace(pid: &str) -> Option<u64> {
+    let link = std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok()?;
+    link.to_str()?.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
 }
 
 /// Start time in clock ticks since boot (field 22 of /proc/PID/stat) of a live process;
 /// None for one that is gone or a zombie (dead, not yet waited for by its new parent).
-fn start_time(pid: u32) -> Option<u64> {
+pub fn start_time(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may contain spaces; fields resume after its closing parenthesis.
     let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
@@ -147,11 +155,13 @@ fn remove_persistently(dir: &Path) -> bool {
     false
 }
 
-/// Whether the owner an owner line names still runs (an unreadable line counts as alive).
+/// Whether the owner an owner line names still runs. An unreadable line, or an owner in
+/// another pid namespace (whose pids mean nothing here), counts as alive.
 pub fn owner_alive(line: &str) -> bool {
     let mut it = line.split_whitespace().map(|v| v.parse::<u64>().ok());
-    match (it.next().flatten(), it.next().flatten()) {
-        (Some(pid), Some(started)) => start_time(pid as u32) == Some(started),
+    match (it.next().flatten(), it.next().flatten(), it.next()) {
+        (_, _, Some(ns)) if ns.is_none() || ns != pid_namespace("self") => true,
+        (Some(pid), Some(started), _) => start_time(pid as u32) == Some(started),
         _ => true, // unreadable marker: leave it alone
     }
 }
@@ -209,5 +219,17 @@ mod tests {
         assert_eq!(reap(base), 2);
         assert!(!orphan.exists() && !probe.exists());
         assert!(foreign.exists() && mine.path().exists());
+    }
+
+    #[test]
+    fn an_owner_in_another_pid_namespace_is_never_judged_dead() {
+        let here = owner_line(std::process::id());
+        assert!(owner_alive(&here), "{here}");
+        let ns = here.split_whitespace().nth(2).unwrap();
+        // Gone in this namespace, and in old two-field lines: dead.
+        assert!(!owner_alive(&format!("2147483646 12345 {ns}")));
+        assert!(!owner_alive("2147483646 12345"));
+        // The same dead-looking pid, recorded by a dbrace in a container: not ours to judge.
+        assert!(owner_alive("2147483646 12345 1"));
     }
 }

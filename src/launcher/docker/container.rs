@@ -65,7 +65,10 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
 impl Running {
     /// Start `c`, its output in `server.log` of the recipe's instance directory.
     pub fn start(c: &Container, recipe: &Recipe) -> Result<Running> {
-        let name = format!("dbrace-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        // The start time too: two dbrace processes in containers of their own may share a pid.
+        let (pid, n) = (std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let started = crate::instance::datadir::start_time(pid).unwrap_or(0);
+        let name = format!("dbrace-{pid}-{started}-{n}");
         let log = recipe.dir.join("server.log");
         let out = std::fs::File::create(&log).map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
