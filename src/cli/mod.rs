@@ -158,4 +158,7 @@ pub struct EnginesArgs {
     /// Where data lives.
     #[command(flatten)]
     pub locations: LocationArgs,
+    /// How servers would run: with --launcher docker, usable means its image is here.
+    #[command(flatten)]
+    pub launcher: LauncherArgs,
 }

@@ -1,16 +1,26 @@
-//! `dbrace engines`: the engines usable here, the locations, profiles and workloads.
+//! `dbrace engines`: the engines usable here, the locations, Docker and the images each
+//! engine's containers would run, the profiles and workloads.
 
 use super::gib;
 use crate::cli::EnginesArgs;
 use crate::error::Result;
 use crate::instance::Locations;
-use crate::startup::machine;
+use crate::launcher::{Kind, docker};
+use crate::startup::{launched, machine};
 use crate::{engine, profile, signals, workload};
 use std::io::IsTerminal;
 
 pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
     signals::install();
-    let machine = machine(&a.locations);
+    let machine = launched(machine(&a.locations), &a.launcher);
+    // Asked for whatever the launcher, as `docker info` shows its client without a daemon;
+    // without docker or a daemon that is one quick line, and an error when it was asked for.
+    let docker = docker_info(&machine);
+    if machine.launcher == Kind::Docker
+        && let Some(problem) = &docker.problem
+    {
+        return Err(bad_input!("--launcher docker: {problem}"));
+    }
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     signals::check()?;
     let engines: Vec<EngineInfo> = engine::all()
@@ -26,7 +36,8 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
         .collect();
     let locs = [&locations.disk, &locations.ram];
     if a.json {
-        let v = serde_json::json!({"engines": engines, "locations": locs});
+        let launcher = crate::launcher::chosen(machine.launcher).name();
+        let v = serde_json::json!({"engines": engines, "locations": locs, "launcher": launcher, "docker": docker});
         println!("{}", serde_json::to_string_pretty(&v).map_err(|e| failed!("{e}"))?);
         return Ok(0);
     }
@@ -63,6 +74,7 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
         t.add_row([l.kind.to_string(), l.path.display().to_string(), l.fs_type.clone(), gib(l.free_bytes), fsync]);
     }
     println!("{t}");
+    print_docker(&docker);
     println!("profiles:");
     for (n, h) in profile::builtin_help() {
         println!("  {n:<11} {h}");
@@ -95,4 +107,94 @@ struct EngineInfo {
     version: String,
     interface: String,
     settings: &'static [&'static str],
+}
+
+/// What `dbrace engines` says of Docker.
+#[derive(serde::Serialize)]
+struct DockerInfo {
+    /// The docker command's version, when it answered.
+    client: Option<String>,
+    /// The daemon's version, when one answered.
+    server: Option<String>,
+    /// What the daemon runs in, when it says (Docker Desktop does).
+    platform: Option<String>,
+    /// Why no daemon answers, with the fix.
+    problem: Option<String>,
+    /// The image each engine's containers would run.
+    images: Vec<ImageInfo>,
+}
+
+/// The image one engine's containers would run, and whether this machine has it.
+#[derive(serde::Serialize)]
+struct ImageInfo {
+    engine: &'static str,
+    /// `--image`'s, else the engine's default.
+    image: String,
+    /// Its id, when it is here.
+    id: Option<String>,
+    /// The names it goes by here.
+    tags: Vec<String>,
+    /// Its size in bytes, when it is here.
+    size_bytes: Option<u64>,
+    /// How to bring it here, when it is not.
+    fix: Option<String>,
+}
+
+/// Docker's versions and each engine's image; no images when no daemon answers.
+fn docker_info(machine: &engine::Machine) -> DockerInfo {
+    let versions = match docker::versions() {
+        Ok(v) => v,
+        Err(problem) => {
+            return DockerInfo { client: None, server: None, platform: None, problem: Some(problem), images: vec![] };
+        }
+    };
+    let images = engine::all()
+        .iter()
+        .filter_map(|e| Some((e.name(), machine.image(e.name(), e.default_image()?))))
+        .map(|(engine, image)| {
+            let mut info =
+                ImageInfo { engine, image: image.to_string(), id: None, tags: vec![], size_bytes: None, fix: None };
+            match docker::inspect(image) {
+                Ok(Some(i)) => (info.id, info.tags, info.size_bytes) = (Some(i.id), i.tags, Some(i.size)),
+                Ok(None) => info.fix = Some(docker::fetch_hint(image)),
+                Err(e) => info.fix = Some(e.to_string()),
+            }
+            info
+        })
+        .collect();
+    let platform = Some(versions.platform).filter(|p| !p.is_empty());
+    DockerInfo { client: Some(versions.client), server: Some(versions.server), platform, problem: None, images }
+}
+
+/// Docker in a line, then a row per engine with its image, or the one line that says why
+/// there is no daemon to ask.
+fn print_docker(d: &DockerInfo) {
+    let (Some(client), Some(server)) = (&d.client, &d.server) else {
+        println!("--launcher docker: {}", d.problem.as_deref().unwrap_or("no Docker daemon answers"));
+        return;
+    };
+    let platform = d.platform.as_ref().map_or(String::new(), |p| format!(" on {p}"));
+    println!(
+        "docker: client {client}, daemon {server}{platform} (--launcher docker runs servers in containers: docs/docker.md)"
+    );
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED).set_header(["engine", "image", "on this machine"]);
+    t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+    if t.width().is_none() {
+        t.set_width(120);
+    }
+    for i in &d.images {
+        let here = match (&i.id, i.size_bytes) {
+            (Some(id), Some(size)) => {
+                let short = id.trim_start_matches("sha256:").get(..12).unwrap_or(id);
+                let also: Vec<&str> = i.tags.iter().map(String::as_str).filter(|t| *t != i.image).collect();
+                let also = if also.is_empty() { String::new() } else { format!(", also {}", also.join(" ")) };
+                // Decimal megabytes, as `docker images` counts them.
+                format!("yes: {short}, {:.0} MB{also}", size as f64 / 1e6)
+            }
+            _ => format!("no: {}", i.fix.as_deref().unwrap_or("")),
+        };
+        t.add_row([i.engine, &i.image, &here]);
+    }
+    println!("{t}");
 }

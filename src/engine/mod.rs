@@ -70,6 +70,11 @@ pub trait Engine: Sync {
     fn bin_flag(&self) -> Option<BinFlag> {
         None
     }
+    /// The image its containers run under `--launcher docker` when `--image` names none;
+    /// `None` when it runs no container.
+    fn default_image(&self) -> Option<&'static str> {
+        None
+    }
     /// Refuse, before anything starts, a profile this engine cannot run on `target`.
     fn check(&self, _profile: &Profile, _target: &Target, _machine: &Machine) -> Result<()> {
         Ok(())

@@ -89,6 +89,9 @@ impl Engine for Mysql {
         let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.server.display()))
     }
+    fn default_image(&self) -> Option<&'static str> {
+        Some(container::DEFAULT_IMAGE)
+    }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server variable (mariadbd --KEY=VALUE; SET SESSION per connection against --url)"]
     }

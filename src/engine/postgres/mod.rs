@@ -74,6 +74,9 @@ impl Engine for Postgres {
         let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.dir.display()))
     }
+    fn default_image(&self) -> Option<&'static str> {
+        Some(container::DEFAULT_IMAGE)
+    }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server setting (postgres --describe-config lists them; SET per session against --url)"]
     }

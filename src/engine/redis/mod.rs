@@ -68,6 +68,9 @@ impl Engine for Redis {
         let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.path.display()))
     }
+    fn default_image(&self) -> Option<&'static str> {
+        Some(container::DEFAULT_IMAGE)
+    }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any redis config directive (written to the throwaway server's config file)"]
     }

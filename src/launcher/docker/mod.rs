@@ -8,7 +8,7 @@ mod cli;
 mod container;
 pub mod reap;
 
-pub use cli::{Image, image};
+pub use cli::{Image, Versions, fetch_hint, image, inspect, versions};
 
 use super::{Launcher, Recipe, Server, Step};
 use crate::error::Result;
