@@ -15,17 +15,18 @@ pub fn machine(a: &crate::cli::LocationArgs) -> crate::engine::Machine {
 /// The machine options with `--launcher` and `--image`.
 pub fn launched(machine: crate::engine::Machine, a: &crate::cli::LauncherArgs) -> crate::engine::Machine {
     let images = a.images.iter().cloned().collect();
-    crate::engine::Machine { launcher: a.launcher, images, ..machine }
+    let (docker_init, docker_disk) = (a.docker_init, a.docker_disk);
+    crate::engine::Machine { launcher: a.launcher, images, docker_init, docker_disk, ..machine }
 }
 
-/// Remove the containers killed runs left, when containers are in use, and say so.
+/// Remove the containers and volumes killed runs left, when containers are in use, and say so.
 pub fn reap_containers(machine: &crate::engine::Machine, progress: Progress) {
     if machine.launcher != crate::launcher::Kind::Docker {
         return;
     }
-    let n = crate::launcher::docker::reap::reap();
-    if n > 0 {
-        progress.line(&format!("removed {n} container{} left by a killed run", if n == 1 { "" } else { "s" }));
+    let reaped = crate::launcher::docker::reap::reap();
+    if !reaped.is_empty() {
+        progress.line(&format!("removed {} left by a killed run", reaped.described()));
     }
 }
 

@@ -36,6 +36,19 @@ fn containers_of(pid: u32) -> Vec<String> {
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
 }
 
+/// The container names of the `docker run` clients of dbrace process `pid` still running.
+fn docker_runs_of(pid: u32) -> Vec<String> {
+    let prefix = format!("dbrace-{pid}-");
+    let argvs = std::fs::read_dir("/proc").unwrap().flatten().map(|p| {
+        let argv = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+        String::from_utf8_lossy(&argv).into_owned()
+    });
+    argvs
+        .filter(|a| a.starts_with("docker\0run\0"))
+        .filter_map(|a| a.split('\0').find(|w| w.starts_with(&prefix)).map(str::to_string))
+        .collect()
+}
+
 /// Wait until `cond` holds, at most 60 s.
 fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -176,6 +189,12 @@ fn a_container_left_by_sigkill_is_removed_by_clean() {
     wait_for("a container", || !containers_of(pid).is_empty());
     child.kill().unwrap();
     child.wait().unwrap();
+    // A `docker run` the killed run had just started may still be creating its container:
+    // once each has one, no container of the run can appear after the clean.
+    wait_for("the killed run's containers to exist", || {
+        let have = containers_of(pid);
+        docker_runs_of(pid).iter().all(|n| have.contains(n))
+    });
     let clean = sb.cmd(&["clean"]).assert().success();
     let said = String::from_utf8_lossy(&clean.get_output().stdout).to_string();
     assert!(containers_of(pid).is_empty(), "not removed: {:?}: {said}", containers_of(pid));

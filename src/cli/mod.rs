@@ -76,6 +76,12 @@ pub struct LauncherArgs {
     /// The image an engine's containers run under --launcher docker, repeatable [default: postgres=postgres:17]
     #[arg(long = "image", value_name = "ENGINE=IMAGE", value_parser = parse_image)]
     pub images: Vec<(String, String)>,
+    /// How a container's data directory begins: a copy of a template the image's init made once per image, or the image's init every time
+    #[arg(long, value_enum, default_value = "template")]
+    pub docker_init: crate::launcher::container::Init,
+    /// Where a container's disk data lives: a bind-mounted directory of the disk location, or a named volume
+    #[arg(long, value_enum, default_value = "bind")]
+    pub docker_disk: crate::launcher::container::Disk,
 }
 
 /// `ENGINE=IMAGE`, for an engine dbrace knows.

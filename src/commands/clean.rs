@@ -10,9 +10,9 @@ pub(super) fn clean(a: CleanArgs) -> Result<i32> {
         let n = datadir::reap(&l.path);
         println!("{}: removed {n} leftover{} of killed runs", l.path.display(), if n == 1 { "" } else { "s" });
     }
-    let n = crate::launcher::docker::reap::reap();
-    if n > 0 {
-        println!("docker: removed {n} container{} of killed runs", if n == 1 { "" } else { "s" });
+    let reaped = crate::launcher::docker::reap::reap();
+    if !reaped.is_empty() {
+        println!("docker: removed {} of killed runs", reaped.described());
     }
     Ok(0)
 }

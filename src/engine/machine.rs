@@ -25,6 +25,10 @@ pub struct Machine {
     pub launcher: crate::launcher::Kind,
     /// `--image ENGINE=IMAGE`: the image an engine's containers run, by engine name.
     pub images: BTreeMap<String, String>,
+    /// `--docker-init`: a container's data from a template, or the image's init each time.
+    pub docker_init: crate::launcher::container::Init,
+    /// `--docker-disk`: a container's disk data in a bind-mounted directory or a volume.
+    pub docker_disk: crate::launcher::container::Disk,
 }
 
 impl Machine {

@@ -1,8 +1,51 @@
 //! What an engine tells a container launcher: the image, its contract's environment
-//! variables, the server's arguments and the mounts that make the profile's storage.
+//! variables, the server's arguments and the mounts that make the profile's storage; and
+//! how a container's data begins (`--docker-init`) and where its disk data lives
+//! (`--docker-disk`).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How a container's data directory begins (`--docker-init`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Init {
+    /// A copy of a template the image's own init made once per image and init options.
+    #[default]
+    Template,
+    /// Empty: the image's entrypoint initializes it in every container.
+    Fresh,
+}
+
+impl Init {
+    /// Its name, as the flag gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Init::Template => "template",
+            Init::Fresh => "fresh",
+        }
+    }
+}
+
+/// Where a container's disk data lives (`--docker-disk`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Disk {
+    /// A fresh directory of the disk location, bind-mounted.
+    #[default]
+    Bind,
+    /// A named volume of the daemon's, one per instance.
+    Volume,
+}
+
+impl Disk {
+    /// Its name, as the flag gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Disk::Bind => "bind",
+            Disk::Volume => "volume",
+        }
+    }
+}
 
 /// A server run from an image that follows its official image's contract.
 #[derive(Clone, Debug)]
@@ -31,6 +74,14 @@ pub enum Mount {
     Bind {
         /// The host directory.
         source: PathBuf,
+        /// The path inside the container.
+        target: String,
+    },
+    /// A named volume at `target`, removed when the last holder of it is gone (the
+    /// container that runs on it holds it until it is removed itself).
+    Volume {
+        /// The volume.
+        volume: Arc<super::docker::Volume>,
         /// The path inside the container.
         target: String,
     },

@@ -69,6 +69,12 @@ pub trait Running: Send + Sync {
     fn log(&self) -> String;
     /// Where its log is, to name in messages.
     fn log_path(&self) -> &Path;
+    /// Send it `signal` and wait, at most `grace`, for it to exit cleanly (a template
+    /// made by a server must be shut down before it is copied); only containers can yet.
+    fn stop(&mut self, signal: i32, grace: Duration) -> Result<()> {
+        let _ = (signal, grace);
+        Err(failed!("this launcher stops its servers only when they are dropped"))
+    }
 }
 
 /// A running server; stopped when dropped (the launcher's `Running` does that).
@@ -96,6 +102,14 @@ impl Server {
                 return Err(failed!("the server was not ready after {} s: {}", timeout.as_secs(), self.log_tail()));
             }
             std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Stop the server with `signal` and wait, at most `grace`, for a clean exit.
+    pub fn stop(mut self, signal: i32, grace: Duration) -> Result<()> {
+        match self.0.stop(signal, grace) {
+            Err(crate::error::Error::Run(m)) => Err(failed!("{m}: {}", self.log_tail())),
+            other => other,
         }
     }
 

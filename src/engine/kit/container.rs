@@ -1,15 +1,31 @@
 //! What every engine's container start does alike: its directories given to the user it
 //! runs as, TCP on 127.0.0.1 even where `run` asked for the socket (a container's socket
-//! stays inside it), and each directory of the profile mounted where the image expects it
-//! (a tmpfs for ram, a fresh directory of the disk location bind-mounted for disk).
+//! stays inside it), each directory of the profile mounted where the image expects it as
+//! `--docker-init` and `--docker-disk` say (`Layout`), with where its fsync was measured,
+//! and the initialized template of an image, made once by a container of it.
+//!
+//! A directory of the profile in a container: with a template, a copy of it in a fresh
+//! directory of the profile's location, bind-mounted (for ram, the ram location: a host
+//! tmpfs on Linux); fresh, a tmpfs for ram and an empty directory of the disk location for
+//! disk, which the image's entrypoint initializes. `--docker-disk volume` puts disk data
+//! in a named volume instead, the template copied in by a one-shot container.
 
 use crate::engine::access::Listen;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::instance::DataDir;
-use crate::instance::datadir::private_dir;
+use crate::instance::datadir::{copy_tree, private_dir};
+use crate::instance::fsync_probe::FsyncProbe;
 use crate::instance::user::RunAs;
 use crate::launcher::Mount;
+use crate::launcher::container::{Disk, Init};
+use crate::launcher::docker::{Image, Volume};
 use crate::profile::LocationKind;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Bumped when what a container template holds changes, so old ones are not reused.
+const TEMPLATE_VERSION: u32 = 1;
 
 /// Give the instance's directories to `user`, and say where the container listens.
 pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen) -> Result<Listen> {
@@ -22,24 +38,163 @@ pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen) -> Resul
     })
 }
 
-/// Where a directory of the profile lives in the container: a tmpfs at `target` for ram,
-/// the host directory `dir/sub` bind-mounted there for disk.
-pub fn mount(kind: LocationKind, dir: &DataDir, sub: &str, target: &str, user: Option<&RunAs>) -> Result<Mount> {
-    Ok(match kind {
-        LocationKind::Ram => {
-            Mount::Tmpfs { target: target.into(), bytes: crate::launcher::container::default_tmpfs_bytes() }
-        }
-        LocationKind::Disk => Mount::Bind { source: private_dir(&dir.path().join(sub), user)?, target: target.into() },
-    })
+/// What a container's start records beside the settings read back, as (key, value) pairs.
+pub type Facts = Vec<(String, String)>;
+
+/// The uid and gid a container runs as: the run-as user's, else dbrace's own.
+fn ids(user: Option<&RunAs>) -> (u32, u32) {
+    // SAFETY: getuid and getgid cannot fail.
+    user.map_or_else(|| unsafe { (libc::getuid(), libc::getgid()) }, |u| (u.uid, u.gid))
 }
 
-/// The mounts in words, to record: "/data tmpfs 512 MiB, /etc/x bind /var/tmp/…".
+/// How one container's storage is laid out, and what that is in words to record.
+pub struct Layout<'a> {
+    image: &'a Image,
+    user: Option<&'a RunAs>,
+    disk: Disk,
+    /// The template laid into each directory; None: the image initializes it.
+    template: Option<&'a Path>,
+    /// How the data began, in words: template, fresh, or none (an image without init).
+    init: &'static str,
+    /// Where each mount's fsync was measured, in words.
+    fsync: Vec<String>,
+}
+
+impl<'a> Layout<'a> {
+    /// The storage of a container of `image` run as `user`, from `template` when given
+    /// (`--docker-init template`), on the disk `machine` asks for.
+    pub fn new(
+        machine: &crate::engine::Machine,
+        image: &'a Image,
+        user: Option<&'a RunAs>,
+        template: Option<&'a Path>,
+    ) -> Self {
+        let init = if template.is_some() { Init::Template.name() } else { Init::Fresh.name() };
+        Layout { image, user, disk: machine.docker_disk, template, init, fsync: Vec::new() }
+    }
+
+    /// The storage of a container whose image initializes nothing (redis): ram is a
+    /// tmpfs, disk a directory or volume, whatever `--docker-init` says.
+    pub fn without_init(machine: &crate::engine::Machine, image: &'a Image, user: Option<&'a RunAs>) -> Self {
+        Layout { init: "none", ..Layout::new(machine, image, user, None) }
+    }
+
+    /// Where a directory of the profile lives in the container: `sub` of the instance
+    /// directory `dir` (of the template too), at `target` inside.
+    pub fn mount(&mut self, kind: LocationKind, dir: &DataDir, sub: &str, target: &str) -> Result<Mount> {
+        let from = self.template.map(|t| t.join(sub));
+        let mount = match (kind, self.disk, &from) {
+            (LocationKind::Disk, Disk::Volume, _) => {
+                let volume = Volume::create()?;
+                let (uid, gid) = ids(self.user);
+                let fsync = volume_fsync(&volume)?;
+                volume.fill(&self.image.name, from.as_deref(), uid, gid)?;
+                self.fsync.push(format!("{target} {fsync}"));
+                Mount::Volume { volume: Arc::new(volume), target: target.into() }
+            }
+            (LocationKind::Ram, _, None) => {
+                self.fsync.push(format!("{target} RAM (tmpfs)"));
+                Mount::Tmpfs { target: target.into(), bytes: crate::launcher::container::default_tmpfs_bytes() }
+            }
+            (kind, _, from) => {
+                let source = dir.path().join(sub);
+                match from {
+                    Some(from) => copy_tree(from, &source)?,
+                    None => drop(private_dir(&source, self.user)?),
+                }
+                self.fsync.push(match kind {
+                    LocationKind::Ram => {
+                        format!("{target} RAM ({} of the ram location)", crate::instance::location::fs_type(&source))
+                    }
+                    LocationKind::Disk => format!("{target} disk location (probed at the start: see locations)"),
+                });
+                Mount::Bind { source, target: target.into() }
+            }
+        };
+        Ok(mount)
+    }
+
+    /// What the run records of this storage beside the settings read back: the mounts,
+    /// where fsync was measured, how the data began and where the disk data lives.
+    pub fn facts(&self, mounts: &[Mount]) -> Facts {
+        let mut facts = vec![
+            ("mounts".to_string(), described(mounts)),
+            ("fsync_probe".to_string(), self.fsync.join("; ")),
+            ("docker_init".to_string(), self.init.to_string()),
+            ("docker_disk".to_string(), self.disk.name().to_string()),
+        ];
+        if let Some(t) = self.template {
+            facts.push(("template".to_string(), t.display().to_string()));
+        }
+        facts
+    }
+}
+
+/// The fsync latency of a volume's filesystem, in words: probed in its host directory
+/// once per run and filesystem (all of a daemon's local volumes share one), or why not.
+fn volume_fsync(volume: &Volume) -> Result<String> {
+    use std::os::unix::fs::MetadataExt;
+    static PROBED: Mutex<BTreeMap<u64, FsyncProbe>> = Mutex::new(BTreeMap::new());
+    let name = volume.name();
+    let Some(dir) = volume.host_dir() else {
+        return Ok(format!("volume {name}: not measured (its files are not in a directory this host can read)"));
+    };
+    let dev = std::fs::metadata(&dir).map(|m| m.dev()).unwrap_or(0);
+    let known = PROBED.lock().unwrap_or_else(|p| p.into_inner()).get(&dev).cloned();
+    let probe = match known {
+        Some(p) => p,
+        None => match crate::instance::fsync_probe::probe(&dir) {
+            Ok(p) => {
+                PROBED.lock().unwrap_or_else(|p| p.into_inner()).insert(dev, p.clone());
+                p
+            }
+            Err(Error::Run(why)) => return Ok(format!("volume {name}: not measured ({why})")),
+            Err(e) => return Err(e),
+        },
+    };
+    Ok(format!(
+        "volume {name}: fdatasync median {:.3} ms, max {:.3} ms, {} ops (probed once per run on {})",
+        probe.median_us / 1000.0,
+        probe.max_us / 1000.0,
+        probe.ops,
+        crate::instance::location::fs_type(&dir)
+    ))
+}
+
+/// The mounts in words, to record: "/data tmpfs 512 MiB, /etc/x ext4 bind /var/tmp/…,
+/// /v volume dbrace-1-v1" (a bind with its host directory's filesystem).
 pub fn described(mounts: &[Mount]) -> String {
     let one = |m: &Mount| match m {
         Mount::Tmpfs { target, bytes } => format!("{target} tmpfs {} MiB", bytes >> 20),
-        Mount::Bind { source, target } => format!("{target} bind {}", source.display()),
+        Mount::Bind { source, target } => {
+            format!("{target} {} bind {}", crate::instance::location::fs_type(source), source.display())
+        }
+        Mount::Volume { volume, target } => format!("{target} volume {}", volume.name()),
     };
     mounts.iter().map(one).collect::<Vec<_>>().join(", ")
+}
+
+/// The initialized template of `engine`'s containers of `image` run as `user`, for init
+/// options `options` (a word or two; empty for none): made once, unless `done` is in it
+/// already, by `make`, which runs a container of the image on the empty 0700 directory it
+/// is given until the image's own init is done, and stops it cleanly. Named by the
+/// image's id, so a new image makes a new one.
+pub fn template(
+    engine: &str,
+    image: &Image,
+    user: Option<&RunAs>,
+    options: &str,
+    done: &str,
+    make: impl FnOnce(&Path) -> Result<()>,
+) -> Result<PathBuf> {
+    let id = image.id.trim_start_matches("sha256:");
+    let id = &id[..id.len().min(16)];
+    let (uid, gid) = ids(user);
+    let options: String =
+        options.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let dash = if options.is_empty() { "" } else { "-" };
+    let name = format!("docker-{engine}-{id}-{uid}.{gid}-v{TEMPLATE_VERSION}{dash}{options}");
+    crate::engine::kit::template::cached(name.clone(), || crate::engine::kit::template::made(&name, done, make))
 }
 
 /// Whether a managed server of `engine` can start here as `machine` says: its binaries

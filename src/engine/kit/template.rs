@@ -1,5 +1,7 @@
-//! Template data directories: made once (initdb, mariadb-install-db) into the shared
-//! templates directory, then laid into each instance's data directory by the launcher.
+//! Template data directories: made once (initdb, mariadb-install-db, or a container of an
+//! image whose entrypoint runs them) into the shared templates directory, then laid into
+//! each instance's data directory. A container's template keeps the login secret its init
+//! set in a 0600 file of its own 0700 directory.
 
 use crate::error::{Error, Result};
 use crate::instance::user::RunAs;
@@ -7,6 +9,9 @@ use crate::launcher::{Launcher, Step};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+/// The file of a template's login secret.
+const SECRET: &str = "secret";
 
 /// The template for `key` (what it depends on: binaries, user, init options), made by
 /// `make` at most once per process, even with clients racing to launch.
@@ -34,25 +39,92 @@ pub fn install(
     init: impl FnOnce(&Path) -> Step,
     failed: impl FnOnce(&std::process::Output) -> Error,
 ) -> Result<PathBuf> {
+    made(name, done, |tmp| {
+        if let Some(u) = user {
+            std::os::unix::fs::chown(tmp, Some(u.uid), Some(u.gid))
+                .map_err(|e| failed!("cannot chown template: {e}"))?;
+        }
+        let out = launcher.init(&init(tmp))?;
+        if out.status.success() { Ok(()) } else { Err(failed(&out)) }
+    })
+}
+
+/// Template `name` in the shared templates directory, made unless `done` (a path inside
+/// it) is there already: `fill` fills an empty 0700 temporary directory of dbrace's,
+/// which then takes the name (or, when another dbrace won the race to it, is removed:
+/// theirs is as good). A failed fill leaves nothing behind.
+pub fn made(name: &str, done: &str, fill: impl FnOnce(&Path) -> Result<()>) -> Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
     let dir = crate::instance::location::shared_dir()?.join("templates");
     std::fs::create_dir_all(&dir).map_err(|e| failed!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join(name);
     if path.join(done).exists() {
         return Ok(path);
     }
+    remove_abandoned(&dir);
     let tmp = dir.join(format!("{name}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir(&tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
-    if let Some(u) = user {
-        std::os::unix::fs::chown(&tmp, Some(u.uid), Some(u.gid)).map_err(|e| failed!("cannot chown template: {e}"))?;
-    }
-    let out = launcher.init(&init(&tmp))?;
-    if !out.status.success() {
+    std::fs::DirBuilder::new().mode(0o700).create(&tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
+    if let Err(e) = fill(&tmp) {
         let _ = std::fs::remove_dir_all(&tmp);
-        return Err(failed(&out));
+        return Err(e);
     }
     if std::fs::rename(&tmp, &path).is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
     Ok(path)
+}
+
+/// Remove the temporary templates of processes that are gone (a SIGKILL mid-init).
+fn remove_abandoned(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let pid = name.rsplit_once(".tmp-").and_then(|(_, p)| p.parse::<i32>().ok());
+        // SAFETY: kill(2) with signal 0 only asks whether the process exists.
+        if let Some(pid) = pid
+            && pid > 0
+            && unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Keep a template's login secret in `dir` (the template's 0700 directory), readable by
+/// dbrace's user alone.
+pub fn keep_secret(dir: &Path, secret: &str) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(SECRET);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
+    f.write_all(secret.as_bytes()).map_err(|e| failed!("cannot write {}: {e}", path.display()))
+}
+
+/// The login secret a template's init set.
+pub fn secret(dir: &Path) -> Result<String> {
+    let path = dir.join(SECRET);
+    std::fs::read_to_string(&path).map_err(|e| failed!("cannot read the template's secret {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_secret_is_kept_owner_only_and_read_back() {
+        let d = tempfile::tempdir().unwrap();
+        keep_secret(d.path(), "s3cret").unwrap();
+        let mode = std::fs::metadata(d.path().join(SECRET)).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(secret(d.path()).unwrap(), "s3cret");
+        assert!(keep_secret(d.path(), "again").is_err(), "a secret is written once");
+    }
 }

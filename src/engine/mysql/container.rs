@@ -2,23 +2,29 @@
 //! image's contract: root's password through MARIADB_ROOT_PASSWORD, dbrace's database
 //! through MARIADB_DATABASE (and their MYSQL_* names, which the mysql image reads), the
 //! settings as `--key=value` arguments (given to mariadb-install-db too, so init-time ones
-//! such as the page size hold), the data in /var/lib/mysql: a tmpfs for ram, a fresh
-//! directory of the disk location bind-mounted for disk, the redo log on a second mount
-//! when the profile puts it apart. Ready when root logs in over TCP (the entrypoint's
-//! temporary server has no networking).
+//! such as the page size hold), the data in /var/lib/mysql laid out as
+//! `kit::container::Layout` says (by default a copy of a template the image's own init
+//! made once, which the entrypoint then finds initialized), the redo log on a second
+//! mount when the profile puts it apart. Ready when root logs in over TCP (the
+//! entrypoint's temporary server has no networking).
 
 use super::client::MyClient;
 use super::endpoint::Endpoint;
-use super::managed::{DATABASE, first_errors, option};
+use super::managed::{DATABASE, first_errors, init_options, option};
+use crate::engine::Machine;
 use crate::engine::access::Listen;
 use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
+use crate::instance::datadir::private_dir;
 use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
-use crate::launcher::{Container, Launcher, Recipe, Server, Step, docker};
+use crate::launcher::container::Init;
+use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
 use crate::profile::Profile;
 use mysql_async::OptsBuilder;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The image used when `--image mysql=IMAGE` is not given.
@@ -28,8 +34,8 @@ const DATADIR: &str = "/var/lib/mysql";
 /// Where the redo log goes when it lives apart from the data.
 const REDO: &str = "/var/lib/mysql-redo";
 
-/// A started container: the server, root's login over TCP in dbrace's database, and how
-/// its storage is mounted (to record).
+/// A started container: the server, root's login over TCP in dbrace's database, and what
+/// to record of its storage.
 pub struct Started {
     /// The container.
     pub server: Server,
@@ -37,12 +43,13 @@ pub struct Started {
     pub root: Endpoint,
     /// The TCP port.
     pub port: u16,
-    /// The mounts, described.
-    pub mounts: String,
+    /// The mounts, where fsync was measured, how the data began (`Layout::facts`).
+    pub facts: container::Facts,
 }
 
 /// Start a container of `image` for `profile` with `settings` as server options, on
-/// 127.0.0.1 at the port `listen` gives (a free one when it asks for the socket).
+/// 127.0.0.1 at the port `listen` gives (a free one when it asks for the socket), its data
+/// from the image's template or its own init as `machine` says.
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     launcher: &dyn Launcher,
@@ -53,30 +60,109 @@ pub fn start(
     user: Option<&RunAs>,
     settings: &[(String, String)],
     listen: Listen,
+    machine: &Machine,
 ) -> Result<Started> {
     let dirs: Vec<&DataDir> = std::iter::once(dir).chain(wal).collect();
     let listen = container::prepare(&dirs, user, listen)?;
-    let mut mounts = vec![container::mount(profile.location, dir, "data", DATADIR, user)?];
     let apart = profile.wal.filter(|w| *w != profile.location);
+    // The options that shape a data directory (the page size, …) are the template's too.
+    let init = init_options(settings);
+    let template = match machine.docker_init {
+        Init::Template => Some(template(launcher, image, apart.is_some(), &init, user)?),
+        Init::Fresh => None,
+    };
+    let mut layout = container::Layout::new(machine, image, user, template.as_deref());
+    let mut mounts = vec![layout.mount(profile.location, dir, "data", DATADIR)?];
     if let Some(w) = apart {
-        mounts.push(container::mount(w, wal.unwrap_or(dir), "redo", REDO, user)?);
+        mounts.push(layout.mount(w, wal.unwrap_or(dir), "redo", REDO)?);
     }
-    let password = random_password()?;
-    // Both spellings: the mariadb image reads either, the mysql image only MYSQL_*.
-    let env = vec![
-        ("MARIADB_ROOT_PASSWORD".to_string(), password.clone()),
+    // An initialized data directory needs no password from the environment: root
+    // already has the template's.
+    let (password, env) = match &template {
+        Some(t) => (kit::template::secret(t)?, Vec::new()),
+        None => {
+            let password = random_password()?;
+            let env = init_env(&password);
+            (password, env)
+        }
+    };
+    let mut args: Vec<OsString> = settings.iter().map(|(k, v)| option(k, v).into()).collect();
+    if apart.is_some() {
+        args.insert(0, format!("--innodb-log-group-home-dir={REDO}").into());
+    }
+    let started = serve(launcher, image, dir.path(), user, &args, listen, &mounts, &env, &password)?;
+    let port = started.port.unwrap_or(3306);
+    Ok(Started { server: started.server, root: started.probe, port, facts: layout.facts(&mounts) })
+}
+
+/// The image contract's variables that initialize an empty data directory: root's
+/// password and dbrace's database, in both spellings (the mariadb image reads either,
+/// the mysql image only MYSQL_*).
+fn init_env(password: &str) -> Vec<(String, String)> {
+    vec![
+        ("MARIADB_ROOT_PASSWORD".to_string(), password.to_string()),
         ("MARIADB_DATABASE".to_string(), DATABASE.to_string()),
-        ("MYSQL_ROOT_PASSWORD".to_string(), password.clone()),
+        ("MYSQL_ROOT_PASSWORD".to_string(), password.to_string()),
         ("MYSQL_DATABASE".to_string(), DATABASE.to_string()),
-    ];
-    let described = container::described(&mounts);
-    let started = kit::start::listening(
+    ]
+}
+
+/// The initialized template of `image` for containers run as `user`, with the redo log
+/// in a directory of its own when `redo_apart` and the data-shaping options `init`: made
+/// once by a container of the image on empty directories, stopped once it serves.
+///
+/// Root's password that init set is kept in the template's 0600 file rather than
+/// changed per server: a server must be logged into with it before it could be changed,
+/// so it is stored either way, and the file is as private as the template's data files
+/// beside it (whoever could read it could copy those). Clients log in as the account
+/// `managed::account` makes per server with a fresh password.
+fn template(
+    launcher: &dyn Launcher,
+    image: &docker::Image,
+    redo_apart: bool,
+    init: &[String],
+    user: Option<&RunAs>,
+) -> Result<PathBuf> {
+    let mut options: Vec<&str> = init.iter().map(|o| o.trim_start_matches('-')).collect();
+    if redo_apart {
+        options.insert(0, "redo");
+    }
+    container::template("mysql", image, user, &options.join("-"), "data/mysql", |tmp| {
+        let mut mounts = vec![Mount::Bind { source: private_dir(&tmp.join("data"), user)?, target: DATADIR.into() }];
+        let mut args: Vec<OsString> = init.iter().map(OsString::from).collect();
+        if redo_apart {
+            mounts.push(Mount::Bind { source: private_dir(&tmp.join("redo"), user)?, target: REDO.into() });
+            args.insert(0, format!("--innodb-log-group-home-dir={REDO}").into());
+        }
+        let password = random_password()?;
+        kit::template::keep_secret(tmp, &password)?;
+        let env = init_env(&password);
+        let started = serve(launcher, image, tmp, user, &args, Listen::Tcp(None), &mounts, &env, &password)?;
+        started.server.stop(libc::SIGTERM, Duration::from_secs(60))
+    })
+}
+
+/// Run a container of `image` on `mounts` with `env` and the server options `options`,
+/// its log in `dir`, until root logs in with `password` over TCP.
+#[allow(clippy::too_many_arguments)]
+fn serve(
+    launcher: &dyn Launcher,
+    image: &docker::Image,
+    dir: &Path,
+    user: Option<&RunAs>,
+    options: &[OsString],
+    listen: Listen,
+    mounts: &[Mount],
+    env: &[(String, String)],
+    password: &str,
+) -> Result<kit::start::Started<Endpoint, MyClient>> {
+    kit::start::listening(
         launcher,
         listen,
         Duration::from_secs(120),
         |tcp| {
             let port = tcp.unwrap_or(3306);
-            let mut args: Vec<std::ffi::OsString> = vec![
+            let mut args: Vec<OsString> = vec![
                 format!("--port={port}").into(),
                 "--bind-address=127.0.0.1".into(),
                 "--skip-name-resolve".into(),
@@ -87,20 +173,17 @@ pub fn start(
             // No --innodb-fast-shutdown=2 as for native servers: the entrypoint passes the
             // arguments to its bootstrap too, which then leaves a data directory its
             // temporary server cannot open; a container is removed with SIGKILL anyway.
-            if apart.is_some() {
-                args.push(format!("--innodb-log-group-home-dir={REDO}").into());
-            }
-            args.extend(settings.iter().map(|(k, v)| option(k, v).into()));
-            let container = Container { image: image.name.clone(), env: env.clone(), args, mounts: mounts.clone() };
+            args.extend(options.iter().cloned());
+            let container = Container { image: image.name.clone(), env: env.to_vec(), args, mounts: mounts.to_vec() };
             let recipe = Recipe {
                 server: Step::new("mariadbd", user),
-                dir: dir.path().to_path_buf(),
+                dir: dir.to_path_buf(),
                 stop_signal: libc::SIGTERM,
                 death_signal: libc::SIGKILL,
                 container: Some(container),
             };
             let at = OptsBuilder::default().ip_or_hostname("127.0.0.1").tcp_port(port).user(Some("root"));
-            let root = Endpoint::new(at.pass(Some(password.clone())).db_name(Some(DATABASE)));
+            let root = Endpoint::new(at.pass(Some(password.to_string())).db_name(Some(DATABASE)));
             Ok((recipe, root))
         },
         |root| MyClient::connect(root, false).ok(),
@@ -108,7 +191,5 @@ pub fn start(
             let log = server.log();
             listen.taken(&log, first_errors(e, &log))
         },
-    )?;
-    let port = started.port.unwrap_or(3306);
-    Ok(Started { server: started.server, root: started.probe, port, mounts: described })
+    )
 }

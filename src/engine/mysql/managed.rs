@@ -106,7 +106,7 @@ pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
 }
 
 /// The `--set` values that shape the data directory, as `--key=value` options.
-fn init_options(settings: &[(String, String)]) -> Vec<String> {
+pub(super) fn init_options(settings: &[(String, String)]) -> Vec<String> {
     settings
         .iter()
         .filter(|(k, _)| INIT_ONLY.contains(&k.replace('-', "_").as_str()))

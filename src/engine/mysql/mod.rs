@@ -166,12 +166,21 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
         }
         Kind::Docker => {
             let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
-            let started =
-                container::start(launcher, &image, profile, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
+            let started = container::start(
+                launcher,
+                &image,
+                profile,
+                dir,
+                wal,
+                run_as.as_ref(),
+                &expected,
+                launch.listen,
+                machine,
+            )?;
             noted.insert("launcher".to_string(), launcher.name().to_string());
             noted.insert("image".to_string(), image.name.clone());
             noted.insert("image_id".to_string(), image.id.clone());
-            noted.insert("mounts".to_string(), started.mounts);
+            noted.extend(started.facts);
             (started.server, started.root, Some(started.port), None)
         }
     };

@@ -157,13 +157,22 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
         }
         Kind::Docker => {
             let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
-            let started =
-                container::start(launcher, &image, profile, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
+            let started = container::start(
+                launcher,
+                &image,
+                profile,
+                dir,
+                wal,
+                run_as.as_ref(),
+                &expected,
+                launch.listen,
+                machine,
+            )?;
             // Native results stay as they were: only a container says how it ran.
             noted.insert("launcher".to_string(), launcher.name().to_string());
             noted.insert("image".to_string(), image.name.clone());
             noted.insert("image_id".to_string(), image.id.clone());
-            noted.insert("mounts".to_string(), started.mounts);
+            noted.extend(started.facts);
             let port = started.login.port;
             (started.server, started.login, Some(port), None)
         }

@@ -2,13 +2,15 @@
 //! image's contract: a first argument ending in `.conf` is the server's configuration
 //! file, the data is in /data. The configuration file is ours, as for native servers (its
 //! password never on a command line), bind-mounted from the instance's 0700 directory;
-//! /data is a tmpfs for ram, a fresh directory of the disk location bind-mounted for
-//! disk. Always TCP on 127.0.0.1 with a random password: a container's socket stays
-//! inside it. Ready on the first PING.
+//! /data is a tmpfs for ram, a fresh directory of the disk location bind-mounted (or a
+//! named volume) for disk. redis-server has no init step, so there is no template:
+//! `--docker-init` changes nothing here. Always TCP on 127.0.0.1 with a random password:
+//! a container's socket stays inside it. Ready on the first PING.
 
 use super::client::RedisClient;
 use super::endpoint::{Addr, Endpoint};
 use super::managed::{Listen, config, database, write_private};
+use crate::engine::Machine;
 use crate::engine::access::{self, Access};
 use crate::engine::kit::{self, container};
 use crate::error::Result;
@@ -29,7 +31,8 @@ const CONF: &str = "/etc/dbrace/redis.conf";
 
 /// Start a container of `image` for `profile` with `settings` in its configuration file,
 /// on 127.0.0.1 at the port `listen` gives (a free one when it asks for the socket); TCP
-/// clients log in as `access` says. Returns the server, where it answers, and its mounts.
+/// clients log in as `access` says. Returns the server, where it answers, and what to
+/// record of its storage (`Layout::facts`).
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     launcher: &dyn Launcher,
@@ -40,10 +43,12 @@ pub fn start(
     settings: &[(String, String)],
     listen: access::Listen,
     access: &Access,
-) -> Result<(Server, Endpoint, String)> {
+    machine: &Machine,
+) -> Result<(Server, Endpoint, container::Facts)> {
     let listen = container::prepare(&[dir], user, listen)?;
-    let data = container::mount(profile.location, dir, "data", DATA, user)?;
-    let described = container::described(std::slice::from_ref(&data));
+    let mut layout = container::Layout::without_init(machine, image, user);
+    let data = layout.mount(profile.location, dir, "data", DATA)?;
+    let facts = layout.facts(std::slice::from_ref(&data));
     let conf = dir.path().join("redis.conf");
     let mounts = vec![data, Mount::Bind { source: conf.clone(), target: CONF.into() }];
     let db = database(access)?;
@@ -83,5 +88,5 @@ pub fn start(
         |endpoint| RedisClient::connect(endpoint, b"").ok(),
         kit::start::taken(listen),
     )?;
-    Ok((started.server, started.probe, described))
+    Ok((started.server, started.probe, facts))
 }

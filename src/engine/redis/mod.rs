@@ -154,7 +154,7 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
         }
         Kind::Docker => {
             let image = docker::image("redis", machine.image("redis", container::DEFAULT_IMAGE))?;
-            let (server, endpoint, mounts) = container::start(
+            let (server, endpoint, facts) = container::start(
                 launcher,
                 &image,
                 profile,
@@ -163,11 +163,12 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
                 &expected,
                 launch.listen,
                 launch.access,
+                machine,
             )?;
             noted.insert("launcher".to_string(), launcher.name().to_string());
             noted.insert("image".to_string(), image.name.clone());
             noted.insert("image_id".to_string(), image.id.clone());
-            noted.insert("mounts".to_string(), mounts);
+            noted.extend(facts);
             (server, endpoint, None)
         }
     };

@@ -1,6 +1,6 @@
 //! One server container: `docker run` attached, as a child of ours in its own process
 //! group (a Ctrl-C at the terminal reaches dbrace, not it), its output the server's log;
-//! `docker rm -f -v` when dropped.
+//! `docker rm -f -v` when dropped, then the named volumes it ran on.
 
 use super::cli::docker;
 use crate::error::Result;
@@ -9,15 +9,27 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 static NEXT: AtomicU64 = AtomicU64::new(1);
+
+/// A name for a container of this process: `dbrace-<pid>-<start time>-<n>` (the start
+/// time too: two dbrace processes in containers of their own may share a pid).
+pub(super) fn next_name() -> String {
+    let pid = std::process::id();
+    let started = crate::instance::datadir::start_time(pid).unwrap_or(0);
+    format!("dbrace-{pid}-{started}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
 
 /// A running container and the `docker run` attached to it.
 pub struct Running {
     name: String,
     child: Child,
     log: PathBuf,
+    /// Held until the container is removed (fields drop after `drop`), then removed.
+    _volumes: Vec<Arc<super::Volume>>,
 }
 
 /// `docker run`'s arguments for `c` as `recipe` says: name, owner label, host network,
@@ -49,6 +61,11 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
                 a.push("--mount".into());
                 a.push(v);
             }
+            Mount::Volume { volume, target } => {
+                a.push("--mount".into());
+                // The volume holds our data alone, not a copy of the image's files there.
+                a.push(format!("type=volume,source={},target={target},volume-nocopy", volume.name()).into());
+            }
         }
     }
     // Names only: docker takes the values from its own environment, so a password is
@@ -65,10 +82,7 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
 impl Running {
     /// Start `c`, its output in `server.log` of the recipe's instance directory.
     pub fn start(c: &Container, recipe: &Recipe) -> Result<Running> {
-        // The start time too: two dbrace processes in containers of their own may share a pid.
-        let (pid, n) = (std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let started = crate::instance::datadir::start_time(pid).unwrap_or(0);
-        let name = format!("dbrace-{pid}-{started}-{n}");
+        let name = next_name();
         let log = recipe.dir.join("server.log");
         let out = std::fs::File::create(&log).map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
@@ -80,7 +94,15 @@ impl Running {
             .stderr(err)
             .process_group(0);
         let child = cmd.spawn().map_err(|e| bad_input!("--launcher docker: cannot run docker: {e}"))?;
-        Ok(Running { name, child, log })
+        let volumes = c
+            .mounts
+            .iter()
+            .filter_map(|m| match m {
+                Mount::Volume { volume, .. } => Some(volume.clone()),
+                _ => None,
+            })
+            .collect();
+        Ok(Running { name, child, log, _volumes: volumes })
     }
 }
 
@@ -99,6 +121,25 @@ impl crate::launcher::Running for Running {
     }
     fn log_path(&self) -> &Path {
         &self.log
+    }
+    fn stop(&mut self, signal: i32, grace: Duration) -> Result<()> {
+        let out = docker(&["kill", "--signal", &signal.to_string(), &self.name])?;
+        if !out.status.success() && !crate::launcher::exited(&self.child) {
+            return Err(failed!("cannot signal container {}: {}", self.name, super::cli::first_line(&out)));
+        }
+        let start = Instant::now();
+        while !crate::launcher::exited(&self.child) {
+            if start.elapsed() > grace {
+                return Err(failed!("container {} did not stop within {} s", self.name, grace.as_secs()));
+            }
+            crate::signals::check()?;
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        match self.child.wait() {
+            Ok(s) if s.success() => Ok(()),
+            Ok(s) => Err(failed!("container {} stopped uncleanly: docker run {s}", self.name)),
+            Err(e) => Err(failed!("container {}: {e}", self.name)),
+        }
     }
 }
 

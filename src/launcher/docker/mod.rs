@@ -1,14 +1,18 @@
 //! The docker launcher: a recipe's `Container` run through the `docker` command (argv,
 //! never a shell string) with host networking, the server bound to 127.0.0.1 by its own
-//! arguments. Each container is named `dbrace-<pid>-<start time>-<n>`, labelled with its owner (pid, start
-//! time and pid namespace) so the reaper knows it, attached to a `docker run` process of ours whose
-//! output is the server's log, and removed with its anonymous volumes when dropped.
+//! arguments. Each container is named `dbrace-<pid>-<start time>-<n>`, labelled with its
+//! owner (pid, start time and pid namespace) so the reaper knows it, attached to a `docker
+//! run` process of ours whose output is the server's log, and removed with its anonymous
+//! volumes when dropped, then the named volumes of `--docker-disk volume` it ran on
+//! (`volume.rs`).
 
 mod cli;
 mod container;
 pub mod reap;
+mod volume;
 
 pub use cli::{Image, Versions, fetch_hint, image, inspect, versions};
+pub use volume::Volume;
 
 use super::{Launcher, Recipe, Server, Step};
 use crate::error::Result;
