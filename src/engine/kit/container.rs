@@ -1,7 +1,9 @@
 //! What every engine's container start does alike: its directories given to the user it
-//! runs as, TCP on 127.0.0.1 even where `run` asked for the socket (a container's socket
-//! stays inside it), and each directory of the profile mounted where the image expects it
-//! (a tmpfs for ram, a fresh directory of the disk location bind-mounted for disk).
+//! runs as, its network (the socket `run` asks for by default: `--network none` and a
+//! 0700 directory of the instance bind-mounted for the server's socket; TCP on 127.0.0.1
+//! of the host with `--network host`), and each directory of the profile mounted where
+//! the image expects it (a tmpfs for ram, a fresh directory of the disk location
+//! bind-mounted for disk).
 
 use crate::engine::access::Listen;
 use crate::error::Result;
@@ -9,17 +11,36 @@ use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
 use crate::instance::user::RunAs;
 use crate::launcher::Mount;
+use crate::launcher::container::Network;
 use crate::profile::LocationKind;
+use std::collections::BTreeMap;
 
-/// Give the instance's directories to `user`, and say where the container listens.
-pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen) -> Result<Listen> {
+/// Where the socket directory is mounted in a container.
+pub const SOCKET_DIR: &str = "/run/dbrace";
+
+/// Give the instance's directories (its own first) to `user`, and network the container
+/// as `listen` says: for the socket, no network and a fresh 0700 directory of the
+/// instance, owned by `user`, for the server's socket; for TCP, the host's.
+pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen) -> Result<Network> {
     if let Some(u) = user {
         dirs.iter().try_for_each(|d| d.give_to(u))?;
     }
-    Ok(match listen {
-        Listen::Socket => Listen::Tcp(None),
-        tcp => tcp,
+    Ok(match (listen, dirs.first()) {
+        (Listen::Socket, Some(dir)) => {
+            Network::None { dir: private_dir(&dir.path().join("sock"), user)?, target: SOCKET_DIR.into() }
+        }
+        _ => Network::Host,
     })
+}
+
+/// The network path to record: `network` (none or host) and, on a socket, `transport` as
+/// the socket's path on the host (what clients connect to), where a read-back says no
+/// more than "socket"; on TCP the read-back's `tcp 127.0.0.1:P` stands.
+pub fn noted(network: &Network, socket_file: &str, into: &mut BTreeMap<String, String>) {
+    into.insert("network".to_string(), network.mode().to_string());
+    if let Some(path) = network.socket(socket_file) {
+        into.insert("transport".to_string(), format!("socket {}", path.display()));
+    }
 }
 
 /// Where a directory of the profile lives in the container: a tmpfs at `target` for ram,

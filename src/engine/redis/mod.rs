@@ -151,7 +151,7 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
         }
         Kind::Docker => {
             let image = docker::image("redis", machine.image("redis", container::DEFAULT_IMAGE))?;
-            let (server, endpoint, mounts) = container::start(
+            let (server, endpoint, mounts, network) = container::start(
                 launcher,
                 &image,
                 profile,
@@ -165,6 +165,7 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
             noted.insert("image".to_string(), image.name.clone());
             noted.insert("image_id".to_string(), image.id.clone());
             noted.insert("mounts".to_string(), mounts);
+            kit::container::noted(&network, container::SOCKET, &mut noted);
             (server, endpoint, None)
         }
     };
