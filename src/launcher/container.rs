@@ -58,6 +58,50 @@ pub struct Container {
     pub args: Vec<OsString>,
     /// Where the data, and the WAL when apart, live inside the container.
     pub mounts: Vec<Mount>,
+    /// How clients reach the server: the host's network, or its socket only.
+    pub network: Network,
+}
+
+/// How a container is networked. Never a Docker bridge network: its addresses are a
+/// private range, reachable beyond loopback.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Network {
+    /// `--network host`: the server binds 127.0.0.1 of the host itself.
+    Host,
+    /// `--network none`: nothing but the container's own loopback; the server's unix socket
+    /// in `dir`, a 0700 host directory bind-mounted at `target`.
+    None {
+        /// The host directory.
+        dir: PathBuf,
+        /// The path inside the container.
+        target: String,
+    },
+}
+
+impl Network {
+    /// `docker run --network`'s value.
+    pub fn mode(&self) -> &'static str {
+        match self {
+            Network::Host => "host",
+            Network::None { .. } => "none",
+        }
+    }
+
+    /// The host path of `file` in the socket directory (none with host networking).
+    pub fn socket(&self, file: &str) -> Option<PathBuf> {
+        match self {
+            Network::Host => None,
+            Network::None { dir, .. } => Some(dir.join(file)),
+        }
+    }
+
+    /// The path of `file` in the socket directory as the server sees it.
+    pub fn inside(&self, file: &str) -> Option<String> {
+        match self {
+            Network::Host => None,
+            Network::None { target, .. } => Some(format!("{target}/{file}")),
+        }
+    }
 }
 
 /// A mount in the container.

@@ -1,8 +1,10 @@
 //! What every engine's container start does alike: its directories given to the user it
-//! runs as, TCP on 127.0.0.1 even where `run` asked for the socket (a container's socket
-//! stays inside it), each directory of the profile mounted where the image expects it as
-//! `--docker-init` and `--docker-disk` say (`Layout`), with where its fsync was measured,
-//! and the initialized template of an image, made once by a container of it.
+//! runs as, its network (the socket `run` asks for by default: `--network none` and a
+//! 0700 directory of the instance bind-mounted for the server's socket; TCP on 127.0.0.1
+//! of the host with `--network host`), each directory of the profile mounted where the
+//! image expects it as `--docker-init` and `--docker-disk` say (`Layout`), with where its
+//! fsync was measured, and the initialized template of an image, made once by a container
+//! of it.
 //!
 //! A directory of the profile in a container: with a template, a copy of it in a fresh
 //! directory of the profile's location, bind-mounted (for ram, the ram location: a host
@@ -17,7 +19,7 @@ use crate::instance::datadir::{copy_tree, private_dir};
 use crate::instance::fsync_probe::FsyncProbe;
 use crate::instance::user::RunAs;
 use crate::launcher::Mount;
-use crate::launcher::container::{Disk, Init};
+use crate::launcher::container::{Disk, Init, Network};
 use crate::launcher::docker::{Image, Volume};
 use crate::profile::LocationKind;
 use std::collections::BTreeMap;
@@ -27,15 +29,32 @@ use std::sync::{Arc, Mutex};
 /// Bumped when what a container template holds changes, so old ones are not reused.
 const TEMPLATE_VERSION: u32 = 1;
 
-/// Give the instance's directories to `user`, and say where the container listens.
-pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen) -> Result<Listen> {
+/// Where the socket directory is mounted in a container.
+pub const SOCKET_DIR: &str = "/run/dbrace";
+
+/// Give the instance's directories (its own first) to `user`, and network the container
+/// as `listen` says: for the socket, no network and a fresh 0700 directory of the
+/// instance, owned by `user`, for the server's socket; for TCP, the host's.
+pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen) -> Result<Network> {
     if let Some(u) = user {
         dirs.iter().try_for_each(|d| d.give_to(u))?;
     }
-    Ok(match listen {
-        Listen::Socket => Listen::Tcp(None),
-        tcp => tcp,
+    Ok(match (listen, dirs.first()) {
+        (Listen::Socket, Some(dir)) => {
+            Network::None { dir: private_dir(&dir.path().join("sock"), user)?, target: SOCKET_DIR.into() }
+        }
+        _ => Network::Host,
     })
+}
+
+/// The network path to record: `network` (none or host) and, on a socket, `transport` as
+/// the socket's path on the host (what clients connect to), where a read-back says no
+/// more than "socket"; on TCP the read-back's `tcp 127.0.0.1:P` stands.
+pub fn noted(network: &Network, socket_file: &str, into: &mut BTreeMap<String, String>) {
+    into.insert("network".to_string(), network.mode().to_string());
+    if let Some(path) = network.socket(socket_file) {
+        into.insert("transport".to_string(), format!("socket {}", path.display()));
+    }
 }
 
 /// What a container's start records beside the settings read back, as (key, value) pairs.

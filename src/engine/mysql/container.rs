@@ -5,8 +5,10 @@
 //! such as the page size hold), the data in /var/lib/mysql laid out as
 //! `kit::container::Layout` says (by default a copy of a template the image's own init
 //! made once, which the entrypoint then finds initialized), the redo log on a second
-//! mount when the profile puts it apart. Ready when root logs in over TCP (the
-//! entrypoint's temporary server has no networking).
+//! mount when the profile puts it apart. On the socket (`--network none`) the server
+//! listens in a bind-mounted 0700 directory of the instance; on TCP (`--network host`) on
+//! 127.0.0.1 of the host. Ready when root logs in to the real server, not the
+//! entrypoint's temporary one.
 
 use super::client::MyClient;
 use super::endpoint::Endpoint;
@@ -19,7 +21,7 @@ use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
 use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
-use crate::launcher::container::Init;
+use crate::launcher::container::{Init, Network};
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
 use crate::profile::Profile;
 use mysql_async::OptsBuilder;
@@ -34,22 +36,28 @@ const DATADIR: &str = "/var/lib/mysql";
 /// Where the redo log goes when it lives apart from the data.
 const REDO: &str = "/var/lib/mysql-redo";
 
-/// A started container: the server, root's login over TCP in dbrace's database, and what
-/// to record of its storage.
+/// A started container: the server, root's login in dbrace's database, and what to record
+/// of its storage and network.
 pub struct Started {
     /// The container.
     pub server: Server,
-    /// Root on 127.0.0.1, in dbrace's database.
+    /// Root on the socket's host directory or on 127.0.0.1, in dbrace's database.
     pub root: Endpoint,
-    /// The TCP port.
-    pub port: u16,
+    /// The TCP port on 127.0.0.1 of the host, when it listens there.
+    pub port: Option<u16>,
     /// The mounts, where fsync was measured, how the data began (`Layout::facts`).
     pub facts: container::Facts,
+    /// The container's network: none (the socket) or the host's.
+    pub network: Network,
 }
 
-/// Start a container of `image` for `profile` with `settings` as server options, on
-/// 127.0.0.1 at the port `listen` gives (a free one when it asks for the socket), its data
-/// from the image's template or its own init as `machine` says.
+/// The socket's file name in its directory.
+pub const SOCKET: &str = "mysqld.sock";
+
+/// Start a container of `image` for `profile` with `settings` as server options,
+/// listening as `listen` says (on a socket in a 0700 directory of the instance, or on
+/// 127.0.0.1 of the host at the port it gives), its data from the image's template or its
+/// own init as `machine` says.
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     launcher: &dyn Launcher,
@@ -63,7 +71,7 @@ pub fn start(
     machine: &Machine,
 ) -> Result<Started> {
     let dirs: Vec<&DataDir> = std::iter::once(dir).chain(wal).collect();
-    let listen = container::prepare(&dirs, user, listen)?;
+    let network = container::prepare(&dirs, user, listen)?;
     let apart = profile.wal.filter(|w| *w != profile.location);
     // The options that shape a data directory (the page size, …) are the template's too.
     let init = init_options(settings);
@@ -90,9 +98,10 @@ pub fn start(
     if apart.is_some() {
         args.insert(0, format!("--innodb-log-group-home-dir={REDO}").into());
     }
-    let started = serve(launcher, image, dir.path(), user, &args, listen, &mounts, &env, &password)?;
-    let port = started.port.unwrap_or(3306);
-    Ok(Started { server: started.server, root: started.probe, port, facts: layout.facts(&mounts) })
+    let net = (listen, &network);
+    let started = serve(launcher, image, dir.path(), user, &args, net, &mounts, &env, &password)?;
+    let (port, facts) = (started.port, layout.facts(&mounts));
+    Ok(Started { server: started.server, root: started.probe, port, facts, network })
 }
 
 /// The image contract's variables that initialize an empty data directory: root's
@@ -137,13 +146,15 @@ fn template(
         let password = random_password()?;
         kit::template::keep_secret(tmp, &password)?;
         let env = init_env(&password);
-        let started = serve(launcher, image, tmp, user, &args, Listen::Tcp(None), &mounts, &env, &password)?;
+        let net = (Listen::Tcp(None), &Network::Host);
+        let started = serve(launcher, image, tmp, user, &args, net, &mounts, &env, &password)?;
         started.server.stop(libc::SIGTERM, Duration::from_secs(60))
     })
 }
 
 /// Run a container of `image` on `mounts` with `env` and the server options `options`,
-/// its log in `dir`, until root logs in with `password` over TCP.
+/// its log in `dir`, listening and networked as `net` says, until root logs in to the real
+/// server with `password`.
 #[allow(clippy::too_many_arguments)]
 fn serve(
     launcher: &dyn Launcher,
@@ -151,7 +162,7 @@ fn serve(
     dir: &Path,
     user: Option<&RunAs>,
     options: &[OsString],
-    listen: Listen,
+    (listen, network): (Listen, &Network),
     mounts: &[Mount],
     env: &[(String, String)],
     password: &str,
@@ -170,11 +181,25 @@ fn serve(
                 // an unknown option is a warning, not an error).
                 "--loose-mysqlx=OFF".into(),
             ];
+            // Ready means the real server. The entrypoint first runs a temporary server for
+            // its init with our arguments, --skip-networking and our --socket (the socket
+            // of the options given): on the socket it answers where the real one will. The
+            // real one has networking (on the host's loopback with host networking, the
+            // container's own, isolated one with none); readiness reads it back.
+            if let Some(inside) = network.inside(SOCKET) {
+                args.push(format!("--socket={inside}").into());
+            }
             // No --innodb-fast-shutdown=2 as for native servers: the entrypoint passes the
             // arguments to its bootstrap too, which then leaves a data directory its
             // temporary server cannot open; a container is removed with SIGKILL anyway.
             args.extend(options.iter().cloned());
-            let container = Container { image: image.name.clone(), env: env.to_vec(), args, mounts: mounts.to_vec() };
+            let container = Container {
+                image: image.name.clone(),
+                env: env.to_vec(),
+                args,
+                mounts: mounts.to_vec(),
+                network: network.clone(),
+            };
             let recipe = Recipe {
                 server: Step::new("mariadbd", user),
                 dir: dir.to_path_buf(),
@@ -182,11 +207,18 @@ fn serve(
                 death_signal: libc::SIGKILL,
                 container: Some(container),
             };
-            let at = OptsBuilder::default().ip_or_hostname("127.0.0.1").tcp_port(port).user(Some("root"));
-            let root = Endpoint::new(at.pass(Some(password.to_string())).db_name(Some(DATABASE)));
+            let at = match network.socket(SOCKET) {
+                Some(path) => OptsBuilder::default().socket(Some(path.to_string_lossy())),
+                None => OptsBuilder::default().ip_or_hostname("127.0.0.1").tcp_port(port),
+            };
+            let root = Endpoint::new(at.user(Some("root")).pass(Some(password.to_string())).db_name(Some(DATABASE)));
             Ok((recipe, root))
         },
-        |root| MyClient::connect(root, false).ok(),
+        |root| {
+            let mut c = MyClient::connect(root, false).ok()?;
+            let real = c.value("SELECT @@skip_networking").is_ok_and(|v| v.as_deref() == Some("0"));
+            real.then_some(c)
+        },
         |server, e| {
             let log = server.log();
             listen.taken(&log, first_errors(e, &log))

@@ -181,7 +181,8 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
             noted.insert("image".to_string(), image.name.clone());
             noted.insert("image_id".to_string(), image.id.clone());
             noted.extend(started.facts);
-            (started.server, started.root, Some(started.port), None)
+            kit::container::noted(&started.network, container::SOCKET, &mut noted);
+            (started.server, started.root, started.port, None)
         }
     };
     let at = match port {

@@ -5,8 +5,9 @@
 //! loopback), the WAL apart through POSTGRES_INITDB_WALDIR, the settings as `-c`
 //! arguments, the data in PGDATA, laid out as `kit::container::Layout` says: by default a
 //! copy of a template the image's own init made once, which the entrypoint then finds
-//! initialized. Ready when a login over TCP succeeds (the entrypoint's own temporary
-//! server listens on no TCP port).
+//! initialized. On the socket (`--network none`) the server listens in a bind-mounted 0700
+//! directory of the instance; on TCP (`--network host`) on 127.0.0.1 of the host. Ready
+//! when the real server, not the entrypoint's temporary one, answers a login.
 
 use super::client::PgClient;
 use super::conninfo::ConnInfo;
@@ -19,7 +20,7 @@ use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
 use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
-use crate::launcher::container::Init;
+use crate::launcher::container::{Init, Network};
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
 use crate::profile::Profile;
 use std::path::{Path, PathBuf};
@@ -32,21 +33,25 @@ const PGDATA: &str = "/var/lib/postgresql/data";
 /// Where the WAL goes when it lives apart from the data.
 const WALDIR: &str = "/var/lib/postgresql/wal";
 
-/// A started container: the server, where the superuser logs in over TCP, and what to
-/// record of its storage.
+/// A started container: the server, where the superuser logs in, and what to record of
+/// its storage and network.
 pub struct Started {
     /// The container.
     pub server: Server,
-    /// The superuser's login on 127.0.0.1.
+    /// The superuser's login: on the socket's host directory, or on 127.0.0.1.
     pub login: ConnInfo,
+    /// The TCP port on 127.0.0.1 of the host, when it listens there.
+    pub port: Option<u16>,
     /// The mounts, where fsync was measured, how the data began (`Layout::facts`).
     pub facts: container::Facts,
+    /// The container's network: none (the socket) or the host's.
+    pub network: Network,
 }
 
-/// Start a container of `image` for `profile` with `settings` as -c options, on
-/// 127.0.0.1 at the port `listen` gives (a free one when it asks for the socket: a
-/// container's socket stays inside it), its data from the image's template or its own
-/// init as `machine` says.
+/// Start a container of `image` for `profile` with `settings` as -c options, listening
+/// as `listen` says (on a socket in a 0700 directory of the instance, or on 127.0.0.1 of
+/// the host at the port it gives), its data from the image's template or its own init as
+/// `machine` says.
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     launcher: &dyn Launcher,
@@ -60,7 +65,7 @@ pub fn start(
     machine: &Machine,
 ) -> Result<Started> {
     let dirs: Vec<&DataDir> = std::iter::once(dir).chain(wal).collect();
-    let listen = container::prepare(&dirs, user, listen)?;
+    let network = container::prepare(&dirs, user, listen)?;
     let apart = profile.wal.filter(|w| *w != profile.location);
     let template = match machine.docker_init {
         Init::Template => Some(template(launcher, image, apart.is_some(), user)?),
@@ -82,8 +87,10 @@ pub fn start(
             (password, env)
         }
     };
-    let started = serve(launcher, image, dir.path(), user, settings, listen, &mounts, &env, &password)?;
-    Ok(Started { server: started.server, login: started.probe, facts: layout.facts(&mounts) })
+    let net = (listen, &network);
+    let started = serve(launcher, image, dir.path(), user, settings, net, &mounts, &env, &password)?;
+    let (port, facts) = (started.port, layout.facts(&mounts));
+    Ok(Started { server: started.server, login: started.probe, port, facts, network })
 }
 
 /// The image contract's variables that initialize an empty data directory: the
@@ -123,13 +130,14 @@ fn template(launcher: &dyn Launcher, image: &docker::Image, wal_apart: bool, use
         let password = random_password()?;
         kit::template::keep_secret(tmp, &password)?;
         let env = init_env(&password, wal_apart);
-        let started = serve(launcher, image, tmp, user, &[], Listen::Tcp(None), &mounts, &env, &password)?;
+        let net = (Listen::Tcp(None), &Network::Host);
+        let started = serve(launcher, image, tmp, user, &[], net, &mounts, &env, &password)?;
         started.server.stop(libc::SIGINT, Duration::from_secs(60))
     })
 }
 
-/// Run a container of `image` on `mounts` with `env`, its log in `dir`, until the
-/// superuser logs in with `password` over TCP.
+/// Run a container of `image` on `mounts` with `env`, its log in `dir`, listening and
+/// networked as `net` says, until the real server lets the superuser in with `password`.
 #[allow(clippy::too_many_arguments)]
 fn serve(
     launcher: &dyn Launcher,
@@ -137,7 +145,7 @@ fn serve(
     dir: &Path,
     user: Option<&RunAs>,
     settings: &[(String, String)],
-    listen: Listen,
+    (listen, network): (Listen, &Network),
     mounts: &[Mount],
     env: &[(String, String)],
     password: &str,
@@ -154,14 +162,33 @@ fn serve(
                 args.push(format!("{k}={v}").into());
             };
             c("port", &port.to_string());
+            // Ready means the real server. The entrypoint first runs a temporary server for
+            // its init with our arguments and listen_addresses='' (the official image keeps
+            // our unix_socket_directories and port, so on the socket it answers where the
+            // real one will). The real one listens on 127.0.0.1 as well, which the temporary
+            // one cannot: the host's loopback with host networking, the container's own,
+            // isolated one with none; readiness reads listen_addresses back.
             c("listen_addresses", "127.0.0.1");
+            let host = match network {
+                Network::None { dir, target } => {
+                    c("unix_socket_directories", target);
+                    dir.to_string_lossy().into_owned()
+                }
+                Network::Host => "127.0.0.1".to_string(),
+            };
             // Dynamic shared memory as files in the data directory: a container's /dev/shm
             // is 64 MB.
             c("dynamic_shared_memory_type", "mmap");
             for (k, v) in settings {
                 c(k, v);
             }
-            let container = Container { image: image.name.clone(), env: env.to_vec(), args, mounts: mounts.to_vec() };
+            let container = Container {
+                image: image.name.clone(),
+                env: env.to_vec(),
+                args,
+                mounts: mounts.to_vec(),
+                network: network.clone(),
+            };
             let recipe = Recipe {
                 server: Step::new("postgres", user),
                 dir: dir.to_path_buf(),
@@ -170,7 +197,7 @@ fn serve(
                 container: Some(container),
             };
             let login = ConnInfo {
-                host: "127.0.0.1".into(),
+                host,
                 port,
                 user: SUPERUSER.into(),
                 password: Some(password.to_string()),
@@ -178,7 +205,11 @@ fn serve(
             };
             Ok((recipe, login))
         },
-        |login| PgClient::connect(login, false).ok(),
+        |login| {
+            let mut c = PgClient::connect(login, false).ok()?;
+            let real = c.show("listen_addresses").is_ok_and(|a| !a.is_empty());
+            real.then_some(c)
+        },
         kit::start::taken(listen),
     )
 }

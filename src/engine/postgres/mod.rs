@@ -173,8 +173,8 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
             noted.insert("image".to_string(), image.name.clone());
             noted.insert("image_id".to_string(), image.id.clone());
             noted.extend(started.facts);
-            let port = started.login.port;
-            (started.server, started.login, Some(port), None)
+            kit::container::noted(&started.network, &format!(".s.PGSQL.{}", started.login.port), &mut noted);
+            (started.server, started.login, started.port, None)
         }
     };
     let info = match port {

@@ -4,8 +4,10 @@
 //! password never on a command line), bind-mounted from the instance's 0700 directory;
 //! /data is a tmpfs for ram, a fresh directory of the disk location bind-mounted (or a
 //! named volume) for disk. redis-server has no init step, so there is no template:
-//! `--docker-init` changes nothing here. Always TCP on 127.0.0.1 with a random password:
-//! a container's socket stays inside it. Ready on the first PING.
+//! `--docker-init` changes nothing here. On the socket (`--network none`) the server
+//! listens in a bind-mounted 0700 directory of the instance and on no port; on TCP
+//! (`--network host`) on 127.0.0.1 of the host with a random password. Ready on the first
+//! PING (no temporary server here).
 
 use super::client::RedisClient;
 use super::endpoint::{Addr, Endpoint};
@@ -17,6 +19,7 @@ use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::server;
 use crate::instance::user::RunAs;
+use crate::launcher::container::Network;
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
 use crate::profile::Profile;
 use std::path::Path;
@@ -29,10 +32,14 @@ const DATA: &str = "/data";
 /// Where our configuration file is mounted.
 const CONF: &str = "/etc/dbrace/redis.conf";
 
+/// The socket's file name in its directory.
+pub const SOCKET: &str = "redis.sock";
+
 /// Start a container of `image` for `profile` with `settings` in its configuration file,
-/// on 127.0.0.1 at the port `listen` gives (a free one when it asks for the socket); TCP
-/// clients log in as `access` says. Returns the server, where it answers, and what to
-/// record of its storage (`Layout::facts`).
+/// listening as `listen` says (on a socket in a 0700 directory of the instance, or on
+/// 127.0.0.1 of the host at the port it gives); TCP clients log in as `access` says.
+/// Returns the server, where it answers, what to record of its storage
+/// (`Layout::facts`) and its network.
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     launcher: &dyn Launcher,
@@ -44,8 +51,8 @@ pub fn start(
     listen: access::Listen,
     access: &Access,
     machine: &Machine,
-) -> Result<(Server, Endpoint, container::Facts)> {
-    let listen = container::prepare(&[dir], user, listen)?;
+) -> Result<(Server, Endpoint, container::Facts, Network)> {
+    let network = container::prepare(&[dir], user, listen)?;
     let mut layout = container::Layout::without_init(machine, image, user);
     let data = layout.mount(profile.location, dir, "data", DATA)?;
     let facts = layout.facts(std::slice::from_ref(&data));
@@ -57,24 +64,34 @@ pub fn start(
         listen,
         Duration::from_secs(30),
         |port| {
-            let port = port.unwrap_or(6379);
-            let password = match &access.password {
-                Some(p) => p.clone(),
-                None => server::random_token(24)?,
+            let (how, endpoint) = match (network.socket(SOCKET), network.inside(SOCKET)) {
+                // As for a native server's socket: no password, the 0700 directory guards it.
+                (Some(host), Some(inside)) => {
+                    let endpoint = Endpoint { addr: Addr::Unix(host), username: None, password: None, db };
+                    (Listen::Socket(inside.into()), endpoint)
+                }
+                _ => {
+                    let port = port.unwrap_or(6379);
+                    let password = match &access.password {
+                        Some(p) => p.clone(),
+                        None => server::random_token(24)?,
+                    };
+                    let endpoint = Endpoint {
+                        addr: Addr::Tcp("127.0.0.1".into(), port),
+                        username: access.user.clone(),
+                        password: Some(password.clone()),
+                        db,
+                    };
+                    (Listen::Tcp { port, password, user: access.user.clone() }, endpoint)
+                }
             };
-            let how = Listen::Tcp { port, password: password.clone(), user: access.user.clone() };
             write_private(&conf, &config(Path::new(DATA), &how, settings), user)?;
-            let endpoint = Endpoint {
-                addr: Addr::Tcp("127.0.0.1".into(), port),
-                username: access.user.clone(),
-                password: Some(password),
-                db,
-            };
             let container = Container {
                 image: image.name.clone(),
                 env: Vec::new(),
                 args: vec![CONF.into()],
                 mounts: mounts.clone(),
+                network: network.clone(),
             };
             let recipe = Recipe {
                 server: Step::new("redis-server", user),
@@ -88,5 +105,5 @@ pub fn start(
         |endpoint| RedisClient::connect(endpoint, b"").ok(),
         kit::start::taken(listen),
     )?;
-    Ok((started.server, started.probe, facts))
+    Ok((started.server, started.probe, facts, network))
 }

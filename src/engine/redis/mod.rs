@@ -154,7 +154,7 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
         }
         Kind::Docker => {
             let image = docker::image("redis", machine.image("redis", container::DEFAULT_IMAGE))?;
-            let (server, endpoint, facts) = container::start(
+            let (server, endpoint, facts, network) = container::start(
                 launcher,
                 &image,
                 profile,
@@ -169,6 +169,7 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
             noted.insert("image".to_string(), image.name.clone());
             noted.insert("image_id".to_string(), image.id.clone());
             noted.extend(facts);
+            kit::container::noted(&network, container::SOCKET, &mut noted);
             (server, endpoint, None)
         }
     };

@@ -4,6 +4,7 @@
 
 use super::cli::docker;
 use crate::error::Result;
+use crate::launcher::container::Network;
 use crate::launcher::{Container, Mount, Recipe};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
@@ -32,11 +33,14 @@ pub struct Running {
     _volumes: Vec<Arc<super::Volume>>,
 }
 
-/// `docker run`'s arguments for `c` as `recipe` says: name, owner label, host network,
-/// the recipe's user, the mounts, the contract's variables, the image and its arguments.
+/// `docker run`'s arguments for `c` as `recipe` says: name, owner label, network, the
+/// recipe's user, the mounts (the socket directory's last), the contract's variables, the
+/// image and its arguments.
 fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
-    let mut a: Vec<OsString> =
-        ["run", "--rm", "--sig-proxy=false", "--network", "host", "--name", name].iter().map(OsString::from).collect();
+    let mut a: Vec<OsString> = ["run", "--rm", "--sig-proxy=false", "--network", c.network.mode(), "--name", name]
+        .iter()
+        .map(OsString::from)
+        .collect();
     let owner = crate::instance::datadir::owner_line(std::process::id());
     a.push("--label".into());
     a.push(format!("{}={owner}", super::OWNER_LABEL).into());
@@ -48,7 +52,11 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
     // As dbrace's run-as user, so what it writes into a bind mount stays removable.
     a.push("--user".into());
     a.push(format!("{uid}:{gid}").into());
-    for m in &c.mounts {
+    let socket = match &c.network {
+        Network::Host => None,
+        Network::None { dir, target } => Some(Mount::Bind { source: dir.clone(), target: target.clone() }),
+    };
+    for m in c.mounts.iter().chain(&socket) {
         match m {
             Mount::Tmpfs { target, bytes } => {
                 a.push("--tmpfs".into());
@@ -169,6 +177,7 @@ mod tests {
                 Mount::Tmpfs { target: "/var/lib/postgresql/data".into(), bytes: 1 << 30 },
                 Mount::Bind { source: "/var/tmp/d/pg_wal".into(), target: "/var/lib/postgresql/wal".into() },
             ],
+            network: Network::Host,
         };
         let recipe = Recipe {
             server: Step::new("postgres", Some(&user)),
@@ -190,5 +199,33 @@ mod tests {
         );
         assert!(text.contains(" --mount type=bind,source=/var/tmp/d/pg_wal,target=/var/lib/postgresql/wal "), "{text}");
         assert!(text.ends_with(" --env POSTGRES_USER postgres:17 -c fsync=off"), "{text}");
+    }
+
+    #[test]
+    fn a_socket_only_container_has_no_network_and_its_socket_directory_mounted() {
+        let c = Container {
+            image: "redis:7".into(),
+            env: Vec::new(),
+            args: vec!["/etc/dbrace/redis.conf".into()],
+            mounts: vec![Mount::Tmpfs { target: "/data".into(), bytes: 1 << 20 }],
+            network: Network::None { dir: "/var/tmp/d/sock".into(), target: "/run/dbrace".into() },
+        };
+        let recipe = Recipe {
+            server: Step::new("redis-server", None),
+            dir: "/var/tmp/d".into(),
+            stop_signal: libc::SIGTERM,
+            death_signal: libc::SIGTERM,
+            container: Some(c.clone()),
+        };
+        let args: Vec<String> =
+            run_args("dbrace-1-2", &c, &recipe).iter().map(|a| a.to_string_lossy().into()).collect();
+        let text = args.join(" ");
+        assert!(text.starts_with("run --rm --sig-proxy=false --network none --name dbrace-1-2 "), "{text}");
+        assert!(!text.contains("host"), "{text}");
+        let data = text.find(" --tmpfs /data:").unwrap();
+        let sock = text.find(" --mount type=bind,source=/var/tmp/d/sock,target=/run/dbrace ").unwrap();
+        assert!(data < sock && text.ends_with(" redis:7 /etc/dbrace/redis.conf"), "{text}");
+        assert_eq!(c.network.socket("redis.sock"), Some("/var/tmp/d/sock/redis.sock".into()));
+        assert_eq!(c.network.inside("redis.sock").as_deref(), Some("/run/dbrace/redis.sock"));
     }
 }

@@ -1,5 +1,6 @@
 //! The docker launcher: a recipe's `Container` run through the `docker` command (argv,
-//! never a shell string) with host networking, the server bound to 127.0.0.1 by its own
+//! never a shell string) with no network and the server's socket in a bind-mounted
+//! directory, or with host networking and the server bound to 127.0.0.1 by its own
 //! arguments. Each container is named `dbrace-<pid>-<start time>-<n>`, labelled with its
 //! owner (pid, start time and pid namespace) so the reaper knows it, attached to a `docker
 //! run` process of ours whose output is the server's log, and removed with its anonymous
