@@ -4,59 +4,9 @@
 
 mod common;
 
+use common::docker::{MARIADB_IMAGE, PG_IMAGE, REDIS_IMAGE, containers_of, require_docker, settle_killed, wait_for};
 use common::{Sandbox, read_json};
 use std::process::Command;
-use std::time::{Duration, Instant};
-
-/// The test image of postgres scripts/test-images builds.
-const PG_IMAGE: &str = "postgres=dbrace-test/postgres:15";
-
-/// The test image of redis.
-const REDIS_IMAGE: &str = "redis=dbrace-test/redis:7";
-/// The test image of mysql: MariaDB.
-const MARIADB_IMAGE: &str = "mysql=dbrace-test/mariadb:10.11";
-
-/// Fail, with the fix, unless a daemon answers and the test images are there.
-fn require_docker() {
-    let fix = "start one (apt-get install docker.io debootstrap; dockerd --bridge=none --iptables=false --ip6tables=false &) and build the images (scripts/test-images), or run scripts/test, which does both";
-    let info = Command::new("docker").arg("info").output();
-    assert!(info.is_ok_and(|o| o.status.success()), "the docker tests need a Docker daemon: {fix}");
-    for image in ["dbrace-test/postgres:15", "dbrace-test/redis:7", "dbrace-test/mariadb:10.11"] {
-        let found = Command::new("docker").args(["image", "inspect", image]).output().unwrap();
-        assert!(found.status.success(), "the docker tests need the image {image}: {fix}");
-    }
-}
-
-/// Names of the containers, running or not, that dbrace process `pid` started.
-fn containers_of(pid: u32) -> Vec<String> {
-    let out = Command::new("docker")
-        .args(["ps", "-a", "--filter", &format!("name=dbrace-{pid}-"), "--format", "{{.Names}}"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
-}
-
-/// The container names of the `docker run` clients of dbrace process `pid` still running.
-fn docker_runs_of(pid: u32) -> Vec<String> {
-    let prefix = format!("dbrace-{pid}-");
-    let argvs = std::fs::read_dir("/proc").unwrap().flatten().map(|p| {
-        let argv = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
-        String::from_utf8_lossy(&argv).into_owned()
-    });
-    argvs
-        .filter(|a| a.starts_with("docker\0run\0"))
-        .filter_map(|a| a.split('\0').find(|w| w.starts_with(&prefix)).map(str::to_string))
-        .collect()
-}
-
-/// Wait until `cond` holds, at most 60 s.
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !cond() {
-        assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// Run insert-commit once per profile of `engine` in containers of `image`
 /// (`ENGINE=IMAGE`), check what every container cell records, hand each cell's profile,
@@ -96,7 +46,9 @@ fn in_containers(image: &str, profiles: &str, check: impl Fn(&str, &serde_json::
 fn postgres_in_containers_on_disk_ram_and_nosync() {
     in_containers(PG_IMAGE, "disk,ram,nosync", |profile, s, rep| {
         assert!(s["image_id"].as_str().unwrap().starts_with("sha256:"), "{s}");
-        assert!(s["transport"].as_str().unwrap().starts_with("tcp 127.0.0.1:"), "{s}");
+        // The default transport: the socket, from the host, of a container with no network.
+        assert!(s["transport"].as_str().unwrap().starts_with("socket /"), "{s}");
+        assert_eq!(s["network"], "none", "{s}");
         let fsync = if profile == "nosync" { "off" } else { "on" };
         assert_eq!(s["fsync"], fsync, "{profile}: {s}");
         assert!(rep["start_s"].as_f64().unwrap() > 0.0, "{rep}");
@@ -189,12 +141,7 @@ fn a_container_left_by_sigkill_is_removed_by_clean() {
     wait_for("a container", || !containers_of(pid).is_empty());
     child.kill().unwrap();
     child.wait().unwrap();
-    // A `docker run` the killed run had just started may still be creating its container:
-    // once each has one, no container of the run can appear after the clean.
-    wait_for("the killed run's containers to exist", || {
-        let have = containers_of(pid);
-        docker_runs_of(pid).iter().all(|n| have.contains(n))
-    });
+    settle_killed(pid);
     let clean = sb.cmd(&["clean"]).assert().success();
     let said = String::from_utf8_lossy(&clean.get_output().stdout).to_string();
     assert!(containers_of(pid).is_empty(), "not removed: {:?}: {said}", containers_of(pid));

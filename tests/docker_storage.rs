@@ -6,56 +6,14 @@
 
 mod common;
 
+use common::docker::{
+    MARIADB_IMAGE, PG_IMAGE, containers_of, docker_lines, require_docker, settle_killed, volumes_of, wait_for,
+};
 use common::{Sandbox, read_json};
 use std::io::Read;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-const PG_IMAGE: &str = "postgres=dbrace-test/postgres:15";
-const MARIADB_IMAGE: &str = "mysql=dbrace-test/mariadb:10.11";
-
-/// Fail, with the fix, unless a daemon answers and the test images are there.
-fn require_docker() {
-    let fix = "start one (apt-get install docker.io debootstrap; dockerd --bridge=none --iptables=false --ip6tables=false &) and build the images (scripts/test-images), or run scripts/test, which does both";
-    let info = Command::new("docker").arg("info").output();
-    assert!(info.is_ok_and(|o| o.status.success()), "the docker tests need a Docker daemon: {fix}");
-    for image in ["dbrace-test/postgres:15", "dbrace-test/mariadb:10.11"] {
-        let found = Command::new("docker").args(["image", "inspect", image]).output().unwrap();
-        assert!(found.status.success(), "the docker tests need the image {image}: {fix}");
-    }
-}
-
-/// Lines of `docker ARGS`.
-fn docker_lines(args: &[&str]) -> Vec<String> {
-    let out = Command::new("docker").args(args).output().unwrap();
-    assert!(out.status.success(), "docker {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
-}
-
-/// Containers, running or not, that dbrace process `pid` started.
-fn containers_of(pid: u32) -> Vec<String> {
-    docker_lines(&["ps", "-a", "--filter", &format!("name=dbrace-{pid}-"), "--format", "{{.Names}}"])
-}
-
-/// Named volumes carrying the owner label whose owner is dbrace process `pid`.
-fn volumes_of(pid: u32) -> Vec<String> {
-    let format = "{{.Name}}\t{{.Label \"org.dbrace.owner\"}}";
-    docker_lines(&["volume", "ls", "--filter", "label=org.dbrace.owner", "--format", format])
-        .into_iter()
-        .filter(|l| l.split_once('\t').is_some_and(|(_, owner)| owner.starts_with(&format!("{pid} "))))
-        .collect()
-}
-
-/// Wait until `cond` holds, at most 120 s.
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !cond() {
-        assert!(start.elapsed() < Duration::from_secs(120), "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+use std::process::Stdio;
 
 /// Run insert-commit once per profile in containers of `image` (`ENGINE=IMAGE`) with
 /// `extra` flags, check every repeat measured and verified and nothing is left behind;
@@ -245,6 +203,7 @@ fn killed_volume_run(sb: &Sandbox) -> u32 {
         wait_for("a volume", || !volumes_of(pid).is_empty());
         child.kill().unwrap();
         child.wait().unwrap();
+        settle_killed(pid);
         if !volumes_of(pid).is_empty() {
             return pid;
         }

@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::docker::{MARIADB_IMAGE, PG_IMAGE, REDIS_IMAGE, containers_of, require_docker, wait_for};
 use common::{Sandbox, read_json};
 use std::io::Read;
 use std::os::unix::net::UnixListener;
@@ -14,39 +15,6 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-/// The test images scripts/test-images builds, as `--image` takes them.
-const PG_IMAGE: &str = "postgres=dbrace-test/postgres:15";
-const MARIADB_IMAGE: &str = "mysql=dbrace-test/mariadb:10.11";
-const REDIS_IMAGE: &str = "redis=dbrace-test/redis:7";
-
-/// Fail, with the fix, unless a daemon answers and the test images are there.
-fn require_docker() {
-    let fix = "start one (apt-get install docker.io debootstrap; dockerd --bridge=none --iptables=false --ip6tables=false &) and build the images (scripts/test-images), or run scripts/test, which does both";
-    let info = Command::new("docker").arg("info").output();
-    assert!(info.is_ok_and(|o| o.status.success()), "the docker tests need a Docker daemon: {fix}");
-    for flag in [PG_IMAGE, MARIADB_IMAGE, REDIS_IMAGE] {
-        let image = flag.split_once('=').unwrap().1;
-        let found = Command::new("docker").args(["image", "inspect", image]).output().unwrap();
-        assert!(found.status.success(), "the docker tests need the image {image}: {fix}");
-    }
-}
-
-/// The containers, running or not, whose owner label names dbrace process `pid`.
-fn containers_of(pid: u32) -> Vec<String> {
-    let format = "{{.Names}}|{{.Label \"org.dbrace.owner\"}}";
-    let out = Command::new("docker")
-        .args(["ps", "-a", "--filter", "label=org.dbrace.owner", "--format", format])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "docker ps: {}", text(&out.stderr));
-    let owner = format!("{pid} ");
-    text(&out.stdout)
-        .lines()
-        .filter(|l| l.split_once('|').is_some_and(|(_, o)| o.starts_with(&owner)))
-        .map(str::to_string)
-        .collect()
-}
 
 /// Nothing of dbrace process `pid` left: no container, no data directory.
 fn nothing_left(sb: &Sandbox, pid: u32) {
@@ -65,15 +33,6 @@ fn dbrace(sb: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> (u32, Output) {
     let child = c.spawn().unwrap();
     let pid = child.id();
     (pid, child.wait_with_output().unwrap())
-}
-
-/// Wait until `cond` holds, at most 120 s (image init on a loaded machine is slow).
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !cond() {
-        assert!(start.elapsed() < Duration::from_secs(120), "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// What a Ctrl-C at the terminal does: SIGINT to the whole foreground process group, of

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod docker;
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
