@@ -47,14 +47,27 @@ pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen) -> Resul
     })
 }
 
-/// The network path to record: `network` (none or host) and, on a socket, `transport` as
-/// the socket's path on the host (what clients connect to), where a read-back says no
-/// more than "socket"; on TCP the read-back's `tcp 127.0.0.1:P` stands.
-pub fn noted(network: &Network, socket_file: &str, into: &mut BTreeMap<String, String>) {
-    into.insert("network".to_string(), network.mode().to_string());
+/// What a container's instance records beside the settings read back: the launcher, the
+/// image and its id, the storage's `facts`, and the network path: `network` (none or
+/// host) and, on a socket, `transport` as the socket's path on the host (what clients
+/// connect to), where a read-back says no more than "socket"; on TCP the read-back's
+/// `tcp 127.0.0.1:P` stands.
+pub fn noted(
+    launcher: &dyn crate::launcher::Launcher,
+    image: &Image,
+    facts: Facts,
+    network: &Network,
+    socket_file: &str,
+) -> BTreeMap<String, String> {
+    let mut noted: BTreeMap<String, String> = facts.into_iter().collect();
+    noted.insert("launcher".to_string(), launcher.name().to_string());
+    noted.insert("image".to_string(), image.name.clone());
+    noted.insert("image_id".to_string(), image.id.clone());
+    noted.insert("network".to_string(), network.mode().to_string());
     if let Some(path) = network.socket(socket_file) {
-        into.insert("transport".to_string(), format!("socket {}", path.display()));
+        noted.insert("transport".to_string(), format!("socket {}", path.display()));
     }
+    noted
 }
 
 /// What a container's start records beside the settings read back, as (key, value) pairs.

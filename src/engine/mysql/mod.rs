@@ -177,11 +177,7 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
                 launch.listen,
                 machine,
             )?;
-            noted.insert("launcher".to_string(), launcher.name().to_string());
-            noted.insert("image".to_string(), image.name.clone());
-            noted.insert("image_id".to_string(), image.id.clone());
-            noted.extend(started.facts);
-            kit::container::noted(&started.network, container::SOCKET, &mut noted);
+            noted.extend(kit::container::noted(launcher, &image, started.facts, &started.network, container::SOCKET));
             (started.server, started.root, started.port, None)
         }
     };

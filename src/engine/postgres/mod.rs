@@ -169,11 +169,13 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
                 machine,
             )?;
             // Native results stay as they were: only a container says how it ran.
-            noted.insert("launcher".to_string(), launcher.name().to_string());
-            noted.insert("image".to_string(), image.name.clone());
-            noted.insert("image_id".to_string(), image.id.clone());
-            noted.extend(started.facts);
-            kit::container::noted(&started.network, &format!(".s.PGSQL.{}", started.login.port), &mut noted);
+            noted.extend(kit::container::noted(
+                launcher,
+                &image,
+                started.facts,
+                &started.network,
+                &format!(".s.PGSQL.{}", started.login.port),
+            ));
             (started.server, started.login, started.port, None)
         }
     };

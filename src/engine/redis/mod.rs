@@ -165,11 +165,7 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
                 launch.access,
                 machine,
             )?;
-            noted.insert("launcher".to_string(), launcher.name().to_string());
-            noted.insert("image".to_string(), image.name.clone());
-            noted.insert("image_id".to_string(), image.id.clone());
-            noted.extend(facts);
-            kit::container::noted(&network, container::SOCKET, &mut noted);
+            noted.extend(kit::container::noted(launcher, &image, facts, &network, container::SOCKET));
             (server, endpoint, None)
         }
     };
