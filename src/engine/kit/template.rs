@@ -61,7 +61,7 @@ pub fn made(name: &str, done: &str, fill: impl FnOnce(&Path) -> Result<()>) -> R
     if path.join(done).exists() {
         return Ok(path);
     }
-    remove_abandoned(&dir);
+    remove_abandoned();
     let tmp = dir.join(format!("{name}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::DirBuilder::new().mode(0o700).create(&tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
@@ -75,9 +75,11 @@ pub fn made(name: &str, done: &str, fill: impl FnOnce(&Path) -> Result<()>) -> R
     Ok(path)
 }
 
-/// Remove the temporary templates of processes that are gone (a SIGKILL mid-init).
-fn remove_abandoned(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+/// Remove the temporary templates of processes that are gone (a SIGKILL mid-init); how many.
+pub fn remove_abandoned() -> usize {
+    let Ok(dir) = crate::instance::location::shared_dir() else { return 0 };
+    let Ok(entries) = std::fs::read_dir(dir.join("templates")) else { return 0 };
+    let mut removed = 0;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let pid = name.rsplit_once(".tmp-").and_then(|(_, p)| p.parse::<i32>().ok());
@@ -87,9 +89,10 @@ fn remove_abandoned(dir: &Path) {
             && unsafe { libc::kill(pid, 0) } != 0
             && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
         {
-            let _ = std::fs::remove_dir_all(e.path());
+            removed += usize::from(std::fs::remove_dir_all(e.path()).is_ok());
         }
     }
+    removed
 }
 
 /// Keep a template's login secret in `dir` (the template's 0700 directory), readable by
