@@ -170,6 +170,7 @@ pub fn instance(launch: &Launch) -> Result<MongoInstance> {
     inst.read_back(&mut c, &expected, &profile.name)?;
     inst.settings.insert("dir_filesystem".into(), crate::instance::location::fs_type(dir.path()));
     inst.settings.insert("binary".into(), b.path.display().to_string());
+    inst.settings.insert("binary_version".into(), b.version.clone());
     Ok(inst)
 }
 

@@ -154,6 +154,17 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
     let db = kit::url_database::unique_name();
     let wc = write_concern(profile);
     let mut c = MongoClient::connect(&endpoint, &db, wc).map_err(ConnectError::url_mistake)?;
+    // A login that may not work there says so now, not in the first measured
+    // transaction; the database does not exist until the first write makes it.
+    c.probe().map_err(|e| {
+        let why = if e.code() == Some(client::code::UNAUTHORIZED) {
+            "it wants a user and password with readWrite on any database (or root)"
+        } else {
+            "check the user, password and database in --url"
+        };
+        bad_input!("{} refused the run's database: {e}; {why}", endpoint.redacted())
+    })?;
+    // From here the database is dropped with `inst`, whatever fails next.
     let mut inst = MongoInstance {
         endpoint: endpoint.clone(),
         db: db.clone(),
@@ -162,16 +173,6 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
         settings: BTreeMap::new(),
         owned: Owned::Url(url_database(endpoint, db)),
     };
-    // From here the database is dropped with `inst`, whatever fails next. A login that
-    // may not write there says so now, not in the first measured transaction.
-    c.probe().map_err(|e| {
-        let why = if e.code() == Some(client::code::UNAUTHORIZED) {
-            "it wants a user and password with readWrite on any database (or root)"
-        } else {
-            "check the user, password and database in --url"
-        };
-        bad_input!("{} refused the run's database: {e}; {why}", inst.endpoint.redacted())
-    })?;
     inst.read_back(&mut c, &[], "disk")?;
     Ok(Box::new(inst))
 }
@@ -201,7 +202,11 @@ pub struct MongoInstance {
 
 impl MongoInstance {
     fn client(&self) -> Result<MongoClient> {
-        MongoClient::connect(&self.endpoint, &self.db, self.wc).map_err(|e| self.owned.unreachable(e))
+        MongoClient::connect(&self.endpoint, &self.db, self.wc).map_err(|e| match &self.owned {
+            // The URL worked when the instance was made: a server gone since fails the cell.
+            Owned::Url(_) => failed!("{e}; the --url server stopped answering during the run"),
+            Owned::Server(_) => self.owned.unreachable(e),
+        })
     }
 
     /// Record what the server says it is and runs with: `buildInfo`, `serverStatus`,
