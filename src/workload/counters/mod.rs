@@ -229,7 +229,7 @@ impl CellWorkload for Cell {
             (Role::Read, Connection::Sql(c)) => sql::reader(c, o, seed, wrong),
             (Role::Write, Connection::Kv(c)) => Ok(kv::writer(c, o, seed)),
             (Role::Read, Connection::Kv(c)) => Ok(kv::reader(c, o, seed, wrong)),
-            (Role::Write, Connection::Doc(c)) => Ok(doc::writer(c, o, seed, true)),
+            (Role::Write, Connection::Doc(c)) => Ok(doc::writer(c, o, seed, o.writes == options::Writes::Bulk)),
             (Role::Read, Connection::Doc(c)) => Ok(doc::reader(c, o, seed, wrong)),
         }
     }

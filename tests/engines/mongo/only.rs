@@ -38,6 +38,16 @@ fn every_workload_runs_and_verifies_on_a_url_server() {
     let counters = &r["cells"].as_array().unwrap().iter().find(|c| c["id"] == "mongo/disk/counters-write/c2").unwrap()
         ["repeats"][0]["verify"]["detail"];
     assert!(counters.as_str().unwrap().contains("80 tracks"), "{counters}");
+    // The other pattern of tracks: one update per bucket, the same sums.
+    let out = sb.out("per-bucket.json");
+    sb.cmd(&["run", "-q", "-e", "mongo", "--url", &s.url(), "-p", "async", "-w", "counters-write"])
+        .args(["--counters-writes", "per-bucket", "--counters-keys", "3", "-t", "30", "--warmup", "0s", "-r", "1"])
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let r = read_json(&out);
+    assert_eq!(r["options"]["counters"]["writes"], "per-bucket", "{}", r["options"]);
+    assert!(r["cells"][0]["repeats"][0]["verify"]["ok"].as_bool().unwrap(), "{r}");
     assert_eq!(StandIn::dbrace_databases(&s.url()), "[]", "the run's databases are dropped");
 }
 
