@@ -1,7 +1,8 @@
 //! Throwaway `mongod`s from the machine's own binary (`--mongo-bin DIR` or PATH): its
-//! dbpath in the instance's 0700 directory (on the profile's location), listening on a
-//! unix socket there or on 127.0.0.1 at a free port with a root user of a random
-//! password, the profile's journal settings on its command line. Ready on the first
+//! dbpath in the instance's 0700 directory (on the profile's location), reached on its
+//! unix socket there or with `--transport tcp` on 127.0.0.1 at a free port, `--auth`
+//! with a root user of a random password either way, the profile's journal settings on
+//! its command line. Ready on the first
 //! `hello`; stopped with SIGINT (mongod's clean shutdown). And what every instance reads
 //! back from its server, throwaway or not.
 
@@ -117,18 +118,20 @@ pub fn instance(launch: &Launch) -> Result<MongoInstance> {
         Duration::from_secs(60),
         |port| {
             let mut s = Step::new(&b.path, run_as.as_ref());
-            s.arg("--dbpath").arg(&dbpath).arg("--nounixsocket");
+            // Always --auth: a TCP listener on 127.0.0.1 exists either way, and only the
+            // account made through the localhost exception below may use it.
+            s.arg("--dbpath").arg(&dbpath).args(["--bind_ip", "127.0.0.1", "--auth"]);
             let endpoint = match port {
                 Some(port) => {
-                    s.args(["--bind_ip", "127.0.0.1", "--port", &port.to_string(), "--auth"]);
+                    s.args(["--port", &port.to_string(), "--nounixsocket"]);
                     endpoint(Addr::Tcp("127.0.0.1".into(), port), None)
                 }
                 None => {
-                    // A full socket path as bind_ip: the socket only, no TCP listener.
-                    let sock = dir.path().join("mongod.sock");
-                    s.arg("--bind_ip").arg(&sock).args(["--port", &server::free_port()?.to_string()]);
+                    // mongod's own socket, mongodb-PORT.sock, in the 0700 directory.
+                    let port = server::free_port()?;
+                    s.args(["--port", &port.to_string(), "--unixSocketPrefix"]).arg(dir.path());
                     s.args(["--filePermissions", "0700"]);
-                    endpoint(Addr::Unix(sock), None)
+                    endpoint(Addr::Unix(dir.path().join(format!("mongodb-{port}.sock"))), None)
                 }
             };
             s.args(&args);
@@ -148,14 +151,12 @@ pub fn instance(launch: &Launch) -> Result<MongoInstance> {
     let mut ep = started.probe;
     let mut first = started.ready;
     let server = started.server;
-    if started.port.is_some() {
-        // The localhost exception lets the first connection create the first user.
-        let (user, password) = account(access)?;
-        let cmd = bson::doc! { "createUser": &user, "pwd": &password, "roles": ["root"] };
-        first.command_doc("admin", &cmd).map_err(|e| failed!("mongod: cannot create user {user}: {e}"))?;
-        ep.user = Some(user);
-        ep.password = Some(password);
-    }
+    // The localhost exception lets the first connection create the first user.
+    let (user, password) = account(access)?;
+    let cmd = bson::doc! { "createUser": &user, "pwd": &password, "roles": ["root"] };
+    first.command_doc("admin", &cmd).map_err(|e| failed!("mongod: cannot create user {user}: {e}"))?;
+    ep.user = Some(user);
+    ep.password = Some(password);
     let wc = write_concern(profile);
     let db = access.database.clone().unwrap_or_else(|| MANAGED_DB.to_string());
     let mut inst = MongoInstance {
