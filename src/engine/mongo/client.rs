@@ -93,9 +93,29 @@ pub fn get_number(doc: &RawDocument, key: &str) -> Option<i64> {
     doc.get(key).ok().flatten().and_then(number)
 }
 
-/// `doc[key]` as text.
+/// `doc[key]` as text. (The `bson` crate's own `get_str` and kin build an error, with
+/// the key copied into it, for every miss: these only look.)
 pub fn get_str<'a>(doc: &'a RawDocument, key: &str) -> Option<&'a str> {
-    doc.get_str(key).ok()
+    match doc.get(key).ok().flatten() {
+        Some(RawBsonRef::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// `doc[key]` as a document.
+pub fn get_doc<'a>(doc: &'a RawDocument, key: &str) -> Option<&'a RawDocument> {
+    match doc.get(key).ok().flatten() {
+        Some(RawBsonRef::Document(d)) => Some(d),
+        _ => None,
+    }
+}
+
+/// `doc[key]` as an array.
+pub fn get_array<'a>(doc: &'a RawDocument, key: &str) -> Option<&'a bson::RawArray> {
+    match doc.get(key).ok().flatten() {
+        Some(RawBsonRef::Array(a)) => Some(a),
+        _ => None,
+    }
 }
 
 /// The error a reply carries: `ok: 0`, else its first write error, else its write
@@ -111,12 +131,12 @@ fn reply_error(r: &RawDocument) -> Option<Failure> {
     if get_number(r, "ok") != Some(1) {
         return Some(error(r));
     }
-    if let Ok(errors) = r.get_array("writeErrors")
+    if let Some(errors) = get_array(r, "writeErrors")
         && let Some(Ok(RawBsonRef::Document(first))) = errors.into_iter().next()
     {
         return Some(error(first));
     }
-    if let Ok(wce) = r.get_document("writeConcernError") {
+    if let Some(wce) = get_doc(r, "writeConcernError") {
         return Some(error(wce));
     }
     None
@@ -401,9 +421,9 @@ fn walk_batch(
     doc: &mut dyn FnMut(&RawDocument, &mut String) -> Result<(), Failure>,
 ) -> Result<i64, Failure> {
     let bad = |why: &str| Failure::Io(format!("bad cursor reply: {why}"));
-    let cursor = r.get_document("cursor").map_err(|_| bad("no cursor"))?;
+    let cursor = get_doc(r, "cursor").ok_or_else(|| bad("no cursor"))?;
     let id = get_number(cursor, "id").ok_or_else(|| bad("no cursor id"))?;
-    let docs = cursor.get_array(batch).map_err(|_| bad(batch))?;
+    let docs = get_array(cursor, batch).ok_or_else(|| bad(batch))?;
     for d in docs {
         match d.map_err(|e| bad(&e.to_string()))? {
             RawBsonRef::Document(d) if *n < limit => {

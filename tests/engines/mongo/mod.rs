@@ -9,6 +9,7 @@
 //! The table is built when first used, not written as a `conformance!` static: its URL
 //! holds the stand-in's port, chosen at run time.
 
+mod hot_path;
 mod only;
 pub mod stand_in;
 
