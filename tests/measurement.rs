@@ -105,7 +105,7 @@ fn engines_lists_engines_and_probed_locations() {
     let out = sb.cmd(&["engines", "--json"]).assert().success();
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let names: Vec<_> = v["engines"].as_array().unwrap().iter().map(|e| e["engine"].as_str().unwrap()).collect();
-    assert_eq!(names, ["sqlite", "memory", "postgres", "mysql", "redis"]);
+    assert_eq!(names, ["sqlite", "memory", "postgres", "mysql", "redis", "mongo"]);
     // scripts/test installs PostgreSQL, so its binaries are found; as root it says who runs it.
     let pg = &v["engines"][2];
     assert_eq!(pg["usable"], true, "{pg}");

@@ -12,7 +12,7 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 #[command(after_help = "Example: dbrace exec --profile disk,ram,ram-nosync --setup schema.sql -- pytest -q")]
 pub struct ExecArgs {
-    /// The engine whose throwaway servers the command runs against: postgres, mysql, redis,
+    /// The engine whose throwaway servers the command runs against: postgres, mysql, redis, mongo,
     /// or sqlite (a database file in the profile's location)
     #[arg(long, short = 'e', default_value = "postgres", value_name = "ENGINE")]
     pub engine: String,

@@ -14,7 +14,7 @@ use std::time::Duration;
 /// `dbrace run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Engines, comma-separated: sqlite, memory, postgres, mysql, redis
+    /// Engines, comma-separated: sqlite, memory, postgres, mysql, redis, mongo
     /// [default: sqlite, postgres (when installed), memory]
     #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST")]
     pub engine: Vec<String>,

@@ -17,7 +17,7 @@ pub enum ServeFormat {
 #[derive(Args, Debug)]
 #[command(after_help = "Example: dbrace serve postgres --setup schema.sql > db.env & sleep 1; . ./db.env; psql")]
 pub struct ServeArgs {
-    /// The engine: postgres, mysql, redis or sqlite
+    /// The engine: postgres, mysql, redis, mongo or sqlite
     #[arg(value_name = "ENGINE")]
     pub engine: String,
     /// The profile (see `dbrace engines`)

@@ -5,6 +5,7 @@ pub mod access;
 pub mod kit;
 pub mod machine;
 pub mod memory;
+pub mod mongo;
 pub mod mysql;
 pub mod postgres;
 pub mod redis;
@@ -23,6 +24,8 @@ pub enum Interface {
     Sql,
     /// Key-value operations.
     Kv,
+    /// Document operations (MongoDB's): inserts, finds by `_id`, `$set`, `$inc` upserts, ranges.
+    Doc,
 }
 
 /// How an engine is reached.
@@ -134,6 +137,8 @@ pub enum Connection {
     Sql(Box<dyn SqlClient>),
     /// A key-value client.
     Kv(Box<dyn KvClient>),
+    /// A document client.
+    Doc(Box<dyn DocClient>),
 }
 
 /// A parameter of a prepared statement, borrowed so the hot path never allocates.
@@ -315,6 +320,63 @@ pub trait KvClient: Send {
     }
 }
 
+/// A value in a document, borrowed so the hot path never allocates.
+#[derive(Clone, Copy, Debug)]
+pub enum DocValue<'a> {
+    /// A 64-bit integer.
+    Int(i64),
+    /// A string.
+    Text(&'a str),
+}
+
+/// A document to insert: its `_id` and its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct NewDoc<'a> {
+    /// The document's `_id`.
+    pub id: DocValue<'a>,
+    /// Its other fields, in order.
+    pub fields: &'a [(&'a str, DocValue<'a>)],
+}
+
+/// One `$inc` of one field (a dotted path) of the document whose `_id` is `id`.
+#[derive(Clone, Copy, Debug)]
+pub struct DocIncr<'a> {
+    /// The document's `_id`.
+    pub id: &'a str,
+    /// The field, `a.b` for a field `b` inside `a`.
+    pub field: &'a str,
+    /// How much to add.
+    pub by: i64,
+}
+
+/// Receives each field of `DocClient::range`: the document's `_id`, the field's dotted
+/// path, its value (`i64::MIN` for one that is not an integer).
+pub type DocField<'a> = dyn FnMut(&str, &str, i64) + 'a;
+
+/// A document connection: what document workloads drive, in collections of one database.
+pub trait DocClient: Send {
+    /// Drop collection `coll` if it exists (a fresh data set).
+    fn drop_collection(&mut self, coll: &str) -> TxResult<()>;
+    /// Insert `docs` in one round trip (a duplicate `_id` is `TxError::Duplicate`).
+    fn insert(&mut self, coll: &str, docs: &[NewDoc]) -> TxResult<()>;
+    /// Read the document whose `_id` is `id`, every field; whether it exists.
+    fn find_id(&mut self, coll: &str, id: &str) -> TxResult<bool>;
+    /// `$set` one field of the document whose `_id` is `id`; whether it exists.
+    fn set(&mut self, coll: &str, id: &str, field: &str, value: DocValue) -> TxResult<bool>;
+    /// Up to `limit` documents from `_id` = `from` on, in `_id` order, every field read;
+    /// the number read.
+    fn scan(&mut self, coll: &str, from: &str, limit: usize) -> TxResult<u64>;
+    /// Add the increments, creating missing documents (upserts); those of one document
+    /// are consecutive and go in one update. `one_bulk`: every document's update in one
+    /// round trip (a bulk write), else one round trip per document.
+    fn inc(&mut self, coll: &str, incs: &[DocIncr], one_bulk: bool) -> TxResult<()>;
+    /// The documents with `from <= _id <= to`, in `_id` order, each field handed to
+    /// `field`; the number of documents.
+    fn range(&mut self, coll: &str, from: &str, to: &str, field: &mut DocField) -> TxResult<u64>;
+    /// Documents in `coll` (verify, not the hot path).
+    fn count(&mut self, coll: &str) -> TxResult<u64>;
+}
+
 /// Receives each field of `KvClient::hgetall`: the key's index, the field, its value.
 pub type HashField<'a> = dyn FnMut(usize, &[u8], &[u8]) + 'a;
 
@@ -336,7 +398,7 @@ fn unsupported(op: &str) -> TxError {
 
 /// Every engine dbrace knows, in the order `dbrace engines` lists them.
 pub fn all() -> &'static [&'static dyn Engine] {
-    &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres, &mysql::Mysql, &redis::Redis]
+    &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres, &mysql::Mysql, &redis::Redis, &mongo::Mongo]
 }
 
 /// Look an engine up by name.

@@ -15,6 +15,17 @@ pub enum Schema {
     Rows,
 }
 
+/// How a track reaches a document engine: the two patterns Trifle::Stats' MongoDB docs name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Writes {
+    /// The seven buckets' `$inc` upserts in one bulk write.
+    #[default]
+    Bulk,
+    /// One update per bucket: seven round trips.
+    PerBucket,
+}
+
 /// What one read asks for: the buckets of `granularity` that start in the `span_s`
 /// seconds before a bucket boundary (`1d:hour` is the 24 hours of a day).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +77,8 @@ pub struct CountersOptions {
     pub range: ReadRange,
     /// How SQL engines store the counters.
     pub schema: Schema,
+    /// How a track reaches a document engine.
+    pub writes: Writes,
     /// How the clock moves (from --transactions or --duration; recorded there already).
     #[serde(skip)]
     pub pace: Pace,
@@ -91,6 +104,7 @@ impl Default for CountersOptions {
             spread_s: DEFAULT_SPREAD_S,
             range: ReadRange { span_s: 86_400, granularity: Granularity::Hour },
             schema: Schema::Json,
+            writes: Writes::Bulk,
             pace: Pace::default(),
         }
     }
@@ -151,6 +165,10 @@ pub struct CountersArgs {
     /// How SQL engines store counters: a JSON document per bucket, or a row per counter
     #[arg(help_heading = HEADING, long = "counters-schema", value_enum, default_value = "json")]
     pub schema: Schema,
+    /// How a track reaches a document engine (mongo): one bulk write of the seven buckets'
+    /// $inc upserts, or one update per bucket
+    #[arg(help_heading = HEADING, long = "counters-writes", value_enum, default_value = "bulk")]
+    pub writes: Writes,
 }
 
 impl CountersArgs {
@@ -162,6 +180,7 @@ impl CountersArgs {
             spread_s: self.spread,
             range: self.range,
             schema: self.schema,
+            writes: self.writes,
             pace,
         }
     }

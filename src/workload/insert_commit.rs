@@ -1,8 +1,9 @@
 //! `insert-commit`: one-row INSERT + COMMIT per transaction into an unindexed table
-//! (a SET of a new key on key-value engines). It measures the cost of a commit.
+//! (a SET of a new key on key-value engines, an insertOne of a new document on document
+//! engines). It measures the cost of a commit.
 
 use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions, step};
-use crate::engine::{Connection, Interface, KvClient, Param, SqlClient, Stmt, TxResult};
+use crate::engine::{Connection, DocClient, DocValue, Interface, KvClient, NewDoc, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
 
 /// The insert-commit workload.
@@ -18,15 +19,18 @@ impl Workload for InsertCommit {
         "insert-commit"
     }
     fn about(&self) -> &str {
-        "one-row INSERT + COMMIT per transaction (a SET of a new key on key-value engines)"
+        "one-row INSERT + COMMIT per transaction (a SET of a new key on key-value engines, an insertOne on mongo)"
     }
     fn interfaces(&self) -> &'static [Interface] {
-        &[Interface::Sql, Interface::Kv]
+        &[Interface::Sql, Interface::Kv, Interface::Doc]
     }
     fn prepare(&self, conn: &mut Connection, _opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         if let Connection::Sql(c) = conn {
             step("create table", c.create_table(TABLE, "client integer, seq integer, payload varchar(100)", None))?;
             step("finish the load", c.finish_load())?;
+        }
+        if let Connection::Doc(c) = conn {
+            step("drop collection", c.drop_collection(TABLE))?;
         }
         Ok(Box::new(Cell))
     }
@@ -46,12 +50,14 @@ impl CellWorkload for Cell {
                 Box::new(SqlInsert { c, insert, id: id.into(), seq: 0 })
             }
             Connection::Kv(c) => Box::new(KvInsert { c, id, seq: 0 }),
+            Connection::Doc(c) => Box::new(DocInsert { c, id: id.into(), seq: 0 }),
         })
     }
     fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
         let rows = match conn {
             Connection::Sql(c) => step("verify", c.scalar(&format!("SELECT count(*) FROM {TABLE}")))? as u64,
             Connection::Kv(c) => step("verify", c.count())?,
+            Connection::Doc(c) => step("verify", c.count(TABLE))?,
         };
         Ok(Verdict { ok: rows == committed, detail: format!("{rows} rows, {committed} committed transactions") })
     }
@@ -92,6 +98,28 @@ impl Transactor for KvInsert {
         key[2..6].copy_from_slice(&self.id.to_be_bytes());
         key[6..].copy_from_slice(&self.seq.to_be_bytes());
         self.c.set(&key, PAYLOAD.as_bytes())
+    }
+    fn abort(&mut self) {}
+}
+
+struct DocInsert {
+    c: Box<dyn DocClient>,
+    id: i64,
+    seq: i64,
+}
+
+impl Transactor for DocInsert {
+    fn run_one(&mut self, retry: bool) -> TxResult<()> {
+        self.seq += i64::from(!retry);
+        // `_id` from the client and its sequence: unique without a round trip, as a
+        // driver's ObjectId is.
+        let fields = [
+            ("client", DocValue::Int(self.id)),
+            ("seq", DocValue::Int(self.seq)),
+            ("payload", DocValue::Text(PAYLOAD)),
+        ];
+        let doc = NewDoc { id: DocValue::Int(self.id << 40 | self.seq), fields: &fields };
+        self.c.insert(TABLE, &[doc])
     }
     fn abort(&mut self) {}
 }

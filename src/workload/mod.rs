@@ -133,7 +133,7 @@ pub fn resolve(names: &[String], script: &script::Config) -> Result<Vec<Arc<dyn 
 pub(crate) fn sql<'a>(conn: &'a mut Connection, workload: &str) -> Result<&'a mut dyn SqlClient> {
     match conn {
         Connection::Sql(c) => Ok(c.as_mut()),
-        Connection::Kv(_) => Err(sql_only(workload)),
+        Connection::Kv(_) | Connection::Doc(_) => Err(sql_only(workload)),
     }
 }
 
@@ -141,12 +141,12 @@ pub(crate) fn sql<'a>(conn: &'a mut Connection, workload: &str) -> Result<&'a mu
 pub(crate) fn into_sql(conn: Connection, workload: &str) -> Result<Box<dyn SqlClient>> {
     match conn {
         Connection::Sql(c) => Ok(c),
-        Connection::Kv(_) => Err(sql_only(workload)),
+        Connection::Kv(_) | Connection::Doc(_) => Err(sql_only(workload)),
     }
 }
 
 fn sql_only(workload: &str) -> crate::error::Error {
-    failed!("workload {workload} drives SQL engines only, and was given a key-value client")
+    failed!("workload {workload} drives SQL engines only, and was given a key-value or document client")
 }
 
 /// Rows for a bulk load that stop coming once Ctrl-C or SIGTERM arrives, so a large

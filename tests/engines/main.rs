@@ -7,6 +7,7 @@ mod common;
 #[macro_use]
 mod conformance;
 
+mod mongo;
 mod mysql;
 mod postgres;
 mod redis;

@@ -2,13 +2,14 @@
 //! `track(key, values, at)` adds a map of counters (a nested map flattened to paths such
 //! as `duration.sum`) to one bucket per granularity: minute, hour, day, week, month,
 //! quarter, year, seven upserts per track (one transaction on SQL engines, one round trip
-//! of HINCRBYs on key-value engines). `values(key, from, to, granularity)` reads a range
+//! of HINCRBYs on key-value engines, one bulk write of `$inc` upserts on document engines). `values(key, from, to, granularity)` reads a range
 //! of buckets. `counters` runs as two workloads, so writes and reads get a row each:
 //! `counters-write` (a transaction is a track) and `counters-read` (a transaction is a
 //! read, over a data set its prepare loads).
 
 pub use crate::options::buckets;
 pub mod clock;
+mod doc;
 mod kv;
 pub use crate::options::counters as options;
 mod sql;
@@ -160,7 +161,7 @@ impl Workload for Counters {
         self.about
     }
     fn interfaces(&self) -> &'static [Interface] {
-        &[Interface::Sql, Interface::Kv]
+        &[Interface::Sql, Interface::Kv, Interface::Doc]
     }
     fn check(&self, opts: &WorkloadOptions) -> Result<()> {
         if self.role == Role::Read {
@@ -204,6 +205,7 @@ impl Workload for Counters {
                     kv::load(c.as_mut(), o, d)?
                 }
             }
+            Connection::Doc(c) => doc::prepare(c.as_mut(), o, data.as_deref())?,
         }
         Ok(Box::new(Cell { role: self.role, o: o.clone(), wrong: Arc::default() }))
     }
@@ -227,6 +229,8 @@ impl CellWorkload for Cell {
             (Role::Read, Connection::Sql(c)) => sql::reader(c, o, seed, wrong),
             (Role::Write, Connection::Kv(c)) => Ok(kv::writer(c, o, seed)),
             (Role::Read, Connection::Kv(c)) => Ok(kv::reader(c, o, seed, wrong)),
+            (Role::Write, Connection::Doc(c)) => Ok(doc::writer(c, o, seed, o.writes == options::Writes::Bulk)),
+            (Role::Read, Connection::Doc(c)) => Ok(doc::reader(c, o, seed, wrong)),
         }
     }
     fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
@@ -243,6 +247,7 @@ impl CellWorkload for Cell {
                 let starts: Vec<Vec<i64>> = reach.iter().map(|b| b.iter().map(|(s, _)| *s).collect()).collect();
                 kv::totals(c.as_mut(), o, &starts)?
             }
+            Connection::Doc(c) => doc::totals(c.as_mut(), o)?,
         };
         let mut v = match self.role {
             Role::Write => judge(&totals, tracks, &paths, None),

@@ -3,9 +3,11 @@
 //! the workload's proportions, records by the request distribution (zipfian, uniform or
 //! latest). Each operation is one transaction, as YCSB's autocommit bindings run them.
 //! SQL engines get YCSB's JDBC statements; key-value engines what YCSB's redis binding
-//! does: a hash per record and a sorted-set index for scans.
+//! does: a hash per record and a sorted-set index for scans; document engines what its
+//! mongodb binding does: a document per record, scans in `_id` order.
 
 mod client;
+mod doc;
 pub mod generator;
 mod kv;
 mod sequence;
@@ -85,7 +87,7 @@ impl Workload for Ycsb {
         self.about
     }
     fn interfaces(&self) -> &'static [Interface] {
-        &[Interface::Sql, Interface::Kv]
+        &[Interface::Sql, Interface::Kv, Interface::Doc]
     }
     /// A record is 1,000 bytes of fields and a key of up to 23: 1.4 KB in SQLite with the
     /// key's index (measured on 100,000 records), doubled and rounded up for the log, the
@@ -100,6 +102,7 @@ impl Workload for Ycsb {
         match conn {
             Connection::Sql(c) => sql::load(c.as_mut(), opts.records)?,
             Connection::Kv(c) => kv::load(c.as_mut(), opts.records)?,
+            Connection::Doc(c) => doc::load(c.as_mut(), opts.records)?,
         }
         Ok(Box::new(Cell {
             w: *self,
@@ -159,6 +162,7 @@ impl CellWorkload for Cell {
         Ok(match conn {
             Connection::Sql(c) => Box::new(Client::new(sql::SqlStore::new(c)?, driver)),
             Connection::Kv(c) => Box::new(Client::new(kv::KvStore::new(c), driver)),
+            Connection::Doc(c) => Box::new(Client::new(doc::DocStore::new(c), driver)),
         })
     }
     fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
@@ -168,6 +172,7 @@ impl CellWorkload for Cell {
         let (ok, found) = match conn {
             Connection::Sql(c) => sql::verify(c.as_mut(), want)?,
             Connection::Kv(c) => kv::verify(c.as_mut(), want)?,
+            Connection::Doc(c) => doc::verify(c.as_mut(), want)?,
         };
         let detail =
             format!("{want} records = {records} loaded + {inserted} inserted; {found}; {committed} operations");

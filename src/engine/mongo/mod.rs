@@ -1,0 +1,277 @@
+//! MongoDB: throwaway `mongod`s dbrace starts itself (managed), or an existing server
+//! (`--url mongodb://…`), where a run works in a database of its own, dropped afterwards.
+//! Durability is the write concern every write carries (`j: true` waits for the
+//! journal's sync) and, on a throwaway server, the journal's interval and the dbpath's
+//! filesystem.
+
+pub mod bson_out;
+pub mod client;
+pub mod managed;
+pub mod scram;
+pub mod url;
+pub mod wire;
+
+use super::ConnectError;
+use super::access::{self, Exposed};
+use super::kit::{self, Owned, ServerUser, UrlDatabase};
+use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, Target};
+use crate::error::Result;
+use crate::launcher::Kind;
+use crate::profile::{Durability, LocationKind, Profile};
+use client::{MongoClient, WriteConcern};
+use std::collections::BTreeMap;
+use url::Endpoint;
+use wire::Addr;
+
+/// The MongoDB engine.
+pub struct Mongo;
+
+/// Who the servers run as when we are root: mongod does not refuse root, but the
+/// package's `mongodb` user (or `--run-as`) when there is one.
+pub const USER: ServerUser = ServerUser { server: "mongod", default: "mongodb", refuses_root: false };
+
+/// The database a throwaway server's clients work in.
+const MANAGED_DB: &str = "dbrace";
+
+/// The write concern of a profile: `j: true` for a durable commit, else `j: false`.
+pub fn write_concern(p: &Profile) -> WriteConcern {
+    WriteConcern { journal: p.durability == Durability::Durable && !p.unlogged }
+}
+
+impl Engine for Mongo {
+    fn name(&self) -> &'static str {
+        "mongo"
+    }
+    fn interface(&self) -> Interface {
+        Interface::Doc
+    }
+    fn version(&self, machine: &Machine) -> Result<String> {
+        if machine.launcher == Kind::Docker {
+            return Err(bad_input!("mongo does not run under --launcher docker yet; use the native launcher or --url"));
+        }
+        let b = managed::binary(machine)?;
+        let who = USER.described(machine.run_as())?;
+        Ok(format!("{} ({}{who})", b.version, b.path.display()))
+    }
+    fn setting_keys(&self) -> &'static [&'static str] {
+        &[
+            "any mongod option, as --NAME VALUE (e.g. wiredTigerCacheSizeGB)",
+            "setParameter.NAME (--setParameter NAME=VALUE)",
+        ]
+    }
+    fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
+        let name = key.strip_prefix("setParameter.").unwrap_or(key);
+        name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    }
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &["mongodb", "mongodb+srv"]
+    }
+    fn bin_flag(&self) -> Option<BinFlag> {
+        Some(BinFlag { long: "mongo-bin", help: "Directory of the mongod binary [default: found on PATH]" })
+    }
+    fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
+        if profile.wal.is_some_and(|w| w != profile.location) {
+            return Err(bad_input!(
+                "profile '{}' puts a write-ahead log apart from the data; mongod keeps its journal inside its dbpath",
+                profile.name
+            ));
+        }
+        kit::target::check(
+            profile,
+            target,
+            || {
+                if machine.launcher == Kind::Docker {
+                    return Err(bad_input!(
+                        "mongo does not run under --launcher docker yet; use the native launcher or --url"
+                    ));
+                }
+                let b = managed::binary(machine)?;
+                if profile.unlogged && !b.in_memory {
+                    return Err(bad_input!(
+                        "profile '{}' needs mongod's inMemory storage engine, which {} lacks (it is MongoDB Enterprise's); use ram-nosync for a dbpath on tmpfs",
+                        profile.name,
+                        b.path.display()
+                    ));
+                }
+                Ok(())
+            },
+            |url| Endpoint::parse(url).map(drop),
+            |p| p.location == LocationKind::Disk && !p.unlogged && p.durability != Durability::Off,
+            ": against --url only the write concern is the client's to choose (disk: j:true, async: j:false); where the data lives, the journal's interval and the storage engine are the server's",
+        )?;
+        if matches!(target, Target::Url(_)) && !profile.settings.is_empty() {
+            return Err(bad_input!(
+                "--set for mongo passes mongod options, which need a server dbrace starts itself; the --url server is as it is"
+            ));
+        }
+        Ok(())
+    }
+    fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
+        *target == Target::Managed
+    }
+    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
+        match launch.target {
+            Target::Url(url) => on_url(launch.profile, url),
+            Target::Managed => Ok(Box::new(managed::instance(launch)?)),
+        }
+    }
+    fn exposes(&self) -> bool {
+        true
+    }
+    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
+        self.check(profile, &Target::Managed, machine)
+    }
+    fn expose(&self, launch: &Launch) -> Result<Exposed> {
+        exposed(managed::instance(&Launch { listen: access::Listen::Tcp(launch.access.port), ..*launch })?)
+    }
+}
+
+/// The connection handed to a user's tools: MONGODB_URI and DATABASE_URL.
+fn exposed(inst: MongoInstance) -> Result<Exposed> {
+    let ep = &inst.endpoint;
+    let Addr::Tcp(host, port) = &ep.addr else {
+        return Err(failed!("a mongod handed to a command listens on TCP"));
+    };
+    let password = ep.password.clone().unwrap_or_default();
+    let (url, redacted) = match &ep.user {
+        Some(user) => {
+            let (u, r) = access::urls("mongodb", user, &password, host, *port, &inst.db);
+            let q = format!("?authSource={}", access::encode(&ep.auth_source));
+            (u + &q, r + &q)
+        }
+        None => {
+            let u = format!("mongodb://{host}:{port}/{}", access::encode(&inst.db));
+            (u.clone(), u)
+        }
+    };
+    let env = vec![("MONGODB_URI".to_string(), url.clone()), ("DATABASE_URL".to_string(), url.clone())];
+    Ok(Exposed { instance: Box::new(inst), url, redacted, env, unset: &[], password })
+}
+
+fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
+    let endpoint = Endpoint::parse(url)?;
+    let db = kit::url_database::unique_name();
+    let wc = write_concern(profile);
+    let mut c = MongoClient::connect(&endpoint, &db, wc).map_err(ConnectError::url_mistake)?;
+    // A login that may not work there says so now, not in the first measured
+    // transaction; the database does not exist until the first write makes it.
+    c.probe().map_err(|e| {
+        let why = if e.code() == Some(client::code::UNAUTHORIZED) {
+            "it wants a user and password with readWrite on any database (or root)"
+        } else {
+            "check the user, password and database in --url"
+        };
+        bad_input!("{} refused the run's database: {e}; {why}", endpoint.redacted())
+    })?;
+    // From here the database is dropped with `inst`, whatever fails next.
+    let mut inst = MongoInstance {
+        endpoint: endpoint.clone(),
+        db: db.clone(),
+        wc,
+        version: String::new(),
+        settings: BTreeMap::new(),
+        owned: Owned::Url(url_database(endpoint, db)),
+    };
+    inst.read_back(&mut c, &[], "disk")?;
+    Ok(Box::new(inst))
+}
+
+/// The run's database `name` on the `--url` server, dropped when it goes.
+fn url_database(endpoint: Endpoint, name: String) -> UrlDatabase {
+    let how = format!("db.getSiblingDB('{name}').dropDatabase()");
+    let db = name.clone();
+    let run = move |_: &str| -> std::result::Result<(), String> {
+        let wc = WriteConcern { journal: false };
+        let mut c = MongoClient::connect(&endpoint, &db, wc).map_err(|e| e.to_string())?;
+        c.drop_database().map_err(|e| e.to_string())
+    };
+    UrlDatabase::new(name, how, Box::new(run))
+}
+
+/// A fresh MongoDB database to measure: on a throwaway server, or a database of the
+/// run's own on an existing one.
+pub struct MongoInstance {
+    endpoint: Endpoint,
+    db: String,
+    wc: WriteConcern,
+    version: String,
+    settings: BTreeMap<String, String>,
+    owned: Owned<UrlDatabase>,
+}
+
+impl MongoInstance {
+    fn client(&self) -> Result<MongoClient> {
+        MongoClient::connect(&self.endpoint, &self.db, self.wc).map_err(|e| match &self.owned {
+            // The URL worked when the instance was made: a server gone since fails the cell.
+            Owned::Url(_) => failed!("{e}; the --url server stopped answering during the run"),
+            Owned::Server(_) => self.owned.unreachable(e),
+        })
+    }
+
+    /// Record what the server says it is and runs with: `buildInfo`, `serverStatus`,
+    /// `getCmdLineOpts`, `getParameter`; fail when one of `expected` (mongod options
+    /// and parameters set) did not take.
+    fn read_back(&mut self, c: &mut MongoClient, expected: &[(String, String)], profile: &str) -> Result<()> {
+        let s = managed::read_back(c, &self.endpoint, self.wc, expected, profile)?;
+        self.version = s.get("version").cloned().unwrap_or_else(|| "unknown".into());
+        self.settings.extend(s);
+        Ok(())
+    }
+}
+
+impl Instance for MongoInstance {
+    fn connect(&self) -> Result<Connection> {
+        Ok(Connection::Doc(Box::new(self.client()?)))
+    }
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+    fn settings(&self) -> BTreeMap<String, String> {
+        self.settings.clone()
+    }
+    fn alive(&self) -> Result<()> {
+        self.owned.alive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_map_to_write_concerns() {
+        let p = |n: &str| Profile::builtin(n).unwrap();
+        assert!(write_concern(&p("disk")).journal);
+        assert!(write_concern(&p("ram")).journal);
+        for n in ["async", "nosync", "ram-nosync", "unlogged"] {
+            assert!(!write_concern(&p(n)).journal, "{n}");
+        }
+    }
+
+    #[test]
+    fn url_targets_take_only_the_write_concern() {
+        let url = Target::Url("mongodb://127.0.0.1:27017/".into());
+        for ok in ["disk", "async"] {
+            assert!(Mongo.check(&Profile::builtin(ok).unwrap(), &url, &Machine::default()).is_ok(), "{ok}");
+        }
+        for p in ["ram", "nosync", "ram-nosync", "unlogged", "wal-ram"] {
+            let e = Mongo.check(&Profile::builtin(p).unwrap(), &url, &Machine::default()).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{p}");
+        }
+        let mut d = Profile::builtin("disk").unwrap();
+        d.settings = vec![("wiredTigerCacheSizeGB".into(), "1".into())];
+        assert!(Mongo.check(&d, &url, &Machine::default()).unwrap_err().to_string().contains("mongod options"));
+        let srv = Target::Url("mongodb+srv://c.example/".into());
+        let e = Mongo.check(&Profile::builtin("disk").unwrap(), &srv, &Machine::default()).unwrap_err();
+        assert!(e.to_string().contains("mongodb+srv://"), "{e}");
+    }
+
+    #[test]
+    fn settings_are_mongod_options_or_parameters() {
+        let m = Machine::default();
+        assert!(Mongo.knows_setting("wiredTigerCacheSizeGB", &m));
+        assert!(Mongo.knows_setting("setParameter.journalCommitInterval", &m));
+        assert!(!Mongo.knows_setting("--port", &m) && !Mongo.knows_setting("a b", &m) && !Mongo.knows_setting("", &m));
+    }
+}

@@ -1,0 +1,233 @@
+//! `mongodb://` URLs as MongoDB's connection-string spec reads them (one host; user,
+//! password and socket paths percent-decoded; `authSource`, `authMechanism`), printed
+//! with the password replaced. `mongodb+srv://` needs DNS SRV lookups and TLS: refused.
+
+use super::scram::Mechanism;
+use super::wire::Addr;
+use crate::error::Result;
+
+/// Where and as whom to connect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The server's address.
+    pub addr: Addr,
+    /// User name, if any.
+    pub user: Option<String>,
+    /// Password, if any (never printed).
+    pub password: Option<String>,
+    /// The database named in the path (the default `authSource`).
+    pub database: Option<String>,
+    /// The database holding the user (`authSource`; else the path's, else `admin`).
+    pub auth_source: String,
+    /// The SCRAM mechanism asked for, else the one the server offers for the user.
+    pub mechanism: Option<Mechanism>,
+}
+
+/// The port a URL without one means.
+pub const DEFAULT_PORT: u16 = 27017;
+
+/// Options a driver reads that change nothing for a benchmark client of one connection.
+const IGNORED: &[&str] =
+    &["appname", "directconnection", "retrywrites", "retryreads", "maxpoolsize", "minpoolsize", "maxidletimems"];
+
+impl Endpoint {
+    /// Parse `mongodb://[USER[:PASSWORD]@]HOST[:PORT][/DB][?authSource=…&authMechanism=…]`.
+    pub fn parse(url: &str) -> Result<Endpoint> {
+        let redacted = crate::redact::redact(url);
+        let bad = |why: &str| {
+            bad_input!("--url {redacted}: {why}; write mongodb://[USER:PASSWORD@]HOST[:PORT]/[DB][?authSource=DB]")
+        };
+        if url.starts_with("mongodb+srv://") {
+            return Err(bad_input!(
+                "--url {redacted}: mongodb+srv:// needs DNS SRV lookups and TLS, which dbrace does not do yet; give the host as mongodb://HOST:PORT"
+            ));
+        }
+        let Some(rest) = url.strip_prefix("mongodb://") else {
+            return Err(bad("not a mongodb:// URL"));
+        };
+        parse(rest).map_err(|why| bad(&why))
+    }
+
+    /// A URL safe to print and store: the password replaced by `***`.
+    pub fn redacted(&self) -> String {
+        let auth = match (&self.user, &self.password) {
+            (Some(u), Some(_)) => format!("{}:***@", crate::engine::access::encode(u)),
+            (Some(u), None) => format!("{}@", crate::engine::access::encode(u)),
+            _ => String::new(),
+        };
+        let host = match &self.addr {
+            Addr::Tcp(h, p) if h.contains(':') => format!("[{h}]:{p}"),
+            Addr::Tcp(h, p) => format!("{h}:{p}"),
+            Addr::Unix(p) => crate::engine::access::encode(&p.to_string_lossy()),
+        };
+        format!("mongodb://{auth}{host}/{}", self.database.as_deref().unwrap_or(""))
+    }
+
+    /// How clients reach the server, for the recorded settings.
+    pub fn transport(&self) -> String {
+        match &self.addr {
+            Addr::Tcp(h, p) if h.contains(':') => format!("tcp [{h}]:{p}"),
+            Addr::Tcp(h, p) => format!("tcp {h}:{p}"),
+            Addr::Unix(p) => format!("socket {}", p.display()),
+        }
+    }
+}
+
+fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
+    let (main, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let (authority, path) = main.split_once('/').unwrap_or((main, ""));
+    let (userinfo, hosts) = match authority.rsplit_once('@') {
+        Some((u, h)) => (Some(u), h),
+        None => (None, authority),
+    };
+    let (user, password) = match userinfo {
+        None => (None, None),
+        Some(u) => match u.split_once(':') {
+            Some((u, p)) => (Some(decode(u, "user")?), Some(decode(p, "password")?)),
+            None => (Some(decode(u, "user")?), None),
+        },
+    };
+    if user.as_deref() == Some("") {
+        return Err("the user name is empty".into());
+    }
+    if hosts.is_empty() {
+        return Err("no host".into());
+    }
+    if hosts.contains(',') {
+        return Err("several hosts (a replica set's seed list): give the one host to race".into());
+    }
+    let addr = host(hosts)?;
+    let database = match decode(path, "database")? {
+        d if d.is_empty() => None,
+        d if d.bytes().any(|b| b"/\\. \"$\0".contains(&b)) => {
+            return Err(format!("'{d}' is not a MongoDB database name"));
+        }
+        d => Some(d),
+    };
+    let mut auth_source = None;
+    let mut mechanism = None;
+    for kv in query.split('&').filter(|kv| !kv.is_empty()) {
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("option '{kv}' has no value"))?;
+        let v = decode(v, k)?;
+        match k.to_ascii_lowercase().as_str() {
+            "authsource" => auth_source = Some(v),
+            "authmechanism" => {
+                mechanism = Some(match v.as_str() {
+                    "SCRAM-SHA-256" => Mechanism::Sha256,
+                    "SCRAM-SHA-1" => Mechanism::Sha1,
+                    _ => return Err(format!("authMechanism {v}: dbrace speaks SCRAM-SHA-256 and SCRAM-SHA-1")),
+                })
+            }
+            "tls" | "ssl" if v == "false" => {}
+            "tls" | "ssl" => return Err("TLS is not supported yet (tls=true)".into()),
+            "w" | "journal" | "wtimeoutms" => {
+                return Err(format!(
+                    "option {k}: the profile chooses the write concern (disk: j:true, async: j:false)"
+                ));
+            }
+            k if IGNORED.contains(&k) => {}
+            _ => return Err(format!("unknown option '{k}' (known: authSource, authMechanism, tls=false)")),
+        }
+    }
+    let auth_source = auth_source.or_else(|| database.clone()).unwrap_or_else(|| "admin".into());
+    Ok(Endpoint { addr, user, password, database, auth_source, mechanism })
+}
+
+/// `HOST[:PORT]`, `[V6]:PORT`, or a percent-encoded socket path ending in `.sock`.
+fn host(h: &str) -> std::result::Result<Addr, String> {
+    let decoded = decode(h, "host")?;
+    if decoded.starts_with('/') {
+        if !decoded.ends_with(".sock") {
+            return Err("a socket path must end in .sock".into());
+        }
+        return Ok(Addr::Unix(decoded.into()));
+    }
+    let (name, port) = if let Some(v6) = h.strip_prefix('[') {
+        let (name, after) = v6.split_once(']').ok_or("an IPv6 address without its ']'")?;
+        (name, after.strip_prefix(':'))
+    } else {
+        match h.rsplit_once(':') {
+            Some((n, p)) => (n, Some(p)),
+            None => (h, None),
+        }
+    };
+    if name.is_empty() {
+        return Err("no host".into());
+    }
+    let port = match port {
+        None => DEFAULT_PORT,
+        Some(p) => p.parse::<u16>().ok().filter(|&p| p > 0).ok_or_else(|| format!("port '{p}' is not a port"))?,
+    };
+    Ok(Addr::Tcp(name.to_string(), port))
+}
+
+/// Percent-decode one part of the URL.
+fn decode(s: &str, what: &str) -> std::result::Result<String, String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+            let v = hex
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| format!("bad %-escape in the {what}"))?;
+            out.push(v);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    let s = String::from_utf8(out).map_err(|_| format!("the {what} is not UTF-8 once percent-decoded"))?;
+    if s.contains('\0') {
+        return Err(format!("the {what} holds a NUL byte"));
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_parse_and_redact() {
+        let e = Endpoint::parse("mongodb://bob:p%40ss@db.example:27018/shop?authSource=admin").unwrap();
+        assert_eq!(e.addr, Addr::Tcp("db.example".into(), 27018));
+        assert_eq!((e.user.as_deref(), e.password.as_deref()), (Some("bob"), Some("p@ss")));
+        assert_eq!((e.database.as_deref(), e.auth_source.as_str()), (Some("shop"), "admin"));
+        assert_eq!(e.redacted(), "mongodb://bob:***@db.example:27018/shop");
+        let e = Endpoint::parse("mongodb://u:p@h/app").unwrap();
+        assert_eq!((e.addr, e.auth_source.as_str()), (Addr::Tcp("h".into(), DEFAULT_PORT), "app"));
+        let e = Endpoint::parse("mongodb://127.0.0.1").unwrap();
+        assert_eq!((e.user, e.database, e.auth_source.as_str()), (None, None, "admin"));
+        let e = Endpoint::parse("mongodb://[::1]:27019/?authMechanism=SCRAM-SHA-1&appName=x").unwrap();
+        assert_eq!((e.addr, e.mechanism), (Addr::Tcp("::1".into(), 27019), Some(Mechanism::Sha1)));
+        let e = Endpoint::parse("mongodb://%2Ftmp%2Fmongodb-27017.sock/").unwrap();
+        assert_eq!(e.addr, Addr::Unix("/tmp/mongodb-27017.sock".into()));
+        assert_eq!(e.redacted(), "mongodb://%2Ftmp%2Fmongodb-27017.sock/");
+    }
+
+    #[test]
+    fn mistakes_are_one_line_and_never_show_the_password() {
+        for (url, says) in [
+            ("mongodb+srv://u:secret@cluster.example/db", "mongodb+srv:// needs DNS SRV"),
+            ("postgres://h/db", "not a mongodb:// URL"),
+            ("mongodb://u:secret@a:1,b:2/db", "several hosts"),
+            ("mongodb://u:secret@h:99999/db", "not a port"),
+            ("mongodb://u:secret@h/db?tls=true", "TLS"),
+            ("mongodb://u:secret@h/db?w=majority", "profile chooses"),
+            ("mongodb://u:secret@h/db?authMechanism=PLAIN", "SCRAM"),
+            ("mongodb://u:secret@h/db?bogus=1", "unknown option"),
+            ("mongodb://u:secret@h/a.b", "not a MongoDB database"),
+            ("mongodb://u:secret@/db", "no host"),
+            ("mongodb://u:sec%zzret@h/db", "bad %-escape"),
+        ] {
+            let e = Endpoint::parse(url).unwrap_err();
+            let m = e.to_string();
+            assert_eq!(e.exit_code(), 2, "{url}");
+            assert!(m.contains(says), "{url}: {m}");
+            assert!(!m.contains("secret") && !m.contains('\n'), "{m}");
+        }
+    }
+}
