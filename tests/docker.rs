@@ -86,9 +86,9 @@ fn a_missing_image_is_bad_input_in_one_line() {
     assert!(err.contains("image dbrace-test/nothing:0 is not on this machine"), "{err}");
     assert!(err.contains("--image postgres=IMAGE"), "{err}");
     assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
-    let run = sb.cmd(&["run", "-e", "postgres", "--launcher", "docker", "--image", "mongo=mongo:7"]).assert().code(2);
+    let run = sb.cmd(&["run", "-e", "postgres", "--launcher", "docker", "--image", "cassandra=cassandra:5"]).assert().code(2);
     let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
-    assert!(err.contains("unknown engine 'mongo'"), "{err}");
+    assert!(err.contains("unknown engine 'cassandra'"), "{err}");
 }
 
 #[test]
@@ -189,4 +189,42 @@ fn no_docker_or_no_daemon_is_bad_input_with_the_fix() {
     let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
     assert!(err.contains("no Docker daemon answers") && err.contains("dockerd"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+/// The filesystem type of `path` inside container `name`, as the server there sees it.
+fn fs_inside(name: &str, path: &str) -> Option<String> {
+    let out = Command::new("docker").args(["exec", name, "stat", "-f", "-c", "%T", path]).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[test]
+fn ram_is_a_tmpfs_inside_the_container_from_a_template_and_fresh() {
+    require_docker();
+    let cases = [
+        (PG_IMAGE, "/var/lib/postgresql/data", "template"),
+        (PG_IMAGE, "/var/lib/postgresql/data", "fresh"),
+        (MARIADB_IMAGE, "/var/lib/mysql", "template"),
+        (MARIADB_IMAGE, "/var/lib/mysql", "fresh"),
+        (REDIS_IMAGE, "/data", "template"),
+    ];
+    for (image, datadir, init) in cases {
+        let sb = Sandbox::new();
+        let out = sb.out("r.json");
+        let engine = image.split_once('=').unwrap().0;
+        let mut child = sb
+            .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
+            .args(["-e", engine, "--launcher", "docker", "--image", image, "--docker-init", init, "-p", "ram"])
+            .args(["-w", "insert-commit", "-T", "3s", "--warmup", "0s", "-r", "1"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        // A template's maker runs on the templates directory, on disk: the cell's own
+        // container is the one whose data directory is a tmpfs.
+        let what = format!("{engine} {init}: a container whose {datadir} is a tmpfs");
+        wait_for(&what, || containers_of(pid).iter().any(|n| fs_inside(n, datadir).as_deref() == Some("tmpfs")));
+        assert!(child.wait().unwrap().success(), "{engine} {init}");
+        assert_eq!(read_json(&out)["cells"][0]["repeats"][0]["status"], "ok", "{engine} {init}");
+        assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    }
 }
