@@ -10,13 +10,15 @@ pub const PG_IMAGE: &str = "postgres=dbrace-test/postgres:15";
 pub const MARIADB_IMAGE: &str = "mysql=dbrace-test/mariadb:10.11";
 /// The Redis test image.
 pub const REDIS_IMAGE: &str = "redis=dbrace-test/redis:7";
+/// The mongo test image: SecantusDB behind the official mongo image's contract.
+pub const MONGO_IMAGE: &str = "mongo=dbrace-test/mongo:secantus";
 
 /// Fail loudly, with the fix, unless a daemon answers and the test images are here.
 pub fn require_docker() {
     let fix = "start one (apt-get install docker.io debootstrap; dockerd --bridge=none --iptables=false --ip6tables=false &) and build the images (scripts/test-images), or run scripts/test, which does both";
     let info = Command::new("docker").arg("info").output();
     assert!(info.is_ok_and(|o| o.status.success()), "the docker tests need a Docker daemon: {fix}");
-    for flag in [PG_IMAGE, MARIADB_IMAGE, REDIS_IMAGE] {
+    for flag in [PG_IMAGE, MARIADB_IMAGE, REDIS_IMAGE, MONGO_IMAGE] {
         let image = flag.split_once('=').unwrap().1;
         let found = Command::new("docker").args(["image", "inspect", image]).output().unwrap();
         assert!(found.status.success(), "the docker tests need the image {image}: {fix}");

@@ -175,12 +175,12 @@ pub fn instance(launch: &Launch) -> Result<MongoInstance> {
     Ok(inst)
 }
 
-fn endpoint(addr: Addr, user: Option<String>) -> Endpoint {
+pub(super) fn endpoint(addr: Addr, user: Option<String>) -> Endpoint {
     Endpoint { addr, user, password: None, database: None, auth_source: "admin".into(), mechanism: None }
 }
 
 /// The account TCP clients log in as: `--user`/`--password`, else dbrace and a random one.
-fn account(access: &Access) -> Result<(String, String)> {
+pub(super) fn account(access: &Access) -> Result<(String, String)> {
     let user = access.user.clone().unwrap_or_else(|| "dbrace".into());
     let password = match &access.password {
         Some(p) => p.clone(),

@@ -6,6 +6,7 @@
 
 pub mod bson_out;
 pub mod client;
+mod container;
 pub mod managed;
 pub mod scram;
 pub mod url;
@@ -16,7 +17,7 @@ use super::access::{self, Exposed};
 use super::kit::{self, Owned, ServerUser, UrlDatabase};
 use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
-use crate::launcher::Kind;
+use crate::launcher::{Kind, docker};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::{MongoClient, WriteConcern};
 use std::collections::BTreeMap;
@@ -47,11 +48,15 @@ impl Engine for Mongo {
     }
     fn version(&self, machine: &Machine) -> Result<String> {
         if machine.launcher == Kind::Docker {
-            return Err(bad_input!("mongo does not run under --launcher docker yet; use the native launcher or --url"));
+            let image = docker::image("mongo", machine.image("mongo", container::DEFAULT_IMAGE))?;
+            return Ok(format!("image {} ({})", image.name, image.id));
         }
         let b = managed::binary(machine)?;
         let who = USER.described(machine.run_as())?;
         Ok(format!("{} ({}{who})", b.version, b.path.display()))
+    }
+    fn default_image(&self) -> Option<&'static str> {
+        Some(container::DEFAULT_IMAGE)
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &[
@@ -81,20 +86,23 @@ impl Engine for Mongo {
             profile,
             target,
             || {
-                if machine.launcher == Kind::Docker {
+                if machine.launcher == Kind::Docker && profile.unlogged {
                     return Err(bad_input!(
-                        "mongo does not run under --launcher docker yet; use the native launcher or --url"
+                        "profile '{}' needs mongod's inMemory storage engine, which the mongo image lacks (it is MongoDB Community; inMemory is Enterprise's); use ram-nosync for a dbpath on tmpfs",
+                        profile.name
                     ));
                 }
-                let b = managed::binary(machine)?;
-                if profile.unlogged && !b.in_memory {
-                    return Err(bad_input!(
-                        "profile '{}' needs mongod's inMemory storage engine, which {} lacks (it is MongoDB Enterprise's); use ram-nosync for a dbpath on tmpfs",
-                        profile.name,
-                        b.path.display()
-                    ));
-                }
-                Ok(())
+                kit::container::launchable(machine, "mongo", container::DEFAULT_IMAGE, &USER, || {
+                    let b = managed::binary(machine)?;
+                    if profile.unlogged && !b.in_memory {
+                        return Err(bad_input!(
+                            "profile '{}' needs mongod's inMemory storage engine, which {} lacks (it is MongoDB Enterprise's); use ram-nosync for a dbpath on tmpfs",
+                            profile.name,
+                            b.path.display()
+                        ));
+                    }
+                    Ok(())
+                })
             },
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && !p.unlogged && p.durability != Durability::Off,
@@ -113,7 +121,7 @@ impl Engine for Mongo {
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
         match launch.target {
             Target::Url(url) => on_url(launch.profile, url),
-            Target::Managed => Ok(Box::new(managed::instance(launch)?)),
+            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
         }
     }
     fn exposes(&self) -> bool {
@@ -123,8 +131,51 @@ impl Engine for Mongo {
         self.check(profile, &Target::Managed, machine)
     }
     fn expose(&self, launch: &Launch) -> Result<Exposed> {
-        exposed(managed::instance(&Launch { listen: access::Listen::Tcp(launch.access.port), ..*launch })?)
+        exposed(managed_instance(&Launch { listen: access::Listen::Tcp(launch.access.port), ..*launch })?)
     }
+}
+
+/// A throwaway server for the launch: the machine's mongod, or a container of the image.
+fn managed_instance(launch: &Launch) -> Result<MongoInstance> {
+    match launch.machine.launcher {
+        Kind::Native => managed::instance(launch),
+        Kind::Docker => in_container(launch),
+    }
+}
+
+/// A container of the mongo image for the launch's profile: root logs in to make the
+/// account clients use (`--user`/`--password`, else dbrace and a random password), then
+/// the settings are read back as for the machine's mongod.
+fn in_container(launch: &Launch) -> Result<MongoInstance> {
+    let (profile, machine) = (launch.profile, launch.machine);
+    let dir = launch.data_dir("mongo")?;
+    let run_as = USER.for_launch(machine.run_as())?;
+    let launcher = crate::launcher::chosen(machine.launcher);
+    let image = docker::image("mongo", machine.image("mongo", container::DEFAULT_IMAGE))?;
+    let (args, expected) = managed::profile_args(profile);
+    let started = container::start(launcher, &image, profile, dir, run_as.as_ref(), &args, launch.listen, machine)?;
+    let noted = kit::container::noted(launcher, &image, started.facts, &started.network, &started.socket);
+    let server = Owned::Server(started.server);
+    let mut root = MongoClient::connect(&started.root, "admin", WriteConcern { journal: false })
+        .map_err(|e| server.unreachable(e))?;
+    let (user, password) = managed::account(launch.access)?;
+    let cmd = bson::doc! { "createUser": &user, "pwd": &password, "roles": ["root"] };
+    root.command_doc("admin", &cmd).map_err(|e| failed!("mongo container: cannot create user {user}: {e}"))?;
+    let mut endpoint = started.root;
+    endpoint.user = Some(user);
+    endpoint.password = Some(password);
+    let mut inst = MongoInstance {
+        endpoint,
+        db: launch.access.database.clone().unwrap_or_else(|| MANAGED_DB.to_string()),
+        wc: write_concern(profile),
+        version: String::new(),
+        settings: BTreeMap::new(),
+        owned: server,
+    };
+    let mut c = inst.client()?;
+    inst.read_back(&mut c, &expected, &profile.name)?;
+    inst.settings.extend(noted);
+    Ok(inst)
 }
 
 /// The connection handed to a user's tools: MONGODB_URI and DATABASE_URL.
