@@ -86,7 +86,8 @@ fn a_missing_image_is_bad_input_in_one_line() {
     assert!(err.contains("image dbrace-test/nothing:0 is not on this machine"), "{err}");
     assert!(err.contains("--image postgres=IMAGE"), "{err}");
     assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
-    let run = sb.cmd(&["run", "-e", "postgres", "--launcher", "docker", "--image", "cassandra=cassandra:5"]).assert().code(2);
+    let run =
+        sb.cmd(&["run", "-e", "postgres", "--launcher", "docker", "--image", "cassandra=cassandra:5"]).assert().code(2);
     let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
     assert!(err.contains("unknown engine 'cassandra'"), "{err}");
 }
