@@ -70,6 +70,20 @@ pub fn noted(
     noted
 }
 
+/// The contract's variables a container starts with, and the password its server has:
+/// from a template, none (its init ran once) and the template's secret; fresh, a new
+/// random password and `init_env` of it, for the image's init to set.
+pub fn login(template: Option<&Path>, init_env: impl FnOnce(&str) -> Facts) -> Result<(String, Facts)> {
+    match template {
+        Some(t) => Ok((super::template::secret(t)?, Vec::new())),
+        None => {
+            let password = crate::instance::server::random_password()?;
+            let env = init_env(&password);
+            Ok((password, env))
+        }
+    }
+}
+
 /// What a container's start records beside the settings read back, as (key, value) pairs.
 pub type Facts = Vec<(String, String)>;
 

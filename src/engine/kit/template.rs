@@ -95,6 +95,13 @@ pub fn remove_abandoned() -> usize {
     removed
 }
 
+/// A new random login secret for the template being made in `dir`, kept there.
+pub fn new_secret(dir: &Path) -> Result<String> {
+    let secret = crate::instance::server::random_password()?;
+    keep_secret(dir, &secret)?;
+    Ok(secret)
+}
+
 /// Keep a template's login secret in `dir` (the template's 0700 directory), readable by
 /// dbrace's user alone.
 pub fn keep_secret(dir: &Path, secret: &str) -> Result<()> {

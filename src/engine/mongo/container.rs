@@ -19,7 +19,7 @@ use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
-use crate::instance::server::{self, random_password};
+use crate::instance::server;
 use crate::instance::user::RunAs;
 use crate::launcher::container::{Init, Network};
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
@@ -73,14 +73,7 @@ pub fn start(
     let mut layout = container::Layout::new(machine, image, user, template.as_deref());
     let mounts = vec![layout.mount(profile.location, dir, "db", DBPATH)?];
     // An initialized dbpath needs no variables: root already has the template's password.
-    let (password, env) = match &template {
-        Some(t) => (kit::template::secret(t)?, Vec::new()),
-        None => {
-            let password = random_password()?;
-            let env = init_env(&password);
-            (password, env)
-        }
-    };
+    let (password, env) = container::login(template.as_deref(), init_env)?;
     let net = (listen, &network);
     let (started, socket) = serve(launcher, image, dir.path(), user, args, net, &mounts, &env, &password)?;
     let facts = layout.facts(&mounts);
@@ -102,8 +95,7 @@ fn init_env(password: &str) -> Vec<(String, String)> {
 fn template(launcher: &dyn Launcher, image: &docker::Image, user: Option<&RunAs>) -> Result<PathBuf> {
     container::template("mongo", image, user, "", "db/WiredTiger", |tmp| {
         let mounts = vec![Mount::Bind { source: private_dir(&tmp.join("db"), user)?, target: DBPATH.into() }];
-        let password = random_password()?;
-        kit::template::keep_secret(tmp, &password)?;
+        let password = kit::template::new_secret(tmp)?;
         let net = (Listen::Tcp(None), &Network::Host);
         let (started, _) = serve(launcher, image, tmp, user, &[], net, &mounts, &init_env(&password), &password)?;
         started.server.stop(libc::SIGTERM, Duration::from_secs(60))

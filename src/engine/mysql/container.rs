@@ -19,7 +19,6 @@ use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
-use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
 use crate::launcher::container::{Init, Network};
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
@@ -86,14 +85,7 @@ pub fn start(
     }
     // An initialized data directory needs no password from the environment: root
     // already has the template's.
-    let (password, env) = match &template {
-        Some(t) => (kit::template::secret(t)?, Vec::new()),
-        None => {
-            let password = random_password()?;
-            let env = init_env(&password);
-            (password, env)
-        }
-    };
+    let (password, env) = container::login(template.as_deref(), init_env)?;
     let mut args: Vec<OsString> = settings.iter().map(|(k, v)| option(k, v).into()).collect();
     if apart.is_some() {
         args.insert(0, format!("--innodb-log-group-home-dir={REDO}").into());
@@ -143,8 +135,7 @@ fn template(
             mounts.push(Mount::Bind { source: private_dir(&tmp.join("redo"), user)?, target: REDO.into() });
             args.insert(0, format!("--innodb-log-group-home-dir={REDO}").into());
         }
-        let password = random_password()?;
-        kit::template::keep_secret(tmp, &password)?;
+        let password = kit::template::new_secret(tmp)?;
         let env = init_env(&password);
         let net = (Listen::Tcp(None), &Network::Host);
         let started = serve(launcher, image, tmp, user, &args, net, &mounts, &env, &password)?;

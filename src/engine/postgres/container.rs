@@ -18,7 +18,6 @@ use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
-use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
 use crate::launcher::container::{Init, Network};
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
@@ -79,14 +78,7 @@ pub fn start(
     // An initialized data directory needs no password from the environment: its
     // superuser already has the template's (and `managed::account` gives each server a
     // fresh one once it is up).
-    let (password, env) = match &template {
-        Some(t) => (kit::template::secret(t)?, Vec::new()),
-        None => {
-            let password = random_password()?;
-            let env = init_env(&password, apart.is_some());
-            (password, env)
-        }
-    };
+    let (password, env) = container::login(template.as_deref(), |p| init_env(p, apart.is_some()))?;
     let net = (listen, &network);
     let started = serve(launcher, image, dir.path(), user, settings, net, &mounts, &env, &password)?;
     let (port, facts) = (started.port, layout.facts(&mounts));
@@ -127,8 +119,7 @@ fn template(launcher: &dyn Launcher, image: &docker::Image, wal_apart: bool, use
         if wal_apart {
             mounts.push(Mount::Bind { source: private_dir(&tmp.join("pg_wal"), user)?, target: WALDIR.into() });
         }
-        let password = random_password()?;
-        kit::template::keep_secret(tmp, &password)?;
+        let password = kit::template::new_secret(tmp)?;
         let env = init_env(&password, wal_apart);
         let net = (Listen::Tcp(None), &Network::Host);
         let started = serve(launcher, image, tmp, user, &[], net, &mounts, &env, &password)?;
