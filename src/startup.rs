@@ -15,8 +15,8 @@ pub fn machine(a: &crate::cli::LocationArgs) -> crate::engine::Machine {
 /// The machine options with `--launcher` and `--image`.
 pub fn launched(machine: crate::engine::Machine, a: &crate::cli::LauncherArgs) -> crate::engine::Machine {
     let images = a.images.iter().cloned().collect();
-    let (docker_init, docker_disk) = (a.docker_init, a.docker_disk);
-    crate::engine::Machine { launcher: a.launcher, images, docker_init, docker_disk, ..machine }
+    let (docker_init, docker_disk, docker_network) = (a.docker_init, a.docker_disk, a.docker_network);
+    crate::engine::Machine { launcher: a.launcher, images, docker_init, docker_disk, docker_network, ..machine }
 }
 
 /// Remove the containers and volumes killed runs left, when containers are in use, and say so.

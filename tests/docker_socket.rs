@@ -295,3 +295,32 @@ fn mariadb_readiness_never_sees_the_temporary_server() {
         assert_eq!(s["innodb_flush_log_at_trx_commit"], "1", "{s}");
     });
 }
+
+/// `--docker-network publish` needs Docker's default bridge network, which this
+/// machine's daemon runs without on purpose (no traffic may reach a bridge's private
+/// addresses; such a daemon would run the container with no network at all): the run is
+/// refused before any container starts, in one line with the fix, exit 2, nothing left.
+/// Where a bridge exists the port is published on 127.0.0.1 only, as the unit test of
+/// `docker run`'s arguments checks.
+#[test]
+fn publish_without_a_bridge_is_refused_before_any_container() {
+    require_docker();
+    for (engine, image) in IMAGES {
+        let sb = Sandbox::new();
+        let image = format!("{engine}={image}");
+        let mut c = sb.spawn(&["run", "-q", "-e", engine, "--image", &image, "--launcher", "docker"]);
+        c.args(["--transport", "tcp", "--docker-network", "publish", "-p", "ram", "-w", "insert-commit", "-T", "0.5s"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let child = c.spawn().unwrap();
+        let pid = child.id();
+        let o = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{engine}: {stderr}");
+        let said: Vec<&str> = stderr.lines().filter(|l| l.contains("--docker-network publish")).collect();
+        assert_eq!(said.len(), 1, "{engine}: {stderr}");
+        assert!(said[0].contains("no bridge network") && said[0].contains("--docker-network host"), "{stderr}");
+        assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+        assert!(instance_dirs(&sb).is_empty(), "left behind: {:?}", instance_dirs(&sb));
+    }
+}

@@ -82,6 +82,9 @@ pub struct LauncherArgs {
     /// Where a container's disk data lives: a bind-mounted directory of the disk location, or a named volume
     #[arg(long, value_enum, default_value = "bind")]
     pub docker_disk: crate::launcher::container::Disk,
+    /// How a container's TCP port reaches 127.0.0.1: the host's network, or published on 127.0.0.1 only (Docker Desktop)
+    #[arg(long, value_enum, default_value = "host")]
+    pub docker_network: crate::launcher::container::TcpPath,
 }
 
 /// `ENGINE=IMAGE`, for an engine dbrace knows.

@@ -29,6 +29,8 @@ pub struct Machine {
     pub docker_init: crate::launcher::container::Init,
     /// `--docker-disk`: a container's disk data in a bind-mounted directory or a volume.
     pub docker_disk: crate::launcher::container::Disk,
+    /// `--docker-network`: how a container's TCP port reaches 127.0.0.1 of the host.
+    pub docker_network: crate::launcher::container::TcpPath,
 }
 
 impl Machine {

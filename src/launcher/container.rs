@@ -47,6 +47,28 @@ impl Disk {
     }
 }
 
+/// How a container's TCP port reaches 127.0.0.1 of the host (`--docker-network`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TcpPath {
+    /// The host's own network (`--network host`): the server binds 127.0.0.1 itself.
+    #[default]
+    Host,
+    /// Docker's default network with the port published on 127.0.0.1 only, for Docker
+    /// Desktop, whose host network is its VM's: the server binds every address of the
+    /// container's own interfaces, which only the publishing proxy reaches.
+    Publish,
+}
+
+impl TcpPath {
+    /// Its name, as the flag gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpPath::Host => "host",
+            TcpPath::Publish => "publish",
+        }
+    }
+}
+
 /// A server run from an image that follows its official image's contract.
 #[derive(Clone, Debug)]
 pub struct Container {
@@ -68,6 +90,9 @@ pub struct Container {
 pub enum Network {
     /// `--network host`: the server binds 127.0.0.1 of the host itself.
     Host,
+    /// Docker's default network, the server's port (0 until one is chosen) published
+    /// on 127.0.0.1 of the host only: `-p 127.0.0.1:P:P`.
+    Publish(u16),
     /// `--network none`: nothing but the container's own loopback; the server's unix socket
     /// in `dir`, a 0700 host directory bind-mounted at `target`.
     None {
@@ -83,14 +108,42 @@ impl Network {
     pub fn mode(&self) -> &'static str {
         match self {
             Network::Host => "host",
+            Network::Publish(_) => "bridge",
             Network::None { .. } => "none",
+        }
+    }
+
+    /// The network of a TCP server as `path` says, before its port is chosen.
+    pub fn tcp(path: TcpPath) -> Network {
+        match path {
+            TcpPath::Host => Network::Host,
+            TcpPath::Publish => Network::Publish(0),
+        }
+    }
+
+    /// This network for a server on `port`: the port that is published.
+    pub fn on(&self, port: u16) -> Network {
+        match self {
+            Network::Publish(_) => Network::Publish(port),
+            other => other.clone(),
+        }
+    }
+
+    /// The address the server binds inside the container: the host's loopback itself
+    /// with host networking (and the container's own, isolated one with none); with a
+    /// published port, every address of the container's own interfaces, as the publishing
+    /// proxy connects to the container's address, not to its loopback.
+    pub fn bind(&self) -> &'static str {
+        match self {
+            Network::Publish(_) => "0.0.0.0",
+            _ => "127.0.0.1",
         }
     }
 
     /// The host path of `file` in the socket directory (none with host networking).
     pub fn socket(&self, file: &str) -> Option<PathBuf> {
         match self {
-            Network::Host => None,
+            Network::Host | Network::Publish(_) => None,
             Network::None { dir, .. } => Some(dir.join(file)),
         }
     }
@@ -98,7 +151,7 @@ impl Network {
     /// The path of `file` in the socket directory as the server sees it.
     pub fn inside(&self, file: &str) -> Option<String> {
         match self {
-            Network::Host => None,
+            Network::Host | Network::Publish(_) => None,
             Network::None { target, .. } => Some(format!("{target}/{file}")),
         }
     }

@@ -19,7 +19,7 @@ use crate::instance::datadir::{copy_tree, private_dir};
 use crate::instance::fsync_probe::FsyncProbe;
 use crate::instance::user::RunAs;
 use crate::launcher::Mount;
-use crate::launcher::container::{Disk, Init, Network};
+use crate::launcher::container::{Disk, Init, Network, TcpPath};
 use crate::launcher::docker::{Image, Volume};
 use crate::profile::LocationKind;
 use std::collections::BTreeMap;
@@ -34,8 +34,8 @@ pub const SOCKET_DIR: &str = "/run/dbrace";
 
 /// Give the instance's directories (its own first) to `user`, and network the container
 /// as `listen` says: for the socket, no network and a fresh 0700 directory of the
-/// instance, owned by `user`, for the server's socket; for TCP, the host's.
-pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen) -> Result<Network> {
+/// instance, owned by `user`, for the server's socket; for TCP, as `tcp` says.
+pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen, tcp: TcpPath) -> Result<Network> {
     if let Some(u) = user {
         dirs.iter().try_for_each(|d| d.give_to(u))?;
     }
@@ -43,7 +43,12 @@ pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen) -> Resul
         (Listen::Socket, Some(dir)) => {
             Network::None { dir: private_dir(&dir.path().join("sock"), user)?, target: SOCKET_DIR.into() }
         }
-        _ => Network::Host,
+        _ => {
+            if tcp == TcpPath::Publish {
+                crate::launcher::docker::bridge()?;
+            }
+            Network::tcp(tcp)
+        }
     })
 }
 

@@ -21,7 +21,7 @@ use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
 use crate::instance::server;
 use crate::instance::user::RunAs;
-use crate::launcher::container::{Init, Network};
+use crate::launcher::container::{Init, Network, TcpPath};
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
 use crate::profile::Profile;
 use std::ffi::OsString;
@@ -65,9 +65,9 @@ pub fn start(
     listen: Listen,
     machine: &Machine,
 ) -> Result<Started> {
-    let network = container::prepare(&[dir], user, listen)?;
+    let network = container::prepare(&[dir], user, listen, machine.docker_network)?;
     let template = match machine.docker_init {
-        Init::Template => Some(template(launcher, image, user)?),
+        Init::Template => Some(template(launcher, image, user, machine.docker_network)?),
         Init::Fresh => None,
     };
     let mut layout = container::Layout::new(machine, image, user, template.as_deref());
@@ -92,11 +92,11 @@ fn init_env(password: &str) -> Vec<(String, String)> {
 /// container of the image on an empty directory, stopped once root logs in. Root's
 /// password is kept in the template's 0600 file, as for MariaDB's template; clients log
 /// in as an account made per server with a fresh password.
-fn template(launcher: &dyn Launcher, image: &docker::Image, user: Option<&RunAs>) -> Result<PathBuf> {
+fn template(launcher: &dyn Launcher, image: &docker::Image, user: Option<&RunAs>, tcp: TcpPath) -> Result<PathBuf> {
     container::template("mongo", image, user, "", "db/WiredTiger", |tmp| {
         let mounts = vec![Mount::Bind { source: private_dir(&tmp.join("db"), user)?, target: DBPATH.into() }];
         let password = kit::template::new_secret(tmp)?;
-        let net = (Listen::Tcp(None), &Network::Host);
+        let net = (Listen::Tcp(None), &Network::tcp(tcp));
         let (started, _) = serve(launcher, image, tmp, user, &[], net, &mounts, &init_env(&password), &password)?;
         started.server.stop(libc::SIGTERM, Duration::from_secs(60))
     })
@@ -135,7 +135,7 @@ fn serve(
                 ));
             }
             let mut args: Vec<OsString> =
-                ["--port", &port.to_string(), "--bind_ip", "127.0.0.1", "--auth"].map(OsString::from).to_vec();
+                ["--port", &port.to_string(), "--bind_ip", network.bind(), "--auth"].map(OsString::from).to_vec();
             socket = format!("mongodb-{port}.sock");
             let addr = match (network.socket(&socket), network.inside("")) {
                 (Some(host), Some(inside)) => {
@@ -159,7 +159,7 @@ fn serve(
                 env: env.to_vec(),
                 args,
                 mounts: mounts.to_vec(),
-                network: network.clone(),
+                network: network.on(port),
             };
             let recipe = Recipe {
                 server: Step::new("mongod", user),

@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
 use crate::instance::user::RunAs;
-use crate::launcher::container::{Init, Network};
+use crate::launcher::container::{Init, Network, TcpPath};
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
 use crate::profile::Profile;
 use mysql_async::OptsBuilder;
@@ -70,12 +70,12 @@ pub fn start(
     machine: &Machine,
 ) -> Result<Started> {
     let dirs: Vec<&DataDir> = std::iter::once(dir).chain(wal).collect();
-    let network = container::prepare(&dirs, user, listen)?;
+    let network = container::prepare(&dirs, user, listen, machine.docker_network)?;
     let apart = profile.wal.filter(|w| *w != profile.location);
     // The options that shape a data directory (the page size, …) are the template's too.
     let init = init_options(settings);
     let template = match machine.docker_init {
-        Init::Template => Some(template(launcher, image, apart.is_some(), &init, user)?),
+        Init::Template => Some(template(launcher, image, apart.is_some(), &init, user, machine.docker_network)?),
         Init::Fresh => None,
     };
     let mut layout = container::Layout::new(machine, image, user, template.as_deref());
@@ -123,6 +123,7 @@ fn template(
     redo_apart: bool,
     init: &[String],
     user: Option<&RunAs>,
+    tcp: TcpPath,
 ) -> Result<PathBuf> {
     let mut options: Vec<&str> = init.iter().map(|o| o.trim_start_matches('-')).collect();
     if redo_apart {
@@ -137,7 +138,7 @@ fn template(
         }
         let password = kit::template::new_secret(tmp)?;
         let env = init_env(&password);
-        let net = (Listen::Tcp(None), &Network::Host);
+        let net = (Listen::Tcp(None), &Network::tcp(tcp));
         let started = serve(launcher, image, tmp, user, &args, net, &mounts, &env, &password)?;
         started.server.stop(libc::SIGTERM, Duration::from_secs(60))
     })
@@ -166,7 +167,7 @@ fn serve(
             let port = tcp.unwrap_or(3306);
             let mut args: Vec<OsString> = vec![
                 format!("--port={port}").into(),
-                "--bind-address=127.0.0.1".into(),
+                format!("--bind-address={}", network.bind()).into(),
                 "--skip-name-resolve".into(),
                 // MySQL's X plugin would listen on every address; MariaDB has none (loose:
                 // an unknown option is a warning, not an error).
@@ -189,7 +190,7 @@ fn serve(
                 env: env.to_vec(),
                 args,
                 mounts: mounts.to_vec(),
-                network: network.clone(),
+                network: network.on(port),
             };
             let recipe = Recipe {
                 server: Step::new("mariadbd", user),

@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
 use crate::instance::user::RunAs;
-use crate::launcher::container::{Init, Network};
+use crate::launcher::container::{Init, Network, TcpPath};
 use crate::launcher::{Container, Launcher, Mount, Recipe, Server, Step, docker};
 use crate::profile::Profile;
 use std::path::{Path, PathBuf};
@@ -64,10 +64,10 @@ pub fn start(
     machine: &Machine,
 ) -> Result<Started> {
     let dirs: Vec<&DataDir> = std::iter::once(dir).chain(wal).collect();
-    let network = container::prepare(&dirs, user, listen)?;
+    let network = container::prepare(&dirs, user, listen, machine.docker_network)?;
     let apart = profile.wal.filter(|w| *w != profile.location);
     let template = match machine.docker_init {
-        Init::Template => Some(template(launcher, image, apart.is_some(), user)?),
+        Init::Template => Some(template(launcher, image, apart.is_some(), user, machine.docker_network)?),
         Init::Fresh => None,
     };
     let mut layout = container::Layout::new(machine, image, user, template.as_deref());
@@ -112,7 +112,13 @@ fn init_env(password: &str, wal_apart: bool) -> Vec<(String, String)> {
 /// could be changed, so it is stored either way, and the file is as private as the
 /// template's data files beside it (whoever could read it could copy those). Each server
 /// still gets a fresh superuser password from `managed::account` once it is up.
-fn template(launcher: &dyn Launcher, image: &docker::Image, wal_apart: bool, user: Option<&RunAs>) -> Result<PathBuf> {
+fn template(
+    launcher: &dyn Launcher,
+    image: &docker::Image,
+    wal_apart: bool,
+    user: Option<&RunAs>,
+    tcp: TcpPath,
+) -> Result<PathBuf> {
     let options = if wal_apart { "waldir" } else { "" };
     container::template("postgres", image, user, options, "pgdata/PG_VERSION", |tmp| {
         let mut mounts = vec![Mount::Bind { source: private_dir(&tmp.join("pgdata"), user)?, target: PGDATA.into() }];
@@ -121,7 +127,7 @@ fn template(launcher: &dyn Launcher, image: &docker::Image, wal_apart: bool, use
         }
         let password = kit::template::new_secret(tmp)?;
         let env = init_env(&password, wal_apart);
-        let net = (Listen::Tcp(None), &Network::Host);
+        let net = (Listen::Tcp(None), &Network::tcp(tcp));
         let started = serve(launcher, image, tmp, user, &[], net, &mounts, &env, &password)?;
         started.server.stop(libc::SIGINT, Duration::from_secs(60))
     })
@@ -156,16 +162,15 @@ fn serve(
             // Ready means the real server. The entrypoint first runs a temporary server for
             // its init with our arguments and listen_addresses='' (the official image keeps
             // our unix_socket_directories and port, so on the socket it answers where the
-            // real one will). The real one listens on 127.0.0.1 as well, which the temporary
-            // one cannot: the host's loopback with host networking, the container's own,
-            // isolated one with none; readiness reads listen_addresses back.
-            c("listen_addresses", "127.0.0.1");
+            // real one will). The real one listens on TCP as well, which the temporary one
+            // cannot (`Network::bind`'s address); readiness reads listen_addresses back.
+            c("listen_addresses", network.bind());
             let host = match network {
                 Network::None { dir, target } => {
                     c("unix_socket_directories", target);
                     dir.to_string_lossy().into_owned()
                 }
-                Network::Host => "127.0.0.1".to_string(),
+                Network::Host | Network::Publish(_) => "127.0.0.1".to_string(),
             };
             // Dynamic shared memory as files in the data directory: a container's /dev/shm
             // is 64 MB.
@@ -178,7 +183,7 @@ fn serve(
                 env: env.to_vec(),
                 args,
                 mounts: mounts.to_vec(),
-                network: network.clone(),
+                network: network.on(port),
             };
             let recipe = Recipe {
                 server: Step::new("postgres", user),

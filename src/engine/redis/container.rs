@@ -52,7 +52,7 @@ pub fn start(
     access: &Access,
     machine: &Machine,
 ) -> Result<(Server, Endpoint, container::Facts, Network)> {
-    let network = container::prepare(&[dir], user, listen)?;
+    let network = container::prepare(&[dir], user, listen, machine.docker_network)?;
     let mut layout = container::Layout::without_init(machine, image, user);
     let data = layout.mount(profile.location, dir, "data", DATA)?;
     let facts = layout.facts(std::slice::from_ref(&data));
@@ -85,13 +85,13 @@ pub fn start(
                     (Listen::Tcp { port, password, user: access.user.clone() }, endpoint)
                 }
             };
-            write_private(&conf, &config(Path::new(DATA), &how, settings), user)?;
+            write_private(&conf, &config(Path::new(DATA), network.bind(), &how, settings), user)?;
             let container = Container {
                 image: image.name.clone(),
                 env: Vec::new(),
                 args: vec![CONF.into()],
                 mounts: mounts.clone(),
-                network: network.clone(),
+                network: network.on(port.unwrap_or(6379)),
             };
             let recipe = Recipe {
                 server: Step::new("redis-server", user),

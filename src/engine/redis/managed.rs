@@ -51,7 +51,7 @@ fn quoted(v: &str) -> String {
 }
 
 /// The config file: where the server listens and keeps its files, then `settings`.
-pub(super) fn config(dir: &Path, listen: &Listen, settings: &[(String, String)]) -> String {
+pub(super) fn config(dir: &Path, bind: &str, listen: &Listen, settings: &[(String, String)]) -> String {
     let mut c = String::from("# dbrace's throwaway redis-server; removed with its directory\n");
     let mut line = |k: &str, v: &[&str]| {
         let words: Vec<String> = v.iter().map(|w| quoted(w)).collect();
@@ -62,7 +62,7 @@ pub(super) fn config(dir: &Path, listen: &Listen, settings: &[(String, String)])
     line("set-proc-title", &["no"]);
     line("logfile", &[""]);
     line("dir", &[&dir.to_string_lossy()]);
-    line("bind", &["127.0.0.1"]);
+    line("bind", &[bind]);
     line("protected-mode", &["yes"]);
     match listen {
         Listen::Socket(path) => {
@@ -144,7 +144,7 @@ pub fn start(
                     (Listen::Socket(sock), ep)
                 }
             };
-            write_private(&conf, &config(dir.path(), &how, settings), user)?;
+            write_private(&conf, &config(dir.path(), "127.0.0.1", &how, settings), user)?;
             let mut server = Step::new(&b.path, user);
             server.arg(&conf);
             // On dbrace's death and on stop alike, SIGTERM: redis exits at once (nothing to
@@ -186,17 +186,22 @@ mod tests {
     fn the_config_file_quotes_every_value_and_ends_with_the_settings() {
         let c = config(
             Path::new("/d/x \"y\""),
+            "0.0.0.0",
             &Listen::Tcp { port: 7000, password: "pw".into(), user: None },
             &[("save".into(), "".into()), ("appendfsync".into(), "always".into())],
         );
         assert!(c.contains("dir \"/d/x \\\"y\\\"\"\n"), "{c}");
-        assert!(c.contains("port \"7000\"\nrequirepass \"pw\"\n"), "{c}");
+        assert!(c.contains("bind \"0.0.0.0\"\n") && c.contains("port \"7000\"\nrequirepass \"pw\"\n"), "{c}");
         assert!(c.ends_with("save \"\"\nappendfsync \"always\"\n"), "{c}");
-        let c = config(Path::new("/d"), &Listen::Socket("/d/redis.sock".into()), &[]);
+        let c = config(Path::new("/d"), "127.0.0.1", &Listen::Socket("/d/redis.sock".into()), &[]);
         assert!(c.contains("port \"0\"\nunixsocket \"/d/redis.sock\"\nunixsocketperm \"700\"\n"), "{c}");
         assert!(!c.contains("requirepass"), "{c}");
-        let c =
-            config(Path::new("/d"), &Listen::Tcp { port: 1, password: "p w".into(), user: Some("app".into()) }, &[]);
+        let c = config(
+            Path::new("/d"),
+            "127.0.0.1",
+            &Listen::Tcp { port: 1, password: "p w".into(), user: Some("app".into()) },
+            &[],
+        );
         assert!(c.contains("user \"app\" \"on\" \">p w\" \"~*\" \"&*\" \"+@all\"\n"), "{c}");
         let db = |d: &str| database(&Access { database: Some(d.into()), ..Access::default() });
         assert_eq!(db("3").unwrap(), 3);

@@ -135,6 +135,24 @@ pub fn daemon() -> Result<()> {
     versions().map(drop).map_err(|why| bad_input!("--launcher docker: {why}"))
 }
 
+/// Fail unless the daemon has its default bridge network, which a published port needs
+/// (a daemon started with `--bridge=none` runs such a container with no network at all).
+/// Asked once per process.
+pub fn bridge() -> Result<()> {
+    static ANSWER: std::sync::OnceLock<std::result::Result<(), String>> = std::sync::OnceLock::new();
+    let answer = ANSWER.get_or_init(|| {
+        let out = ask(&["network", "inspect", "--format", "{{.Driver}}", "bridge"]).map_err(|e| not_started(&e))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        Err(format!(
+            "the Docker daemon has no bridge network ({}), which a published port needs; use --docker-network host, or a daemon with its default bridge",
+            first_line(&out)
+        ))
+    });
+    answer.clone().map_err(|why| bad_input!("--docker-network publish: {why}"))
+}
+
 /// The image `name` as this machine has it, or `None` when it has no such image.
 pub fn inspect(name: &str) -> Result<Option<Image>> {
     let out = ask(&["image", "inspect", name]).map_err(spawn_error)?;

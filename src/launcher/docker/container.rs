@@ -52,8 +52,13 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
     // As dbrace's run-as user, so what it writes into a bind mount stays removable.
     a.push("--user".into());
     a.push(format!("{uid}:{gid}").into());
+    if let Network::Publish(port) = c.network {
+        // The host side on loopback alone: `-p PORT:PORT` would publish on every address.
+        a.push("--publish".into());
+        a.push(format!("127.0.0.1:{port}:{port}").into());
+    }
     let socket = match &c.network {
-        Network::Host => None,
+        Network::Host | Network::Publish(_) => None,
         Network::None { dir, target } => Some(Mount::Bind { source: dir.clone(), target: target.clone() }),
     };
     for m in c.mounts.iter().chain(&socket) {
@@ -165,6 +170,7 @@ mod tests {
     use super::*;
     use crate::instance::user::RunAs;
     use crate::launcher::Step;
+    use crate::launcher::container::TcpPath;
 
     #[test]
     fn run_args_name_label_user_mounts_env_then_image_and_server_arguments() {
@@ -227,5 +233,32 @@ mod tests {
         assert!(data < sock && text.ends_with(" redis:7 /etc/dbrace/redis.conf"), "{text}");
         assert_eq!(c.network.socket("redis.sock"), Some("/var/tmp/d/sock/redis.sock".into()));
         assert_eq!(c.network.inside("redis.sock").as_deref(), Some("/run/dbrace/redis.sock"));
+    }
+
+    #[test]
+    fn a_published_port_is_on_the_hosts_loopback_only() {
+        let c = Container {
+            image: "mariadb:11".into(),
+            env: Vec::new(),
+            args: vec!["--port=41234".into(), "--bind-address=0.0.0.0".into()],
+            mounts: Vec::new(),
+            network: Network::tcp(TcpPath::Publish).on(41234),
+        };
+        let recipe = Recipe {
+            server: Step::new("mariadbd", None),
+            dir: "/var/tmp/d".into(),
+            stop_signal: libc::SIGTERM,
+            death_signal: libc::SIGKILL,
+            container: Some(c.clone()),
+        };
+        let args: Vec<String> =
+            run_args("dbrace-1-3", &c, &recipe).iter().map(|a| a.to_string_lossy().into()).collect();
+        let text = args.join(" ");
+        assert!(text.starts_with("run --rm --sig-proxy=false --network bridge --name dbrace-1-3 "), "{text}");
+        let publish: Vec<&str> = args.windows(2).filter(|w| w[0] == "--publish").map(|w| w[1].as_str()).collect();
+        assert_eq!(publish, ["127.0.0.1:41234:41234"], "{text}");
+        assert_eq!(c.network.bind(), "0.0.0.0");
+        assert_eq!(Network::tcp(TcpPath::Host).on(41234), Network::Host);
+        assert_eq!(Network::Host.bind(), "127.0.0.1");
     }
 }

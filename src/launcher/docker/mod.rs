@@ -12,7 +12,7 @@ mod container;
 pub mod reap;
 mod volume;
 
-pub use cli::{Image, Versions, fetch_hint, image, inspect, versions};
+pub use cli::{Image, Versions, bridge, fetch_hint, image, inspect, versions};
 pub use volume::Volume;
 
 use super::{Launcher, Recipe, Server, Step};
