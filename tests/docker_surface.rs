@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::docker::{MARIADB_IMAGE, PG_IMAGE, REDIS_IMAGE, containers_of, require_docker, wait_for};
+use common::docker::{MARIADB_IMAGE, MONGO_IMAGE, PG_IMAGE, REDIS_IMAGE, containers_of, require_docker, wait_for};
 use common::{Sandbox, read_json};
 use std::io::Read;
 use std::os::unix::net::UnixListener;
@@ -375,6 +375,28 @@ fn an_image_tag_not_on_this_machine_is_bad_input_naming_the_pull() {
         nothing_left(&sb, pid);
     }
     assert!(!out.exists(), "no cell ran");
+}
+
+/// Under host networking the mongo image's init runs its temporary server on
+/// 127.0.0.1:27017 of the host: with something listening there (here, the test), a fresh
+/// start over TCP is refused before any container, naming the port and the ways out, so
+/// the init's root user never reaches a server that is not ours. (In this binary, not
+/// tests/docker_mongo.rs: no other test's mongo init may run while the port is held.)
+#[test]
+fn a_taken_mongo_init_port_is_bad_input_under_host_networking() {
+    require_docker();
+    let sb = Sandbox::new();
+    let held = std::net::TcpListener::bind("127.0.0.1:27017").expect("127.0.0.1:27017 must be free for this test");
+    let args = ["run", "-e", "mongo", "--launcher", "docker", "--image", MONGO_IMAGE, "--transport", "tcp"];
+    let (pid, o) =
+        dbrace(&sb, &[&args[..], &["--docker-init", "fresh", "-p", "ram", "-w", "insert-commit"]].concat(), &[]);
+    drop(held);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("127.0.0.1:27017 is taken")).collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(said[0].contains("--transport socket") && said[0].contains("--docker-init template"), "{err}");
+    nothing_left(&sb, pid);
 }
 
 /// What `docker image inspect` says of `image`: (id, size).

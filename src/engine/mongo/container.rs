@@ -102,6 +102,39 @@ fn template(launcher: &dyn Launcher, image: &docker::Image, user: Option<&RunAs>
     })
 }
 
+/// Under host networking the image's init runs its temporary server on 127.0.0.1:27017
+/// of the host itself: so one init at a time among dbrace's processes (two would share
+/// one temporary server, and the second's createUser fail), held until the real server
+/// is ready, and none while anything else listens there (it would be sent the init's
+/// root user). Nothing to wait for without an init (a template) or off the host's network.
+fn init_turn(network: &Network, env: &[(String, String)]) -> Result<Option<std::fs::File>> {
+    if *network != Network::Host || env.is_empty() {
+        return Ok(None);
+    }
+    let path = crate::instance::location::shared_dir()?.join("mongo-init.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| failed!("cannot open {}: {e}", path.display()))?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(300);
+    // SAFETY: flock on a descriptor this function owns.
+    while unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        crate::signals::check()?;
+        if std::time::Instant::now() > deadline {
+            return Err(failed!("another dbrace's mongo init held {} for 300 s", path.display()));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if let Err(e) = std::net::TcpListener::bind(("127.0.0.1", INIT_PORT)) {
+        return Err(bad_input!(
+            "127.0.0.1:{INIT_PORT} is taken ({e}), and under host networking the mongo image's init runs its temporary server there, where it would create its root user on whatever listens; stop that server, or start from a template (--docker-init template, once made) or on the socket (--transport socket)"
+        ));
+    }
+    Ok(Some(file))
+}
+
 /// Run a container of `image` on `mounts` with `env` and the mongod arguments `options`,
 /// its log in `dir`, listening and networked as `net` says, until root logs in to the real
 /// server with `password`. Also returns the socket's file name.
@@ -117,6 +150,7 @@ fn serve(
     env: &[(String, String)],
     password: &str,
 ) -> Result<(kit::start::Started<Endpoint, MongoClient>, String)> {
+    let _turn = init_turn(network, env)?;
     let mut socket = String::new();
     let started = kit::start::listening(
         launcher,
