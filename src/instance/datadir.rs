@@ -68,6 +68,20 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     }
 }
 
+/// Write a file only its owner (the server's user) can read: it may hold a password.
+pub fn write_private(path: &Path, text: &str, user: Option<&crate::instance::user::RunAs>) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)?;
+        std::io::Write::write_all(&mut f, text.as_bytes())?;
+        if let Some(u) = user {
+            std::os::unix::fs::chown(path, Some(u.uid), Some(u.gid))?;
+        }
+        Ok(())
+    };
+    write().map_err(|e| failed!("cannot write {}: {e}", path.display()))
+}
+
 /// Create a 0700 directory (a server's socket directory) owned by `user` when given.
 pub fn private_dir(path: &Path, user: Option<&crate::instance::user::RunAs>) -> Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;

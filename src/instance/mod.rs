@@ -1,5 +1,6 @@
 //! Throwaway storage for instances: checked locations, per-instance data dirs, the reaper.
 
+pub mod certs;
 pub mod datadir;
 pub mod fsync_probe;
 pub mod location;

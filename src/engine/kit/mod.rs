@@ -16,6 +16,7 @@ pub mod session;
 pub mod start;
 pub mod target;
 pub mod template;
+pub mod tls;
 pub mod url_database;
 
 pub use merge::merged;

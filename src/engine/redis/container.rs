@@ -11,12 +11,13 @@
 
 use super::client::RedisClient;
 use super::endpoint::{Addr, Endpoint};
-use super::managed::{Listen, config, database, write_private};
+use super::managed::{Listen, config, database};
 use crate::engine::Machine;
 use crate::engine::access::{self, Access};
 use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
+use crate::instance::datadir::write_private;
 use crate::instance::server;
 use crate::instance::user::RunAs;
 use crate::launcher::container::Network;

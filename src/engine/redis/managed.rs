@@ -8,6 +8,7 @@ use crate::engine::access::{self, Access};
 use crate::engine::kit;
 use crate::error::Result;
 use crate::instance::DataDir;
+use crate::instance::datadir::write_private;
 use crate::instance::server;
 use crate::instance::user::RunAs;
 use crate::launcher::{Launcher, Recipe, Server, Step};
@@ -162,20 +163,6 @@ pub fn start(
         kit::start::taken(listen),
     )?;
     Ok((started.server, started.probe))
-}
-
-/// Write a file only its owner (the server's user) can read: it may hold a password.
-pub(super) fn write_private(path: &Path, text: &str, user: Option<&RunAs>) -> Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)?;
-        std::io::Write::write_all(&mut f, text.as_bytes())?;
-        if let Some(u) = user {
-            std::os::unix::fs::chown(path, Some(u.uid), Some(u.gid))?;
-        }
-        Ok(())
-    };
-    write().map_err(|e| failed!("cannot write {}: {e}", path.display()))
 }
 
 #[cfg(test)]
