@@ -8,14 +8,14 @@
 use super::buckets::Granularity;
 use super::clock::{Clock, Ranges};
 use super::options::{CountersOptions, MAX_VALUES};
+use super::pick::{Pick, wrong_read};
 use super::{Totals, increment, metric, paths};
-use crate::engine::{DocClient, DocIncr, TxError, TxResult};
+use crate::engine::{DocClient, DocIncr, TxResult};
 use crate::error::Result;
-use crate::rng::Rng;
 use crate::workload::{Transactor, step};
 use std::io::Write;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 const COLLECTION: &str = "dbrace_counters";
 /// Buckets per bulk write when loading.
@@ -71,15 +71,13 @@ pub(super) fn prepare(c: &mut dyn DocClient, o: &CountersOptions, data: Option<&
 /// A client tracking: seven buckets' `$inc` upserts per call.
 struct Writer {
     c: Box<dyn DocClient>,
-    metrics: Vec<String>,
+    pick: Pick<i64>,
     fields: Vec<String>,
     one_bulk: bool,
-    rng: Rng,
     clock: Clock,
     /// The seven bucket ids of the current track, end to end, and where each ends.
     ids: Vec<u8>,
     ends: [usize; 8],
-    drawn: (usize, i64),
 }
 
 /// A client tracking on a document engine: one bulk write per track, or one update per
@@ -87,26 +85,21 @@ struct Writer {
 pub(super) fn writer(c: Box<dyn DocClient>, o: &CountersOptions, seed: u64, one_bulk: bool) -> Box<dyn Transactor> {
     Box::new(Writer {
         c,
-        metrics: (0..o.keys as usize).map(metric).collect(),
+        pick: Pick::new(o, seed),
         fields: paths(o.values),
         one_bulk,
-        rng: Rng::new(seed),
         clock: Clock::new(o),
         ids: Vec::with_capacity(256),
         ends: [0; 8],
-        drawn: (0, 0),
     })
 }
 
 impl Transactor for Writer {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
-        if !retry {
-            self.drawn = (self.rng.range(0, self.metrics.len() as i64 - 1) as usize, self.clock.tick());
-        }
-        let (k, at) = self.drawn;
+        let (m, at) = self.pick.next(retry, |_| self.clock.tick());
         self.ids.clear();
         for g in Granularity::ALL {
-            bucket_id(&mut self.ids, &self.metrics[k], g, g.floor(at));
+            bucket_id(&mut self.ids, m, g, g.floor(at));
             self.ends[g.index() + 1] = self.ids.len();
         }
         // The increments borrow this call's ids and fields: on the stack, not allocated.
@@ -130,14 +123,12 @@ impl Transactor for Writer {
 /// A client reading ranges of the data set.
 struct Reader {
     c: Box<dyn DocClient>,
-    metrics: Vec<String>,
+    pick: Pick<usize>,
     values: u64,
     range: Ranges,
-    rng: Rng,
     wrong: Arc<AtomicU64>,
     from: Vec<u8>,
     to: Vec<u8>,
-    drawn: (usize, usize),
 }
 
 /// A client reading on a document engine.
@@ -149,41 +140,31 @@ pub(super) fn reader(
 ) -> Box<dyn Transactor> {
     Box::new(Reader {
         c,
-        metrics: (0..o.keys as usize).map(metric).collect(),
+        pick: Pick::new(o, seed),
         values: u64::from(o.values),
         range: Ranges::new(o),
-        rng: Rng::new(seed),
         wrong,
         from: Vec::with_capacity(64),
         to: Vec::with_capacity(64),
-        drawn: (0, 0),
     })
 }
 
 impl Transactor for Reader {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
-        if !retry {
-            self.drawn = (self.rng.range(0, self.metrics.len() as i64 - 1) as usize, self.range.draw(&mut self.rng));
-        }
-        let (k, end) = self.drawn;
+        let (m, end) = self.pick.next(retry, |rng| self.range.draw(rng));
         let (from, to, starts) = self.range.bounds(end);
         let g = self.range.granularity;
         let (Some(&first), Some(&last)) = (starts.first(), starts.last()) else { return Ok(()) };
         self.from.clear();
         self.to.clear();
-        bucket_id(&mut self.from, &self.metrics[k], g, first);
-        bucket_id(&mut self.to, &self.metrics[k], g, last);
+        bucket_id(&mut self.from, m, g, first);
+        bucket_id(&mut self.to, m, g, last);
         let mut fields = 0u64;
         let found = self.c.range(COLLECTION, text(&self.from), text(&self.to), &mut |_, _, _| fields += 1)?;
         let want = starts.len() as u64;
         if found != want || fields != want * self.values {
-            self.wrong.fetch_add(1, Ordering::Relaxed);
-            return Err(TxError::Fail(format!(
-                "values({}, {from}, {to}, {}) found {found} buckets and {fields} counters, want {want} and {}",
-                self.metrics[k],
-                g.name(),
-                want * self.values
-            )));
+            let said = format!("found {found} buckets and {fields} counters, want {want} and {}", want * self.values);
+            return Err(wrong_read(&self.wrong, m, (from, to), g, said));
         }
         Ok(())
     }

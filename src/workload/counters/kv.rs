@@ -6,14 +6,14 @@
 use super::buckets::Granularity;
 use super::clock::{Clock, Ranges};
 use super::options::CountersOptions;
+use super::pick::{Pick, wrong_read};
 use super::{Totals, increment, metric, paths};
-use crate::engine::{HashIncr, KvClient, TxError, TxResult};
+use crate::engine::{HashIncr, KvClient, TxResult};
 use crate::error::Result;
-use crate::rng::Rng;
 use crate::workload::{Transactor, step};
 use std::io::Write;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 /// Append the key of a bucket.
 fn bucket_key(out: &mut Vec<u8>, m: &str, g: Granularity, start: i64) {
@@ -65,39 +65,32 @@ pub(super) fn load(c: &mut dyn KvClient, o: &CountersOptions, data: &[Vec<(i64, 
 /// A client tracking: seven buckets' HINCRBYs in one round trip per call.
 struct Writer {
     c: Box<dyn KvClient>,
-    metrics: Vec<String>,
+    pick: Pick<i64>,
     fields: Vec<String>,
-    rng: Rng,
     clock: Clock,
     /// The seven bucket keys of the current track, end to end, and where each ends.
     keys: Vec<u8>,
     ends: [usize; 8],
-    drawn: (usize, i64),
 }
 
 /// A client tracking on a key-value engine.
 pub(super) fn writer(c: Box<dyn KvClient>, o: &CountersOptions, seed: u64) -> Box<dyn Transactor> {
     Box::new(Writer {
         c,
-        metrics: (0..o.keys as usize).map(metric).collect(),
+        pick: Pick::new(o, seed),
         fields: paths(o.values),
-        rng: Rng::new(seed),
         clock: Clock::new(o),
         keys: Vec::with_capacity(256),
         ends: [0; 8],
-        drawn: (0, 0),
     })
 }
 
 impl Transactor for Writer {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
-        if !retry {
-            self.drawn = (self.rng.range(0, self.metrics.len() as i64 - 1) as usize, self.clock.tick());
-        }
-        let (k, at) = self.drawn;
+        let (m, at) = self.pick.next(retry, |_| self.clock.tick());
         self.keys.clear();
         for g in Granularity::ALL {
-            bucket_key(&mut self.keys, &self.metrics[k], g, g.floor(at));
+            bucket_key(&mut self.keys, m, g, g.floor(at));
             self.ends[g.index() + 1] = self.keys.len();
         }
         let mut incs = Vec::with_capacity(7 * self.fields.len());
@@ -120,14 +113,12 @@ impl Transactor for Writer {
 /// A client reading ranges of the data set.
 struct Reader {
     c: Box<dyn KvClient>,
-    metrics: Vec<String>,
+    pick: Pick<usize>,
     values: u64,
     range: Ranges,
-    rng: Rng,
     wrong: Arc<AtomicU64>,
     keys: Vec<u8>,
     ends: Vec<usize>,
-    drawn: (usize, usize),
 }
 
 /// A client reading on a key-value engine.
@@ -139,30 +130,25 @@ pub(super) fn reader(
 ) -> Box<dyn Transactor> {
     Box::new(Reader {
         c,
-        metrics: (0..o.keys as usize).map(metric).collect(),
+        pick: Pick::new(o, seed),
         values: u64::from(o.values),
         range: Ranges::new(o),
-        rng: Rng::new(seed),
         wrong,
         keys: Vec::with_capacity(4096),
         ends: Vec::with_capacity(256),
-        drawn: (0, 0),
     })
 }
 
 impl Transactor for Reader {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
-        if !retry {
-            self.drawn = (self.rng.range(0, self.metrics.len() as i64 - 1) as usize, self.range.draw(&mut self.rng));
-        }
-        let (k, end) = self.drawn;
+        let (m, end) = self.pick.next(retry, |rng| self.range.draw(rng));
         let (from, to, starts) = self.range.bounds(end);
         let g = self.range.granularity;
         self.keys.clear();
         self.ends.clear();
         self.ends.push(0);
         for &s in starts {
-            bucket_key(&mut self.keys, &self.metrics[k], g, s);
+            bucket_key(&mut self.keys, m, g, s);
             self.ends.push(self.keys.len());
         }
         let keys: Vec<&[u8]> = self.ends.windows(2).map(|w| &self.keys[w[0]..w[1]]).collect();
@@ -170,13 +156,8 @@ impl Transactor for Reader {
         let found = self.c.hgetall(&keys, &mut |_, _, _| fields += 1)?;
         let want = starts.len() as u64;
         if found != want || fields != want * self.values {
-            self.wrong.fetch_add(1, Ordering::Relaxed);
-            return Err(TxError::Fail(format!(
-                "values({}, {from}, {to}, {}) found {found} buckets and {fields} counters, want {want} and {}",
-                self.metrics[k],
-                g.name(),
-                want * self.values
-            )));
+            let said = format!("found {found} buckets and {fields} counters, want {want} and {}", want * self.values);
+            return Err(wrong_read(&self.wrong, m, (from, to), g, said));
         }
         Ok(())
     }

@@ -12,6 +12,7 @@ pub mod clock;
 mod doc;
 mod kv;
 pub use crate::options::counters as options;
+mod pick;
 mod sql;
 
 use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions};

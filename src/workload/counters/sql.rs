@@ -12,13 +12,13 @@
 use super::buckets::Granularity;
 use super::clock::{Clock, Ranges};
 use super::options::{CountersOptions, MAX_VALUES, Schema};
+use super::pick::{Pick, wrong_read};
 use super::{Totals, document, increment, metric, paths};
-use crate::engine::{Datum, Dialect, Param, SqlClient, Stmt, TxError, TxResult};
+use crate::engine::{Datum, Dialect, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
-use crate::rng::Rng;
 use crate::workload::{Transactor, step, until_signal};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 const TABLE: &str = "dbrace_counters";
 /// The columns naming a bucket: its key (metric), granularity and start.
@@ -184,14 +184,12 @@ struct Writer {
     c: Box<dyn SqlClient>,
     upsert: Stmt,
     schema: Schema,
-    metrics: Vec<String>,
+    /// The key and timestamp of the current track (kept for a retry).
+    pick: Pick<i64>,
     /// A new bucket's document: one track's counters.
     doc: String,
     incs: Vec<i64>,
-    rng: Rng,
     clock: Clock,
-    /// The key and timestamp of the current track (kept for a retry).
-    drawn: (usize, i64),
 }
 
 /// A client tracking on a SQL engine.
@@ -202,23 +200,17 @@ pub(super) fn writer(mut c: Box<dyn SqlClient>, o: &CountersOptions, seed: u64) 
         c,
         upsert,
         schema: o.schema,
-        metrics: (0..o.keys as usize).map(metric).collect(),
+        pick: Pick::new(o, seed),
         doc: document(&paths, 1),
         incs: (0..paths.len()).map(increment).collect(),
-        rng: Rng::new(seed),
         clock: Clock::new(o),
-        drawn: (0, 0),
     }))
 }
 
 impl Transactor for Writer {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
         use Param::{Int, Text};
-        if !retry {
-            self.drawn = (self.rng.range(0, self.metrics.len() as i64 - 1) as usize, self.clock.tick());
-        }
-        let (k, at) = self.drawn;
-        let m = self.metrics[k].as_str();
+        let (m, at) = self.pick.next(retry, |_| self.clock.tick());
         let mut p = [Int(0); MAX_PARAMS];
         self.c.begin(true)?;
         for g in Granularity::ALL {
@@ -256,13 +248,11 @@ impl Transactor for Writer {
 struct Reader {
     c: Box<dyn SqlClient>,
     select: Stmt,
-    metrics: Vec<String>,
+    pick: Pick<usize>,
     range: Ranges,
     /// Rows a bucket reads as: one document, or a row per counter.
     per_bucket: u64,
-    rng: Rng,
     wrong: Arc<AtomicU64>,
-    drawn: (usize, usize),
 }
 
 /// A client reading on a SQL engine.
@@ -276,34 +266,24 @@ pub(super) fn reader(
     Ok(Box::new(Reader {
         c,
         select,
-        metrics: (0..o.keys as usize).map(metric).collect(),
+        pick: Pick::new(o, seed),
         range: Ranges::new(o),
         per_bucket: if o.schema == Schema::Json { 1 } else { u64::from(o.values) },
-        rng: Rng::new(seed),
         wrong,
-        drawn: (0, 0),
     }))
 }
 
 impl Transactor for Reader {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
         use Param::{Int, Text};
-        if !retry {
-            self.drawn = (self.rng.range(0, self.metrics.len() as i64 - 1) as usize, self.range.draw(&mut self.rng));
-        }
-        let (k, end) = self.drawn;
+        let (m, end) = self.pick.next(retry, |rng| self.range.draw(rng));
         let (from, to, buckets) = self.range.bounds(end);
         let g = self.range.granularity;
-        let params = [Text(&self.metrics[k]), Text(g.code()), Int(from), Int(to)];
+        let params = [Text(m), Text(g.code()), Int(from), Int(to)];
         let rows = self.c.query_rows(self.select, &params)?;
         let want = buckets.len() as u64 * self.per_bucket;
         if rows != want {
-            self.wrong.fetch_add(1, Ordering::Relaxed);
-            return Err(TxError::Fail(format!(
-                "values({}, {from}, {to}, {}) returned {rows} rows, want {want}",
-                self.metrics[k],
-                g.name()
-            )));
+            return Err(wrong_read(&self.wrong, m, (from, to), g, format!("returned {rows} rows, want {want}")));
         }
         Ok(())
     }
