@@ -200,8 +200,12 @@ pub enum ConnectError {
 }
 
 impl ConnectError {
-    /// A server given by `--url` that is not there or says no: the user's URL to fix.
+    /// A server given by `--url` that is not there or says no: the user's URL to fix;
+    /// a connection a signal cut short is the signal's.
     pub fn url_mistake(self) -> crate::error::Error {
+        if let Some(sig) = crate::signals::pending() {
+            return crate::error::Error::Interrupted(sig);
+        }
         match self {
             ConnectError::Unreachable(m) => {
                 bad_input!("{m}; check the host and port in --url and that the server runs")

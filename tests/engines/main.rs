@@ -11,3 +11,4 @@ mod mongo;
 mod mysql;
 mod postgres;
 mod redis;
+mod wrong_server;

@@ -3,13 +3,15 @@
 //! `--url` server (dropped with the instance), session settings SET on every connection,
 //! what an instance owns (a throwaway server or something on a user's server), cached
 //! templates laid into each data directory, a start retried when its port was taken,
-//! managed-only profiles refused against `--url`, and the user a server runs as.
+//! managed-only profiles refused against `--url`, the user a server runs as, and sockets
+//! whose every wait a deadline or a signal ends (`patient`).
 //! Each engine supplies only what differs: its statements, how it reads a setting, how
 //! it compares a value.
 
 pub mod container;
 pub mod merge;
 pub mod owned;
+pub mod patient;
 pub mod read_back;
 pub mod run_as;
 pub mod session;

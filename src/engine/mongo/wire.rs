@@ -2,14 +2,16 @@
 //! OP_MSG (header, flags, one body section) from a buffer the connection reuses, and its
 //! reply is read into a second reused buffer and handed out as a borrowed BSON document.
 //! A reply is untrusted input: its length is bounded before anything is allocated for it,
-//! and every section is checked to lie inside it.
+//! the buffer grows with the bytes that arrive (not with the length claimed), and every
+//! section is checked to lie inside it.
 
+use crate::engine::kit::patient::{self, Patient, Sliced};
 use bson::RawDocument;
 use std::io::{self, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// OP_MSG's opcode.
 const OP_MSG: i32 = 2013;
@@ -40,12 +42,58 @@ pub enum Addr {
 enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    /// Bytes replayed as a server's, for the fuzz tests.
+    #[cfg(test)]
+    Replay(patient::Replay),
+}
+
+impl Read for Stream {
+    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(b),
+            Stream::Unix(s) => s.read(b),
+            #[cfg(test)]
+            Stream::Replay(s) => s.read(b),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(b),
+            Stream::Unix(s) => s.write(b),
+            #[cfg(test)]
+            Stream::Replay(s) => s.write(b),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sliced for Stream {
+    fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_timeouts(t),
+            Stream::Unix(s) => s.set_timeouts(t),
+            #[cfg(test)]
+            Stream::Replay(s) => s.set_timeouts(t),
+        }
+    }
 }
 
 /// One connection: requests written into `out`, replies read into `inb`; both only grow,
 /// so after the first few commands a round trip allocates nothing.
 pub struct Wire {
-    stream: Stream,
+    stream: Patient<Stream>,
+    /// The server, as messages name it.
+    server: String,
+    /// How long a wait for a reply lasts once the first has come.
+    io: Duration,
+    /// Whether a reply has come: before it, waits end at the connect deadline, and a
+    /// foreign server's answer is quoted.
+    answered: bool,
     out: Vec<u8>,
     inb: Vec<u8>,
     /// The reply's body document: where it lies in `inb`.
@@ -55,39 +103,33 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// Connect within `connect`; every later read and write waits `io` at most.
+    /// Connect, and read the first reply (the handshake), within `connect`, as drivers'
+    /// connectTimeoutMS; every later wait for a reply lasts `io` at most. A signal ends any wait.
     pub fn open(addr: &Addr, connect: Duration, io: Duration) -> io::Result<Wire> {
-        let stream = match addr {
-            Addr::Unix(p) => Stream::Unix(UnixStream::connect(p)?),
+        let started = Instant::now();
+        let (stream, server) = match addr {
+            Addr::Unix(p) => (Stream::Unix(patient::connect_unix(p, connect)?), p.display().to_string()),
             Addr::Tcp(host, port) => {
-                let mut last = None;
-                let mut found = None;
-                for a in (host.as_str(), *port).to_socket_addrs()? {
-                    match TcpStream::connect_timeout(&a, connect) {
-                        Ok(s) => {
-                            found = Some(s);
-                            break;
-                        }
-                        Err(e) => last = Some(e),
-                    }
-                }
-                let s = found.ok_or_else(|| last.unwrap_or_else(|| io::Error::other("no address for the host")))?;
-                s.set_nodelay(true)?;
-                Stream::Tcp(s)
+                (Stream::Tcp(patient::connect_tcp(host, *port, connect)?), format!("{host}:{port}"))
             }
         };
-        match &stream {
-            Stream::Tcp(s) => s.set_read_timeout(Some(io)).and_then(|()| s.set_write_timeout(Some(io)))?,
-            Stream::Unix(s) => s.set_read_timeout(Some(io)).and_then(|()| s.set_write_timeout(Some(io)))?,
-        }
-        Ok(Wire {
+        let mut stream = Patient::new(stream)?;
+        stream.set_deadline(started, Some(connect));
+        Ok(Wire::over(stream, server, io))
+    }
+
+    fn over(stream: Patient<Stream>, server: String, io: Duration) -> Wire {
+        Wire {
             stream,
+            server,
+            io,
+            answered: false,
             out: Vec::with_capacity(4096),
             inb: vec![0; 16 << 10],
             body: (0, 0),
             next_id: 0,
             broken: false,
-        })
+        }
     }
 
     /// Start a command: the buffer to write its one body document into, after the header.
@@ -111,37 +153,50 @@ impl Wire {
             self.broken = true;
         }
         r?;
+        if !self.answered {
+            self.answered = true;
+            self.stream.clear_deadline();
+            self.stream.set_idle(Some(self.io));
+        }
         RawDocument::from_bytes(&self.inb[self.body.0..self.body.1]).map_err(|e| bad(&e.to_string()))
     }
 
     fn send(&mut self) -> io::Result<()> {
-        match &mut self.stream {
-            Stream::Tcp(s) => s.write_all(&self.out),
-            Stream::Unix(s) => s.write_all(&self.out),
-        }
-        .map_err(timeout)
+        self.stream.write_all(&self.out)
     }
 
-    fn read_exact(&mut self, from: usize, to: usize) -> io::Result<()> {
-        let buf = &mut self.inb[from..to];
-        match &mut self.stream {
-            Stream::Tcp(s) => s.read_exact(buf),
-            Stream::Unix(s) => s.read_exact(buf),
+    /// Read `inb[from..to]`, the buffer grown (doubled, up to `to`) as the bytes arrive,
+    /// never ahead of them for a length a header only claims; the bytes read count (`got`)
+    /// even when the rest never comes.
+    fn read_exact(&mut self, from: usize, to: usize, got: &mut usize) -> io::Result<()> {
+        *got = from;
+        while *got < to {
+            if self.inb.len() == *got {
+                let n = self.inb.len();
+                self.inb.resize((n * 2).min(to).max(n + 1), 0);
+            }
+            let end = to.min(self.inb.len());
+            match self.stream.read(&mut self.inb[*got..end]) {
+                Ok(0) => return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the server closed the connection")),
+                Ok(n) => *got += n,
+                Err(e) => return Err(e),
+            }
         }
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::UnexpectedEof => io::Error::new(e.kind(), "the server closed the connection"),
-            _ => timeout(e),
-        })
+        Ok(())
     }
 
-    /// Read one whole message answering request `id` and find its body.
+    /// Read one whole message answering request `id` and find its body. Before the first
+    /// reply, a header that is no MongoDB server's is quoted as another protocol's answer.
     fn receive(&mut self, id: i32) -> io::Result<()> {
-        self.read_exact(0, 16)?;
-        let len = check_header(&self.inb[..16], id)?;
-        if self.inb.len() < len {
-            self.inb.resize(len, 0);
-        }
-        self.read_exact(16, len)?;
+        let mut got = 0;
+        let head = self.read_exact(0, 16, &mut got).and_then(|()| check_header(&self.inb[..16], id));
+        let len = match head {
+            Err(e) if !self.answered && (e.kind() != io::ErrorKind::TimedOut || got > 0) && !interrupted(&e) => {
+                return Err(io::Error::new(e.kind(), patient::foreign(&self.server, "MongoDB", &self.inb[..got])));
+            }
+            r => r?,
+        };
+        self.read_exact(16, len, &mut got)?;
         self.body = body(&self.inb[..len])?;
         Ok(())
     }
@@ -218,18 +273,99 @@ fn body(m: &[u8]) -> io::Result<(usize, usize)> {
     found.ok_or_else(|| bad("no body section"))
 }
 
-/// A socket timeout says "would block"; say what it means.
-fn timeout(e: io::Error) -> io::Error {
-    match e.kind() {
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io::Error::new(e.kind(), "no reply in time"),
-        _ => e,
-    }
+/// Whether a wait ended because a signal asked the run to stop.
+fn interrupted(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Other && crate::signals::pending().is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::kit::patient::{Replay, fuzz_cases};
     use crate::engine::mongo::bson_out;
+    use proptest::prelude::*;
+
+    /// A connection whose server says `input`, whatever it is asked.
+    fn replay(input: &[u8]) -> Wire {
+        let stream = Patient::new(Stream::Replay(Replay::new(input.to_vec()))).unwrap();
+        Wire::over(stream, "stand-in:27017".into(), Duration::from_secs(1))
+    }
+
+    /// Three commands against a server that says `input`, every reply's elements walked;
+    /// the read buffer stays within twice what was sent.
+    fn survive(input: &[u8]) {
+        let mut w = replay(input);
+        for _ in 0..3 {
+            let d = bson_out::begin(w.start());
+            bson_out::i32(&mut w.out, "ping", 1);
+            bson_out::end(&mut w.out, d);
+            match w.call() {
+                Ok(doc) => {
+                    for (_, v) in doc.into_iter().flatten() {
+                        let _ = v.as_document().map(|d| d.iter().count());
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        assert!(w.inb.len() <= (16usize << 10).max(2 * input.len()), "{} for {}", w.inb.len(), input.len());
+    }
+
+    /// Replies as they frame: a header answering the next request (its length right, or
+    /// any), flags, sections of a kind and a size, bytes.
+    fn messages() -> impl Strategy<Value = Vec<u8>> {
+        let section = (prop::sample::select(vec![0u8, 1, 2]), prop::collection::vec(any::<u8>(), 0..30)).prop_map(
+            |(kind, doc)| {
+                let mut s = vec![kind];
+                s.extend_from_slice(&(doc.len() as i32 + 4).to_le_bytes());
+                s.extend_from_slice(&doc);
+                s
+            },
+        );
+        let one = (prop::option::weighted(0.1, any::<i32>()), 0u32..4, prop::collection::vec(section, 0..3));
+        prop::collection::vec(one, 0..4).prop_map(|ms| {
+            let mut out = Vec::new();
+            for (i, (len, flags, sections)) in ms.into_iter().enumerate() {
+                let body = sections.concat();
+                let n = len.unwrap_or((PREFIX + body.len()) as i32);
+                out.extend_from_slice(&n.to_le_bytes());
+                out.extend_from_slice(&0i32.to_le_bytes());
+                out.extend_from_slice(&(i as i32 + 1).to_le_bytes());
+                out.extend_from_slice(&OP_MSG.to_le_bytes());
+                out.extend_from_slice(&flags.to_le_bytes());
+                out.extend_from_slice(&body);
+            }
+            out
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: fuzz_cases(500), ..ProptestConfig::default() })]
+
+        #[test]
+        fn fuzz_arbitrary_bytes_never_panic(input in prop::collection::vec(any::<u8>(), 0..600)) {
+            survive(&input);
+        }
+
+        #[test]
+        fn fuzz_arbitrary_messages_never_panic(input in messages()) {
+            survive(&input);
+        }
+    }
+
+    #[test]
+    fn another_protocol_is_quoted_before_the_first_reply() {
+        let mut w = replay(b"-ERR unknown command 'x'\r\n");
+        w.start();
+        let e = w.call().unwrap_err().to_string();
+        assert!(
+            e.starts_with("stand-in:27017 does not speak the MongoDB protocol: it answered '-ERR unknown com"),
+            "{e}"
+        );
+        let mut w = replay(b"");
+        w.start();
+        assert!(w.call().unwrap_err().to_string().contains("closed the connection without a word"));
+    }
 
     /// A reply message answering `to`: the body `{ok: 1}` and `extra` sections after it.
     fn reply(to: i32, flags: u32, extra: &[u8]) -> Vec<u8> {

@@ -6,6 +6,7 @@
 
 use super::endpoint::Endpoint;
 use super::wire::{self, Wire, WireConnect};
+use crate::engine::kit::patient;
 use crate::engine::{ConnectError, Datum, Dialect, Param, SqlClient, Stmt, TxError, TxResult};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Params, Row, Statement, Value};
@@ -55,7 +56,7 @@ pub struct MyClient {
 }
 
 impl MyClient {
-    /// Connect (5 s at most); `memory_tables` makes `create_table` create MEMORY tables.
+    /// Connect within the endpoint's connect timeout; `memory_tables` makes `create_table` create MEMORY tables.
     pub fn connect(at: &Endpoint, memory_tables: bool) -> Result<MyClient, ConnectError> {
         let link = match Wire::connect(at) {
             Ok(w) => Link::Wire(w),
@@ -72,9 +73,27 @@ impl MyClient {
             .build()
             .map_err(|e| ConnectError::Unreachable(format!("cannot start a tokio runtime: {e}")))?;
         let where_ = at.redacted();
+        let limit = at.connect_timeout.unwrap_or(patient::FOREVER);
+        // Waited for in slices, so that a signal ends the wait as it does our wire client's.
         let conn = rt
-            .block_on(async { tokio::time::timeout(Duration::from_secs(5), Conn::new(at.opts.clone())).await })
-            .map_err(|_| ConnectError::Unreachable(format!("cannot connect to {where_}: no answer in 5 s")))?
+            .block_on(async {
+                let mut connect = std::pin::pin!(Conn::new(at.opts.clone()));
+                let start = std::time::Instant::now();
+                loop {
+                    if let Ok(r) = tokio::time::timeout(patient::SLICE, &mut connect).await {
+                        return Some(r);
+                    }
+                    if crate::signals::pending().is_some() || start.elapsed() >= limit {
+                        return None;
+                    }
+                }
+            })
+            .ok_or_else(|| {
+                ConnectError::Unreachable(format!(
+                    "cannot connect to {where_}: no answer within {}",
+                    humantime::format_duration(limit)
+                ))
+            })?
             .map_err(|e| match e {
                 mysql_async::Error::Server(s) => ConnectError::Refused(format!("{where_}: {} ({})", s.message, s.code)),
                 mysql_async::Error::Io(mysql_async::IoError::Io(e)) => {

@@ -10,11 +10,11 @@ use super::extended::stmt_name;
 use super::login::StartupError;
 use super::messages::{Outcome, Stream, lost};
 use super::placeholders::{numbered, spell};
+use crate::engine::kit::patient::{self, Patient};
 use crate::engine::{ConnectError, Datum, Dialect, Param, SqlClient, Stmt, TxError, TxResult};
 use bytes::BytesMut;
 use postgres_protocol::message::frontend;
-use std::net::{TcpStream, ToSocketAddrs};
-use std::os::unix::net::UnixStream;
+use std::time::Instant;
 
 /// How statements travel, as pgbench's `-M`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -31,7 +31,7 @@ pub enum Protocol {
 
 /// One connection.
 pub struct PgClient {
-    pub(super) stream: Stream,
+    pub(super) stream: Patient<Stream>,
     pub(super) wbuf: BytesMut,
     pub(super) rbuf: Vec<u8>,
     pub(super) rpos: usize,
@@ -59,35 +59,49 @@ impl PgClient {
         self.protocol = protocol;
     }
 
-    /// Connect and authenticate; `unlogged` makes `create_table` create UNLOGGED tables.
+    /// Connect and authenticate within the URL's `connect_timeout`; `unlogged` makes
+    /// `create_table` create UNLOGGED tables. A server that answers in another protocol is
+    /// named with what it said.
     pub fn connect(info: &ConnInfo, unlogged: bool) -> Result<PgClient, ConnectError> {
         let where_ = info.redacted();
+        let started = Instant::now();
+        let limit = info.connect_timeout.unwrap_or(patient::FOREVER);
+        let unreachable = |e: std::io::Error| ConnectError::Unreachable(format!("cannot connect to {where_}: {e}"));
         let stream = if info.host.starts_with('/') {
             let path = format!("{}/.s.PGSQL.{}", info.host, info.port);
-            Stream::Unix(
-                UnixStream::connect(&path)
-                    .map_err(|e| ConnectError::Unreachable(format!("cannot connect to {where_} ({path}): {e}")))?,
-            )
+            let s = patient::connect_unix(path.as_ref(), limit)
+                .map_err(|e| ConnectError::Unreachable(format!("cannot connect to {where_} ({path}): {e}")))?;
+            Stream::Unix(s)
         } else {
-            // A host that drops packets must not hang the run: give up after 5 s.
-            let unreachable = |e: std::io::Error| ConnectError::Unreachable(format!("cannot connect to {where_}: {e}"));
-            let addrs: Vec<_> = (info.host.as_str(), info.port).to_socket_addrs().map_err(unreachable)?.collect();
-            let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
-            let mut stream = None;
-            for a in addrs {
-                match TcpStream::connect_timeout(&a, std::time::Duration::from_secs(5)) {
-                    Ok(s) => {
-                        stream = Some(s);
-                        break;
-                    }
-                    Err(e) => last = e,
-                }
-            }
-            let s = stream.ok_or_else(|| unreachable(last))?;
-            let _ = s.set_nodelay(true);
-            Stream::Tcp(s)
+            Stream::Tcp(patient::connect_tcp(&info.host, info.port, limit).map_err(unreachable)?)
         };
-        let mut c = PgClient {
+        let mut stream = Patient::new(stream).map_err(unreachable)?;
+        // libpq's connect_timeout covers the whole connection, logging in included.
+        stream.set_deadline(started, info.connect_timeout);
+        let mut c = PgClient::over(stream, unlogged);
+        c.startup(info).map_err(|e| match e {
+            StartupError::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                let server = format!("{}:{}", info.host, info.port);
+                ConnectError::Unreachable(format!(
+                    "{server} sent no PostgreSQL answer in time ({e}, connect_timeout): is it a PostgreSQL server?"
+                ))
+            }
+            StartupError::Io(e) => ConnectError::Unreachable(format!("lost the connection to {where_}: {e}")),
+            StartupError::Foreign(said) => ConnectError::Unreachable(patient::foreign(
+                &format!("{}:{}", info.host, info.port),
+                "PostgreSQL",
+                &said,
+            )),
+            StartupError::Server(m) => ConnectError::Refused(format!("{where_}: {m}")),
+        })?;
+        c.stream.clear_deadline();
+        c.stream.set_idle(Some(patient::IDLE_TIMEOUT));
+        Ok(c)
+    }
+
+    /// A connection over `stream`, before the startup.
+    pub(super) fn over(stream: Patient<Stream>, unlogged: bool) -> PgClient {
+        PgClient {
             stream,
             wbuf: BytesMut::with_capacity(8192),
             rbuf: vec![0; 64 * 1024],
@@ -102,12 +116,7 @@ impl PgClient {
             unlogged,
             loaded: Vec::new(),
             server_version: String::new(),
-        };
-        c.startup(info).map_err(|e| match e {
-            StartupError::Io(e) => ConnectError::Unreachable(format!("lost the connection to {where_}: {e}")),
-            StartupError::Server(m) => ConnectError::Refused(format!("{where_}: {m}")),
-        })?;
-        Ok(c)
+        }
     }
 
     /// The value of a server setting, as SHOW prints it.

@@ -1,8 +1,10 @@
-//! `postgres://user:password@host:port/db?host=/socket/dir`: parsed, and redacted for
-//! anything that is printed or stored.
+//! `postgres://user:password@host:port/db?host=/socket/dir&connect_timeout=10`: parsed,
+//! and redacted for anything that is printed or stored.
 
+use crate::engine::kit::patient::CONNECT_TIMEOUT;
 use crate::error::Result;
 pub use crate::redact::redact;
+use std::time::Duration;
 
 /// Where and as whom to connect.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +19,8 @@ pub struct ConnInfo {
     pub password: Option<String>,
     /// Database name.
     pub database: String,
+    /// How long connecting and logging in may take (None: as long as it takes).
+    pub connect_timeout: Option<Duration>,
 }
 
 impl ConnInfo {
@@ -43,11 +47,16 @@ impl ConnInfo {
             Some((h, p)) => (h.to_string(), p.parse::<u16>().map_err(|_| bad("the port is not a number"))?),
             None => (hostport.to_string(), 5432),
         };
+        let mut connect_timeout = Some(CONNECT_TIMEOUT);
         for kv in query.split('&').filter(|s| !s.is_empty()) {
             match kv.split_once('=') {
                 Some(("host", h)) => host = decode(h),
                 Some(("port", p)) => port = p.parse::<u16>().map_err(|_| bad("the port is not a number"))?,
                 Some(("sslmode", "disable" | "prefer" | "allow")) => {}
+                Some(("connect_timeout", t)) => {
+                    connect_timeout = timeout(t)
+                        .ok_or_else(|| bad(&format!("connect_timeout={t} is not a whole number of seconds")))?
+                }
                 _ => {
                     return Err(bad(&format!(
                         "unsupported parameter '{kv}' (dbrace speaks plain TCP and unix sockets)"
@@ -59,7 +68,7 @@ impl ConnInfo {
             host = "/var/run/postgresql".into();
         }
         let database = if database.is_empty() { user.clone() } else { decode(database) };
-        Ok(ConnInfo { host, port, user, password, database })
+        Ok(ConnInfo { host, port, user, password, database, connect_timeout })
     }
 
     /// The same connection to another database.
@@ -76,6 +85,13 @@ impl ConnInfo {
             format!("postgres://{}{pw}@{}:{}/{}", self.user, self.host, self.port, self.database)
         }
     }
+}
+
+/// libpq's `connect_timeout`: whole seconds; 0 or less waits as long as it takes, and 1
+/// means 2 (libpq's minimum). None for anything else.
+fn timeout(t: &str) -> Option<Option<Duration>> {
+    let n: i64 = t.trim().parse().ok()?;
+    Some((n > 0).then(|| Duration::from_secs(n.max(2) as u64)))
 }
 
 /// Percent-decoding for URL parts.
@@ -122,6 +138,12 @@ mod tests {
         assert!(ConnInfo::parse("mysql://x").is_err());
         assert!(ConnInfo::parse("postgres://a@h:xx/d").is_err());
         assert!(ConnInfo::parse("postgres://a@h/d?sslmode=require").is_err());
+        assert_eq!(c.connect_timeout, Some(CONNECT_TIMEOUT));
+        let t = |q: &str| ConnInfo::parse(&format!("postgres://a@h/d?connect_timeout={q}")).map(|c| c.connect_timeout);
+        assert_eq!(t("3").unwrap(), Some(Duration::from_secs(3)));
+        assert_eq!(t("1").unwrap(), Some(Duration::from_secs(2)));
+        assert_eq!(t("0").unwrap(), None);
+        assert!(t("2.5").is_err() && t("soon").is_err());
     }
 
     #[test]

@@ -198,6 +198,7 @@ fn serve(
                 user: SUPERUSER.into(),
                 password: Some(password.to_string()),
                 database: "postgres".into(),
+                connect_timeout: Some(crate::engine::kit::patient::CONNECT_TIMEOUT),
             };
             Ok((recipe, login))
         },

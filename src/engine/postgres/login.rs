@@ -23,18 +23,23 @@ impl PgClient {
                 )
             })
         };
+        self.first_words()?;
         let mut scram: Option<ScramSha256> = None;
         loop {
             let (tag, body) = self.read_message()?;
             match tag {
                 b'R' => {
                     let body = self.rbuf[body].to_vec();
-                    let code = i32::from_be_bytes([body[0], body[1], body[2], body[3]]);
+                    let Some(code) = body.get(..4).and_then(|c| c.try_into().ok()).map(i32::from_be_bytes) else {
+                        return Err(StartupError::Server("a malformed authentication request".into()));
+                    };
                     match code {
                         0 => {}
                         3 => frontend::password_message(password()?.as_bytes(), &mut self.wbuf)?,
                         5 => {
-                            let salt = [body[4], body[5], body[6], body[7]];
+                            let Some(salt) = body.get(4..8).and_then(|c| <[u8; 4]>::try_from(c).ok()) else {
+                                return Err(StartupError::Server("an MD5 request without its salt".into()));
+                            };
                             let hash = postgres_protocol::authentication::md5_hash(
                                 info.user.as_bytes(),
                                 password()?.as_bytes(),
@@ -77,10 +82,39 @@ impl PgClient {
     }
 }
 
-/// Why the startup failed: the connection, or the server's refusal.
+/// Why the startup failed: the connection, a server of another protocol (what it sent),
+/// or the server's refusal.
 pub(super) enum StartupError {
     Io(std::io::Error),
+    Foreign(Vec<u8>),
     Server(String),
+}
+
+/// The messages a server may answer a startup message with: an authentication request,
+/// an error, or a notice (before an error). Any other first byte is another protocol.
+const FIRST_TAGS: &[u8] = b"REN";
+/// A first message longer than this is no PostgreSQL server's (an error is a few hundred bytes).
+const FIRST_MAX: usize = 64 << 10;
+
+impl PgClient {
+    /// Check that the server's first bytes are a PostgreSQL message, before the reader
+    /// trusts any length: another server's answer is kept to be quoted.
+    fn first_words(&mut self) -> Result<(), StartupError> {
+        while self.rend - self.rpos < 5 {
+            if let Err(e) = self.fill(5) {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    return Err(StartupError::Foreign(self.rbuf[self.rpos..self.rend].to_vec()));
+                }
+                return Err(e.into());
+            }
+        }
+        let h = &self.rbuf[self.rpos..self.rend];
+        let len = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
+        if !FIRST_TAGS.contains(&h[0]) || !(4..=FIRST_MAX).contains(&len) {
+            return Err(StartupError::Foreign(h.to_vec()));
+        }
+        Ok(())
+    }
 }
 
 impl From<std::io::Error> for StartupError {

@@ -8,6 +8,7 @@ use super::conninfo::ConnInfo;
 use crate::engine::SqlClient;
 use crate::engine::access::{Access, Listen};
 use crate::engine::kit;
+use crate::engine::kit::patient::CONNECT_TIMEOUT;
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
@@ -229,7 +230,14 @@ pub fn account(socket: &ConnInfo, port: u16, access: &Access) -> Result<ConnInfo
         c.batch(&format!("CREATE DATABASE {} OWNER {role}{strategy}", ident(&database)))
             .map_err(|e| refused("the database", e))?;
     }
-    Ok(ConnInfo { host: "127.0.0.1".into(), port, user, password: Some(password), database })
+    Ok(ConnInfo {
+        host: "127.0.0.1".into(),
+        port,
+        user,
+        password: Some(password),
+        database,
+        connect_timeout: Some(CONNECT_TIMEOUT),
+    })
 }
 
 /// A quoted SQL identifier.
@@ -249,5 +257,6 @@ fn socket_info(sock: &Path, port: u16) -> ConnInfo {
         user: SUPERUSER.into(),
         password: None,
         database: "postgres".into(),
+        connect_timeout: Some(CONNECT_TIMEOUT),
     }
 }

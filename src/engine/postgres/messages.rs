@@ -2,6 +2,7 @@
 //! and what they say: rows, rows changed, server errors as transaction outcomes.
 
 use super::client::PgClient;
+use crate::engine::kit::patient::{Sliced, quote};
 use crate::engine::{TxError, TxResult};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -11,20 +12,50 @@ use std::os::unix::net::UnixStream;
 pub(super) enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    /// Bytes replayed as a server's, for the fuzz tests.
+    #[cfg(test)]
+    Replay(crate::engine::kit::patient::Replay),
 }
 
-impl Stream {
-    pub(super) fn io(&mut self) -> &mut dyn ReadWrite {
+impl Read for Stream {
+    fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
         match self {
-            Stream::Tcp(s) => s,
-            Stream::Unix(s) => s,
+            Stream::Tcp(s) => s.read(b),
+            Stream::Unix(s) => s.read(b),
+            #[cfg(test)]
+            Stream::Replay(s) => s.read(b),
         }
     }
 }
 
-/// Either socket, read and written through one reference.
-pub(super) trait ReadWrite: Read + Write {}
-impl<T: Read + Write> ReadWrite for T {}
+impl Write for Stream {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(b),
+            Stream::Unix(s) => s.write(b),
+            #[cfg(test)]
+            Stream::Replay(s) => s.write(b),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sliced for Stream {
+    fn set_timeouts(&self, t: Option<std::time::Duration>) -> std::io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_timeouts(t),
+            Stream::Unix(s) => s.set_timeouts(t),
+            #[cfg(test)]
+            Stream::Replay(s) => s.set_timeouts(t),
+        }
+    }
+}
+
+/// The longest message a server may send: PostgreSQL's own allocation limit (1 GiB)
+/// and room for the message's other fields. A longer length is a broken or foreign peer.
+pub(super) const MAX_MESSAGE: usize = (1 << 30) + (1 << 20);
 
 /// What a statement returned.
 pub(super) struct Outcome {
@@ -44,40 +75,54 @@ pub(super) struct ServerError {
 
 impl PgClient {
     pub(super) fn flush(&mut self) -> std::io::Result<()> {
-        self.stream.io().write_all(&self.wbuf)?;
+        self.stream.write_all(&self.wbuf)?;
         self.wbuf.clear();
         Ok(())
     }
 
-    /// The next backend message: its tag and the range of its body in `rbuf`.
+    /// The next backend message: its tag and the range of its body in `rbuf`. Its length
+    /// is checked before anything is allocated for it, and the buffer grows with the bytes
+    /// that arrive, not with what the length claims.
     pub(super) fn read_message(&mut self) -> std::io::Result<(u8, std::ops::Range<usize>)> {
         loop {
             let avail = self.rend - self.rpos;
+            let mut need = 5;
             if avail >= 5 {
                 let h = &self.rbuf[self.rpos..];
                 let len = u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
+                if !(4..=MAX_MESSAGE).contains(&len) {
+                    return Err(invalid(format!("a message of {len} bytes (tag {})", quote(&[h[0]]))));
+                }
                 if avail > len {
                     let tag = h[0];
                     let start = self.rpos + 5;
                     self.rpos += 1 + len;
                     return Ok((tag, start..self.rpos));
                 }
-                if 1 + len > self.rbuf.len() {
-                    // A message larger than the buffer: grow once (setup and verify only).
-                    self.rbuf.resize(1 + len, 0);
-                }
+                need = 1 + len;
             }
-            if self.rpos > 0 {
-                self.rbuf.copy_within(self.rpos..self.rend, 0);
-                self.rend -= self.rpos;
-                self.rpos = 0;
-            }
-            let n = self.stream.io().read(&mut self.rbuf[self.rend..])?;
-            if n == 0 {
-                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the server closed the connection"));
-            }
-            self.rend += n;
+            self.fill(need)?;
         }
+    }
+
+    /// Read more of the server's bytes: the unread ones moved to the front, the buffer
+    /// doubled (setup and verify only) when a message of `need` bytes does not fit.
+    pub(super) fn fill(&mut self, need: usize) -> std::io::Result<()> {
+        if self.rpos > 0 {
+            self.rbuf.copy_within(self.rpos..self.rend, 0);
+            self.rend -= self.rpos;
+            self.rpos = 0;
+        }
+        if self.rend == self.rbuf.len() {
+            let len = self.rbuf.len();
+            self.rbuf.resize((len * 2).min(need).max(len + 1), 0);
+        }
+        let n = self.stream.read(&mut self.rbuf[self.rend..])?;
+        if n == 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the server closed the connection"));
+        }
+        self.rend += n;
+        Ok(())
     }
 
     pub(super) fn error(&self, body: std::ops::Range<usize>) -> ServerError {
@@ -108,7 +153,7 @@ impl PgClient {
                 b'C' => changed = rows_changed(&self.rbuf[body]),
                 b'E' => err = err.or(Some(self.error(body))),
                 b'Z' => {
-                    self.status = self.rbuf[body.start];
+                    self.status = ready(&self.rbuf[body])?;
                     break;
                 }
                 _ => {}
@@ -132,7 +177,7 @@ impl PgClient {
 
     /// Read up to ReadyForQuery, passing each DataRow's fields to `row` by column.
     pub(super) fn finish_each(&mut self, row: &mut dyn FnMut(usize, &str, Option<&str>)) -> TxResult<u64> {
-        let (mut rows, mut err) = (0u64, None);
+        let (mut rows, mut err, mut malformed) = (0u64, None, None);
         loop {
             let (tag, body) = self.read_message().map_err(lost)?;
             match tag {
@@ -142,8 +187,11 @@ impl PgClient {
                     self.column_ends.clear();
                     let b = &self.rbuf[body];
                     let mut at = 2;
-                    for _ in 0..u16::from_be_bytes([b[0], b[1]]) {
-                        let len = b[at..].iter().position(|x| *x == 0).unwrap_or(0);
+                    for _ in 0..b.get(..2).map_or(0, |n| u16::from_be_bytes([n[0], n[1]])) {
+                        let Some(len) = b.get(at..).and_then(|r| r.iter().position(|x| *x == 0)) else {
+                            malformed = malformed.or(Some("RowDescription"));
+                            break;
+                        };
                         self.columns.push_str(std::str::from_utf8(&b[at..at + len]).unwrap_or("?column?"));
                         self.column_ends.push(self.columns.len());
                         at += len + 1 + 18;
@@ -153,25 +201,42 @@ impl PgClient {
                     rows += 1;
                     let b = &self.rbuf[body];
                     let mut at = 2;
-                    for i in 0..usize::from(u16::from_be_bytes([b[0], b[1]])) {
-                        let len = i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+                    for i in 0..b.get(..2).map_or(0, |n| usize::from(u16::from_be_bytes([n[0], n[1]]))) {
+                        let Some(l) = b.get(at..at + 4) else {
+                            malformed = malformed.or(Some("DataRow"));
+                            break;
+                        };
+                        let len = i32::from_be_bytes([l[0], l[1], l[2], l[3]]);
                         at += 4;
-                        let value = usize::try_from(len).ok().map(|n| {
-                            at += n;
-                            std::str::from_utf8(&b[at - n..at]).unwrap_or("")
-                        });
+                        // A negative length is NULL.
+                        let value = match usize::try_from(len) {
+                            Err(_) => None,
+                            Ok(n) => match b.get(at..at + n) {
+                                Some(v) => {
+                                    at += n;
+                                    Some(std::str::from_utf8(v).unwrap_or(""))
+                                }
+                                None => {
+                                    malformed = malformed.or(Some("DataRow"));
+                                    break;
+                                }
+                            },
+                        };
                         let start = if i == 0 { 0 } else { self.column_ends.get(i - 1).copied().unwrap_or(0) };
                         let end = self.column_ends.get(i).copied().unwrap_or(start);
-                        row(i, &self.columns[start..end], value);
+                        row(i, self.columns.get(start..end).unwrap_or(""), value);
                     }
                 }
                 b'E' => err = err.or(Some(self.error(body))),
                 b'Z' => {
-                    self.status = self.rbuf[body.start];
+                    self.status = ready(&self.rbuf[body])?;
                     break;
                 }
                 _ => {}
             }
+        }
+        if let Some(what) = malformed {
+            return Err(TxError::Fail(format!("postgres: the server sent a malformed {what}")));
         }
         match err {
             None => Ok(rows),
@@ -190,6 +255,19 @@ fn tx_error(e: ServerError) -> TxError {
         b"23505" => TxError::Duplicate(m()),
         _ => TxError::Fail(m()),
     }
+}
+
+/// ReadyForQuery's one byte: the transaction status.
+fn ready(b: &[u8]) -> TxResult<u8> {
+    match b {
+        [s] => Ok(*s),
+        _ => Err(TxError::Fail("postgres: the server sent a malformed ReadyForQuery".into())),
+    }
+}
+
+/// A reply that breaks the protocol.
+pub(super) fn invalid(why: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, format!("the server broke the protocol: {why}"))
 }
 
 pub(super) fn lost(e: std::io::Error) -> TxError {

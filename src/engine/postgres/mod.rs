@@ -7,6 +7,8 @@ pub mod conninfo;
 mod container;
 mod copy;
 mod extended;
+#[cfg(test)]
+mod fuzz;
 mod login;
 pub mod managed;
 mod messages;

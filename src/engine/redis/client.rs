@@ -3,8 +3,9 @@
 //! lies in the connection's buffer (no reply tree per command), keys under an optional
 //! prefix so a run on someone's server touches only its own keys.
 
-use super::endpoint::Endpoint;
+use super::endpoint::{Addr, Endpoint};
 use super::resp::{Conn, Replies, Reply};
+use crate::engine::kit::patient;
 use crate::engine::{ConnectError, HashField, HashIncr, KvClient, TxError, TxResult};
 use std::time::Duration;
 
@@ -74,11 +75,13 @@ pub struct RedisClient {
 }
 
 impl RedisClient {
-    /// Connect (and authenticate, select the database) within 5 s; replies wait 30 s at most.
+    /// Connect, authenticate and select the database within the endpoint's timeout;
+    /// replies wait 30 s at most after that. A server that answers in another protocol is
+    /// named with what it said.
     pub fn connect(ep: &Endpoint, prefix: &[u8]) -> std::result::Result<RedisClient, ConnectError> {
         let secret = ep.password.as_deref().unwrap_or("");
         let where_ = ep.redacted();
-        let conn = Conn::open(&ep.addr, Duration::from_secs(5), Duration::from_secs(30)).map_err(|e| {
+        let conn = Conn::open(&ep.addr, ep.timeout).map_err(|e| {
             ConnectError::Unreachable(format!("cannot connect to {where_}: {}", scrub(&e.to_string(), secret)))
         })?;
         let mut c = RedisClient { conn, prefix: prefix.to_vec(), buf: Vec::with_capacity(256) };
@@ -96,9 +99,25 @@ impl RedisClient {
             n += 1;
         }
         pack(&mut c.buf, &[b"PING"]);
-        let replies = c.conn.call(&c.buf, n).map_err(|e| {
-            ConnectError::Unreachable(format!("cannot talk to {where_}: {}", scrub(&e.to_string(), secret)))
-        })?;
+        let server = match &ep.addr {
+            Addr::Tcp(h, p) => format!("{h}:{p}"),
+            Addr::Unix(p) => p.display().to_string(),
+        };
+        let replies = match c.conn.call(&c.buf, n) {
+            Ok(r) => r,
+            Err(e) => {
+                let m = match e.kind() {
+                    std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof => {
+                        patient::foreign(&server, "Redis", c.conn.unread())
+                    }
+                    std::io::ErrorKind::TimedOut => {
+                        format!("{server} sent no Redis answer in time ({e}, timeout): is it a Redis server?")
+                    }
+                    _ => format!("cannot talk to {where_}: {e}"),
+                };
+                return Err(ConnectError::Unreachable(scrub(&m, secret)));
+            }
+        };
         match first_error(replies).map(|e| scrub(&e, secret)) {
             // A server still loading its data is not ready yet.
             Some(e) if e.starts_with("LOADING") => {
@@ -106,7 +125,10 @@ impl RedisClient {
             }
             // NOAUTH, WRONGPASS, a database out of range: the server said no.
             Some(e) => Err(ConnectError::Refused(format!("{where_} refused the connection: {e}"))),
-            None => Ok(c),
+            None => {
+                c.conn.logged_in(Duration::from_secs(30));
+                Ok(c)
+            }
         }
     }
 

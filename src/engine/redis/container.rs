@@ -14,6 +14,7 @@ use super::endpoint::{Addr, Endpoint};
 use super::managed::{Listen, config, database};
 use crate::engine::Machine;
 use crate::engine::access::{self, Access};
+use crate::engine::kit::patient::CONNECT_TIMEOUT;
 use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
@@ -68,7 +69,13 @@ pub fn start(
             let (how, endpoint) = match (network.socket(SOCKET), network.inside(SOCKET)) {
                 // As for a native server's socket: no password, the 0700 directory guards it.
                 (Some(host), Some(inside)) => {
-                    let endpoint = Endpoint { addr: Addr::Unix(host), username: None, password: None, db };
+                    let endpoint = Endpoint {
+                        addr: Addr::Unix(host),
+                        username: None,
+                        password: None,
+                        db,
+                        timeout: Some(CONNECT_TIMEOUT),
+                    };
                     (Listen::Socket(inside.into()), endpoint)
                 }
                 _ => {
@@ -82,6 +89,7 @@ pub fn start(
                         username: access.user.clone(),
                         password: Some(password.clone()),
                         db,
+                        timeout: Some(CONNECT_TIMEOUT),
                     };
                     (Listen::Tcp { port, password, user: access.user.clone() }, endpoint)
                 }

@@ -1,8 +1,10 @@
 //! Where a Redis server is and as whom to connect: `redis://` and `redis+unix://` URLs
 //! read as the `redis` crate read them, and printed with the password replaced.
 
+use crate::engine::kit::patient::CONNECT_TIMEOUT;
 use crate::error::Result;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Where a server listens.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,6 +26,9 @@ pub struct Endpoint {
     pub password: Option<String>,
     /// Database number (SELECT).
     pub db: i64,
+    /// How long connecting and logging in may take (`?timeout=`, as Lettuce's URIs;
+    /// None: as long as it takes).
+    pub timeout: Option<Duration>,
 }
 
 /// The port a `redis://` URL without one means.
@@ -112,7 +117,14 @@ fn tcp(rest: &str) -> std::result::Result<Endpoint, String> {
     };
     let path = tail.split(['?', '#']).next().unwrap_or("");
     let db = database(path.trim_matches('/'))?;
-    Ok(Endpoint { addr: Addr::Tcp(host.to_ascii_lowercase(), port), username, password, db })
+    let mut timeout = Some(CONNECT_TIMEOUT);
+    let query = tail.split('#').next().unwrap_or("").split_once('?').map_or("", |(_, q)| q);
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        if let Some(("timeout", v)) = pair.split_once('=') {
+            timeout = duration(v)?;
+        }
+    }
+    Ok(Endpoint { addr: Addr::Tcp(host.to_ascii_lowercase(), port), username, password, db, timeout })
 }
 
 /// The part after `redis+unix://`: an absolute path, then `db`, `pass` and `user` in the query.
@@ -122,7 +134,13 @@ fn unix(rest: &str) -> std::result::Result<Endpoint, String> {
     if !path.starts_with('/') {
         return Err("a unix socket URL takes an absolute path: redis+unix:///PATH".into());
     }
-    let mut ep = Endpoint { addr: Addr::Unix(decode(path, "path")?.into()), username: None, password: None, db: 0 };
+    let mut ep = Endpoint {
+        addr: Addr::Unix(decode(path, "path")?.into()),
+        username: None,
+        password: None,
+        db: 0,
+        timeout: Some(CONNECT_TIMEOUT),
+    };
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         // A query is form-encoded: '+' is a space there.
@@ -131,10 +149,23 @@ fn unix(rest: &str) -> std::result::Result<Endpoint, String> {
             "db" => ep.db = database(&decode(&v, "db")?)?,
             "pass" => ep.password = Some(decode(&v, "password")?),
             "user" => ep.username = Some(decode(&v, "user name")?),
+            "timeout" => ep.timeout = duration(&v)?,
             _ => {}
         }
     }
     Ok(ep)
+}
+
+/// A timeout as Lettuce writes it: `10s`, `500ms`, `1m`, or bare seconds; 0 waits as long
+/// as it takes.
+fn duration(v: &str) -> std::result::Result<Option<Duration>, String> {
+    let d = match v.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs),
+        Err(_) => {
+            humantime::parse_duration(v).map_err(|_| format!("timeout={v} is not a duration (write 10s or 500ms)"))?
+        }
+    };
+    Ok((!d.is_zero()).then_some(d))
 }
 
 /// A database number; none given is 0.
@@ -210,6 +241,11 @@ mod tests {
         for bad in ["redis://", "redis://:pw@", "redis://h:70000", "redis://h:-1", "redis://[::1", "redis+unix://s"] {
             assert!(Endpoint::parse(bad).is_err(), "{bad}");
         }
+        assert_eq!(Endpoint::parse("redis://h").unwrap().timeout, Some(CONNECT_TIMEOUT));
+        assert_eq!(Endpoint::parse("redis://h/1?timeout=3s").unwrap().timeout, Some(Duration::from_secs(3)));
+        assert_eq!(Endpoint::parse("redis://h?timeout=250ms").unwrap().timeout, Some(Duration::from_millis(250)));
+        assert_eq!(Endpoint::parse("redis+unix:///s?timeout=0").unwrap().timeout, None);
+        assert!(Endpoint::parse("redis://h?timeout=soon").is_err());
         let err = Endpoint::parse("redis://u:%FF%FE@h").unwrap_err().to_string();
         assert!(err.contains("password is not UTF-8"), "{err}");
     }

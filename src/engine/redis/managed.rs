@@ -6,6 +6,7 @@ use super::client::RedisClient;
 use super::endpoint::{Addr, Endpoint};
 use crate::engine::access::{self, Access};
 use crate::engine::kit;
+use crate::engine::kit::patient::CONNECT_TIMEOUT;
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::write_private;
@@ -136,12 +137,19 @@ pub fn start(
                         username: access.user.clone(),
                         password: Some(password.clone()),
                         db,
+                        timeout: Some(CONNECT_TIMEOUT),
                     };
                     (Listen::Tcp { port, password, user: access.user.clone() }, ep)
                 }
                 None => {
                     let sock = dir.path().join("redis.sock");
-                    let ep = Endpoint { addr: Addr::Unix(sock.clone()), username: None, password: None, db };
+                    let ep = Endpoint {
+                        addr: Addr::Unix(sock.clone()),
+                        username: None,
+                        password: None,
+                        db,
+                        timeout: Some(CONNECT_TIMEOUT),
+                    };
                     (Listen::Socket(sock), ep)
                 }
             };

@@ -5,6 +5,8 @@
 pub mod client;
 mod container;
 pub mod endpoint;
+#[cfg(test)]
+mod fuzz;
 pub mod managed;
 pub mod resp;
 

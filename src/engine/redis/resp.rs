@@ -4,16 +4,62 @@
 //! reading a reply allocates nothing.
 
 use super::endpoint::Addr;
+use crate::engine::kit::patient::{self, Patient, Sliced};
 use std::io::{self, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A socket to the server.
 enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    /// Bytes replayed as a server's, for the fuzz tests.
+    #[cfg(test)]
+    Replay(patient::Replay),
 }
+
+impl Read for Stream {
+    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(b),
+            Stream::Unix(s) => s.read(b),
+            #[cfg(test)]
+            Stream::Replay(s) => s.read(b),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(b),
+            Stream::Unix(s) => s.write(b),
+            #[cfg(test)]
+            Stream::Replay(s) => s.write(b),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sliced for Stream {
+    fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_timeouts(t),
+            Stream::Unix(s) => s.set_timeouts(t),
+            #[cfg(test)]
+            Stream::Replay(s) => s.set_timeouts(t),
+        }
+    }
+}
+
+/// The longest bulk string a server may send (Redis's proto-max-bulk-len, 512 MiB) and
+/// the most elements an array may announce: longer is a broken or foreign peer. The
+/// buffer grows with the bytes that arrive, never with what a length claims.
+const MAX_BULK: i64 = 512 << 20;
+const MAX_ITEMS: i64 = 1 << 32;
 
 /// One reply, parsed in place: its strings borrow the connection's read buffer.
 #[derive(Clone, Copy, Debug)]
@@ -120,6 +166,8 @@ fn head(data: &[u8], at: usize) -> Result<Option<(Reply<'_>, usize)>, &'static s
     let reply = match (kind, n) {
         (b':', n) => Reply::Int(n),
         (b'$' | b'*', -1) => Reply::Nil,
+        (b'$', n) if n > MAX_BULK => return Err("a bulk string longer than 512 MiB"),
+        (b'*', n) if n > MAX_ITEMS => return Err("an array of more than 2^32 elements"),
         (b'$', n) if n >= 0 => {
             let end = next + n as usize;
             return match data.get(end..end + 2) {
@@ -168,7 +216,7 @@ fn number(data: &[u8], at: usize) -> Result<Option<(i64, usize)>, &'static str> 
 
 /// A connection to one server.
 pub struct Conn {
-    stream: Stream,
+    stream: Patient<Stream>,
     /// Bytes read: replies handed out lie in `buf[..pos]`, those not yet read in `buf[pos..end]`.
     buf: Vec<u8>,
     pos: usize,
@@ -180,33 +228,33 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Connect within `connect` (TCP without Nagle: a request and its reply are one packet
-    /// each); reads and writes wait `io` at most.
-    pub fn open(addr: &Addr, connect: Duration, io: Duration) -> io::Result<Conn> {
+    /// Connect; reads and writes wait until `within` from now (the login's deadline) at
+    /// most, until `logged_in`.
+    pub fn open(addr: &Addr, within: Option<Duration>) -> io::Result<Conn> {
+        let started = Instant::now();
+        let limit = within.unwrap_or(patient::FOREVER);
         let stream = match addr {
-            Addr::Unix(path) => Stream::Unix(UnixStream::connect(path)?),
-            Addr::Tcp(host, port) => {
-                let mut last = None;
-                let mut found = None;
-                for a in (host.as_str(), *port).to_socket_addrs()? {
-                    match TcpStream::connect_timeout(&a, connect) {
-                        Ok(s) => {
-                            found = Some(s);
-                            break;
-                        }
-                        Err(e) => last = Some(e),
-                    }
-                }
-                let s = found.ok_or_else(|| last.unwrap_or_else(|| io::Error::other("no address for the host")))?;
-                s.set_nodelay(true)?;
-                Stream::Tcp(s)
-            }
+            Addr::Unix(path) => Stream::Unix(patient::connect_unix(path, limit)?),
+            Addr::Tcp(host, port) => Stream::Tcp(patient::connect_tcp(host, *port, limit)?),
         };
-        match &stream {
-            Stream::Tcp(s) => s.set_read_timeout(Some(io)).and_then(|()| s.set_write_timeout(Some(io)))?,
-            Stream::Unix(s) => s.set_read_timeout(Some(io)).and_then(|()| s.set_write_timeout(Some(io)))?,
-        }
-        Ok(Conn { stream, buf: vec![0; 16 << 10], pos: 0, end: 0, ends: Vec::with_capacity(64), broken: false })
+        let mut stream = Patient::new(stream)?;
+        stream.set_deadline(started, within);
+        Ok(Conn::over(stream))
+    }
+
+    fn over(stream: Patient<Stream>) -> Conn {
+        Conn { stream, buf: vec![0; 16 << 10], pos: 0, end: 0, ends: Vec::with_capacity(64), broken: false }
+    }
+
+    /// Logged in: from now on one wait for a reply lasts `io` at most.
+    pub fn logged_in(&mut self, io: Duration) {
+        self.stream.clear_deadline();
+        self.stream.set_idle(Some(io));
+    }
+
+    /// What the server sent that was not read as a reply (after a bad one, from where it starts).
+    pub fn unread(&self) -> &[u8] {
+        &self.buf[self.pos.min(self.end)..self.end]
     }
 
     /// Send `n` packed commands and read their `n` replies (one round trip however many).
@@ -224,11 +272,7 @@ impl Conn {
     }
 
     fn send(&mut self, packed: &[u8]) -> io::Result<()> {
-        match &mut self.stream {
-            Stream::Tcp(s) => s.write_all(packed),
-            Stream::Unix(s) => s.write_all(packed),
-        }
-        .map_err(timeout)
+        self.stream.write_all(packed)
     }
 
     /// Read until `n` whole replies are buffered; where they lie in `buf`, and in `ends`
@@ -246,12 +290,17 @@ impl Conn {
                     self.ends.push(e - start);
                 }
                 Ok(None) => {
-                    // The replies read so far move to the front with the part of the next one.
-                    self.fill(start)?;
+                    // The replies read so far move to the front with the part of the next one
+                    // (all of it is what `unread` shows if the reading fails).
+                    self.fill(start).inspect_err(|_| self.pos = 0)?;
                     at -= start;
                     start = 0;
                 }
-                Err(why) => return Err(io::Error::new(io::ErrorKind::InvalidData, format!("bad reply: {why}"))),
+                Err(why) => {
+                    // Kept for the message: a foreign server's answer is quoted from here.
+                    self.pos = at;
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, format!("bad reply: {why}")));
+                }
             }
         }
         self.pos = at;
@@ -268,12 +317,7 @@ impl Conn {
             // The buffer only grows: once it holds the largest reply, reading allocates nothing.
             self.buf.resize(self.buf.len() * 2, 0);
         }
-        let space = &mut self.buf[self.end..];
-        let got = match &mut self.stream {
-            Stream::Tcp(s) => s.read(space),
-            Stream::Unix(s) => s.read(space),
-        }
-        .map_err(timeout)?;
+        let got = self.stream.read(&mut self.buf[self.end..])?;
         if got == 0 {
             return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the server closed the connection"));
         }
@@ -282,11 +326,16 @@ impl Conn {
     }
 }
 
-/// A socket timeout says "would block"; say what it means.
-fn timeout(e: io::Error) -> io::Error {
-    match e.kind() {
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io::Error::new(e.kind(), "no reply in time"),
-        _ => e,
+#[cfg(test)]
+impl Conn {
+    /// A connection to a server that says `input`, whatever it is asked (the fuzz tests).
+    pub fn replay(input: Vec<u8>) -> Conn {
+        Conn::over(Patient::new(Stream::Replay(patient::Replay::new(input))).expect("no socket to set up"))
+    }
+
+    /// How large the read buffer has grown.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
     }
 }
 

@@ -12,13 +12,14 @@ pub(super) fn column(p: &[u8], named: bool) -> (u8, u16, String) {
     for k in 0..6 {
         let n = lenenc(p, &mut i) as usize;
         if k == 4 && named {
-            name = String::from_utf8_lossy(p.get(i..i + n).unwrap_or_default()).into_owned();
+            name = String::from_utf8_lossy(p.get(i..i.saturating_add(n)).unwrap_or_default()).into_owned();
         }
-        i += n;
+        i = i.saturating_add(n);
     }
     // Fixed fields: length (0x0c), charset u16, column length u32, type u8, flags u16.
-    let ty = p.get(i + 7).copied().unwrap_or(0xfd);
-    let flags = p.get(i + 8..i + 10).map_or(0, |f| u16::from_le_bytes([f[0], f[1]]));
+    let fixed = p.get(i..).unwrap_or_default();
+    let ty = fixed.get(7).copied().unwrap_or(0xfd);
+    let flags = fixed.get(8..10).map_or(0, |f| u16::from_le_bytes([f[0], f[1]]));
     (ty, flags, name)
 }
 
@@ -114,7 +115,7 @@ fn binary_text(p: &[u8], i: &mut usize, ty: u8, flags: u16, out: &mut String) ->
         // DECIMAL and every string type come as length-encoded text.
         _ => {
             let n = lenenc(p, i) as usize;
-            let s = p.get(*i..*i + n)?;
+            let s = p.get(*i..i.checked_add(n)?)?;
             *i += n;
             out.push_str(&String::from_utf8_lossy(s));
         }

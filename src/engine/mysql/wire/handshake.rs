@@ -24,6 +24,7 @@ impl Wire {
     pub(super) fn login(&mut self, at: &Endpoint) -> Result<(), Login> {
         let o = &at.opts;
         self.seq = 0;
+        self.first_words()?;
         self.read()?;
         if self.pkt.first() == Some(&0xff) {
             return Err(Login::Wire(self.error()));
@@ -101,7 +102,7 @@ impl Wire {
                     if name != NATIVE {
                         return Err(Login::Unsupported);
                     }
-                    let data = &self.pkt[1 + name.len() + 1..];
+                    let data = self.pkt.get(1 + name.len() + 1..).unwrap_or_default();
                     let seed = &data[..20.min(data.len())];
                     let scramble = native(&pass, seed);
                     self.packet();
@@ -114,10 +115,35 @@ impl Wire {
     }
 }
 
-/// Why the login failed: a method this client does not speak, or the connection.
+/// Why the login failed: a method this client does not speak, a server of another
+/// protocol (what it sent), or the connection.
 pub(super) enum Login {
     Unsupported,
+    Foreign(Vec<u8>),
     Wire(WireError),
+}
+
+/// A server's greeting is this long at most (about 100 bytes; an error a few hundred).
+const GREETING_MAX: usize = 64 << 10;
+
+impl Wire {
+    /// Check that the server's first bytes are a MySQL greeting (a first packet, protocol
+    /// version 10) or error, before the reader trusts any length; another server's answer
+    /// is kept to be quoted.
+    fn first_words(&mut self) -> Result<(), Login> {
+        use std::io::BufRead;
+        let b = match self.io.fill_buf() {
+            Ok(b) => b,
+            Err(e) => return Err(Login::Wire(e.into())),
+        };
+        let len = b.get(..3).map(|l| u32::from_le_bytes([l[0], l[1], l[2], 0]) as usize);
+        let fits = len.is_none_or(|n| (1..=GREETING_MAX).contains(&n));
+        let first = b.get(3..5).is_none_or(|h| h[0] == 0 && matches!(h[1], 9 | 10 | 0xff));
+        if b.is_empty() || !fits || !first {
+            return Err(Login::Foreign(b.to_vec()));
+        }
+        Ok(())
+    }
 }
 
 impl From<WireError> for Login {

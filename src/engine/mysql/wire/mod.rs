@@ -5,6 +5,8 @@
 //! anything else is `Unsupported` and the caller falls back to mysql_async.
 
 mod binary;
+#[cfg(test)]
+mod fuzz;
 mod handshake;
 mod packet;
 mod query;
@@ -12,12 +14,13 @@ mod statement;
 
 use super::endpoint::Endpoint;
 use crate::engine::TxError;
+use crate::engine::kit::patient::{self, Patient, Sliced};
 use handshake::Login;
 use statement::Prepared;
 use std::io::{BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why the wire client could not connect.
 #[derive(Debug)]
@@ -62,6 +65,9 @@ type WResult<T> = Result<T, WireError>;
 enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    /// Bytes replayed as a server's, for the fuzz tests.
+    #[cfg(test)]
+    Replay(crate::engine::kit::patient::Replay),
 }
 
 impl Read for Stream {
@@ -69,6 +75,8 @@ impl Read for Stream {
         match self {
             Stream::Tcp(s) => s.read(b),
             Stream::Unix(s) => s.read(b),
+            #[cfg(test)]
+            Stream::Replay(s) => s.read(b),
         }
     }
 }
@@ -78,6 +86,8 @@ impl Write for Stream {
         match self {
             Stream::Tcp(s) => s.write(b),
             Stream::Unix(s) => s.write(b),
+            #[cfg(test)]
+            Stream::Replay(s) => s.write(b),
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -85,18 +95,20 @@ impl Write for Stream {
     }
 }
 
-impl Stream {
-    fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+impl Sliced for Stream {
+    fn set_timeouts(&self, t: Option<Duration>) -> std::io::Result<()> {
         match self {
-            Stream::Tcp(s) => s.set_read_timeout(t),
-            Stream::Unix(s) => s.set_read_timeout(t),
+            Stream::Tcp(s) => s.set_timeouts(t),
+            Stream::Unix(s) => s.set_timeouts(t),
+            #[cfg(test)]
+            Stream::Replay(s) => s.set_timeouts(t),
         }
     }
 }
 
 /// One connection.
 pub struct Wire {
-    io: BufReader<Stream>,
+    io: BufReader<Patient<Stream>>,
     /// The last packet read (payload only).
     pkt: Vec<u8>,
     out: Vec<u8>,
@@ -109,36 +121,43 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// Connect and log in (5 s at most for each step).
+    /// Connect and log in within the endpoint's connect timeout; a server that answers in
+    /// another protocol is named with what it said.
     pub fn connect(at: &Endpoint) -> Result<Wire, WireConnect> {
         let o = &at.opts;
         let where_ = at.redacted();
+        let started = Instant::now();
         let unreachable = |e: std::io::Error| WireConnect::Unreachable(format!("cannot connect to {where_}: {e}"));
-        let limit = Duration::from_secs(5);
+        let limit = at.connect_timeout.unwrap_or(patient::FOREVER);
         let stream = match o.socket() {
-            Some(path) => Stream::Unix(UnixStream::connect(path).map_err(unreachable)?),
-            None => {
-                let addrs = (o.ip_or_hostname(), o.tcp_port()).to_socket_addrs().map_err(unreachable)?;
-                let mut last = None;
-                let mut found = None;
-                for a in addrs {
-                    match TcpStream::connect_timeout(&a, limit) {
-                        Ok(s) => {
-                            found = Some(s);
-                            break;
-                        }
-                        Err(e) => last = Some(e),
-                    }
-                }
-                let s = found.ok_or_else(|| {
-                    unreachable(last.unwrap_or_else(|| std::io::Error::other("no address for the host")))
-                })?;
-                let _ = s.set_nodelay(true);
-                Stream::Tcp(s)
-            }
+            Some(path) => Stream::Unix(patient::connect_unix(path.as_ref(), limit).map_err(unreachable)?),
+            None => Stream::Tcp(patient::connect_tcp(o.ip_or_hostname(), o.tcp_port(), limit).map_err(unreachable)?),
         };
-        stream.set_read_timeout(Some(limit)).map_err(unreachable)?;
-        let mut w = Wire {
+        let server = match o.socket() {
+            Some(path) => path.to_string(),
+            None => format!("{}:{}", o.ip_or_hostname(), o.tcp_port()),
+        };
+        let mut stream = Patient::new(stream).map_err(unreachable)?;
+        stream.set_deadline(started, at.connect_timeout);
+        let mut w = Wire::over(stream);
+        w.login(at).map_err(|e| match e {
+            Login::Unsupported => WireConnect::Unsupported,
+            Login::Foreign(said) => WireConnect::Unreachable(patient::foreign(&server, "MySQL", &said)),
+            Login::Wire(WireError::Server(c, m)) => WireConnect::Refused(format!("{where_}: {m} ({c})")),
+            Login::Wire(WireError::Lost(m)) if m.starts_with("no answer within") => WireConnect::Unreachable(format!(
+                "{server} sent no MySQL greeting in time ({m}, connect-timeout): is it a MySQL or MariaDB server?"
+            )),
+            Login::Wire(WireError::Lost(m)) => WireConnect::Unreachable(format!("cannot connect to {where_}: {m}")),
+        })?;
+        let s = w.io.get_mut();
+        s.clear_deadline();
+        s.set_idle(Some(patient::IDLE_TIMEOUT));
+        Ok(w)
+    }
+
+    /// A connection over `stream`, before the login.
+    fn over(stream: Patient<Stream>) -> Wire {
+        Wire {
             io: BufReader::with_capacity(64 << 10, stream),
             pkt: Vec::with_capacity(1024),
             out: Vec::with_capacity(1024),
@@ -146,14 +165,7 @@ impl Wire {
             stmts: Vec::new(),
             cols: Vec::new(),
             text: String::new(),
-        };
-        w.login(at).map_err(|e| match e {
-            Login::Unsupported => WireConnect::Unsupported,
-            Login::Wire(WireError::Server(c, m)) => WireConnect::Refused(format!("{where_}: {m} ({c})")),
-            Login::Wire(WireError::Lost(m)) => WireConnect::Unreachable(format!("cannot connect to {where_}: {m}")),
-        })?;
-        w.io.get_ref().set_read_timeout(None).map_err(unreachable)?;
-        Ok(w)
+        }
     }
 }
 

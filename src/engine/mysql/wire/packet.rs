@@ -6,6 +6,10 @@ use std::io::{Read, Write};
 
 /// Status flag of OK and EOF packets: another result follows.
 const MORE_RESULTS: u16 = 8;
+/// The longest payload a server may send (max_allowed_packet's ceiling, 1 GiB): a longer
+/// one is a broken or hostile peer, refused before more is allocated for it. A piece's
+/// own length is 16 MiB at most, so no allocation is ever larger than that ahead of data.
+const MAX_PAYLOAD: usize = 1 << 30;
 
 impl Wire {
     /// Read one packet's payload into `pkt` (joining a payload split at 16 MiB).
@@ -17,6 +21,9 @@ impl Wire {
             let len = u32::from_le_bytes([head[0], head[1], head[2], 0]) as usize;
             self.seq = head[3].wrapping_add(1);
             let at = self.pkt.len();
+            if at + len > MAX_PAYLOAD {
+                return Err(WireError::Lost(format!("the server sent a packet of more than {MAX_PAYLOAD} bytes")));
+            }
             self.pkt.resize(at + len, 0);
             self.io.read_exact(&mut self.pkt[at..])?;
             if len < 0xff_ffff {
@@ -102,7 +109,7 @@ pub(super) fn lenenc(p: &[u8], i: &mut usize) -> u64 {
         0xfd => 3,
         0xfe => 8,
         _ => {
-            *i += 1;
+            *i = i.saturating_add(1);
             return u64::from(b);
         }
     };
@@ -110,7 +117,7 @@ pub(super) fn lenenc(p: &[u8], i: &mut usize) -> u64 {
     if let Some(s) = p.get(*i + 1..*i + 1 + n) {
         v[..n].copy_from_slice(s);
     }
-    *i += 1 + n;
+    *i = i.saturating_add(1 + n);
     u64::from_le_bytes(v)
 }
 

@@ -62,7 +62,10 @@ impl Wire {
                                 None
                             } else {
                                 let n = lenenc(&self.pkt, &mut i) as usize;
-                                Some(String::from_utf8_lossy(self.pkt.get(i..i + n).unwrap_or_default()).into_owned())
+                                Some(
+                                    String::from_utf8_lossy(self.pkt.get(i..i.saturating_add(n)).unwrap_or_default())
+                                        .into_owned(),
+                                )
                             };
                         }
                     }

@@ -1,0 +1,309 @@
+//! Sockets that never hang, shared by every server engine's client: a wait for the
+//! server is cut into short slices (the socket's own read and write timeouts), and when a
+//! slice runs out a pending Ctrl-C or SIGTERM and the connection's deadline are checked
+//! before waiting again. A wait that never times out costs nothing: the clock is read
+//! only once a slice has run out. Connecting (name lookup included) waits the same way.
+
+use std::io::{self, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+/// One slice of a wait: a signal is seen within this.
+pub const SLICE: Duration = Duration::from_millis(200);
+/// What a wait still gets once a signal is pending: a teardown's last statement on a live
+/// server finishes, a silent server cannot hold the run.
+const GRACE: Duration = Duration::from_secs(1);
+/// How long connecting and logging in may take unless the URL says otherwise.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one wait for a reply may last once logged in: longer than any statement of
+/// setup, load or verify takes at the scales a benchmark uses, short of forever.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+/// A timeout of "as long as it takes" (`connect_timeout=0`): the system's own TCP
+/// connect gives up long before this.
+pub const FOREVER: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// A socket whose waits can be sliced.
+pub trait Sliced: Read + Write {
+    /// Set the read and write timeouts.
+    fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()>;
+}
+
+impl Sliced for TcpStream {
+    fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
+        self.set_read_timeout(t)?;
+        self.set_write_timeout(t)
+    }
+}
+
+impl Sliced for UnixStream {
+    fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
+        self.set_read_timeout(t)?;
+        self.set_write_timeout(t)
+    }
+}
+
+/// A socket whose reads and writes give up at a deadline, after a bounded idle wait, or
+/// soon after a signal; they fail then with `TimedOut`, or `Other` naming the signal.
+pub struct Patient<S> {
+    inner: S,
+    /// Every wait ends by then (logging in): the instant and the time it was set for.
+    until: Option<(Instant, Duration)>,
+    /// One wait for the server lasts this long at most, if bounded.
+    idle: Option<Duration>,
+}
+
+impl<S: Sliced> Patient<S> {
+    /// Wrap `inner`, whose timeouts become the slice; no deadline, no idle bound yet.
+    pub fn new(inner: S) -> io::Result<Patient<S>> {
+        inner.set_timeouts(Some(SLICE))?;
+        Ok(Patient { inner, until: None, idle: None })
+    }
+
+    /// Every wait ends `within` after `started` (None: no deadline).
+    pub fn set_deadline(&mut self, started: Instant, within: Option<Duration>) {
+        self.until = within.map(|d| (started + d, d));
+    }
+
+    /// Waits end no more at a deadline.
+    pub fn clear_deadline(&mut self) {
+        self.until = None;
+    }
+
+    /// One wait for the server lasts `idle` at most (None: as long as it takes).
+    pub fn set_idle(&mut self, idle: Option<Duration>) {
+        self.idle = idle;
+    }
+
+    /// The socket.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// Run `op` until it does something, checking between slices whether to give up.
+    fn wait<T>(&mut self, mut op: impl FnMut(&mut S) -> io::Result<T>) -> io::Result<T> {
+        let mut since = None;
+        loop {
+            match op(&mut self.inner) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    // The slice that just ran out is part of the wait.
+                    let began =
+                        *since.get_or_insert_with(|| Instant::now().checked_sub(SLICE).unwrap_or_else(Instant::now));
+                    self.give_up(began)?;
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// Whether a wait that began at `began` should end now, and why.
+    fn give_up(&self, began: Instant) -> io::Result<()> {
+        let waited = began.elapsed();
+        if let Some(sig) = crate::signals::pending()
+            && waited >= GRACE
+        {
+            return Err(interrupted(sig));
+        }
+        if let Some((at, d)) = self.until
+            && Instant::now() >= at
+        {
+            return Err(no_answer(d));
+        }
+        match self.idle {
+            Some(d) if waited >= d => Err(no_answer(d)),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl<S: Sliced> Read for Patient<S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.wait(|s| s.read(buf))
+    }
+}
+
+impl<S: Sliced> Write for Patient<S> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.wait(|s| s.write(buf))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.wait(|s| s.flush())
+    }
+}
+
+/// A wait ended by the signal `sig`.
+fn interrupted(sig: i32) -> io::Error {
+    io::Error::other(format!("interrupted by signal {sig} while waiting for the server"))
+}
+
+/// A wait that ran out after `d`.
+fn no_answer(d: Duration) -> io::Error {
+    io::Error::new(io::ErrorKind::TimedOut, format!("no answer within {}", humantime::format_duration(d)))
+}
+
+/// Connect to `host:port` by TCP within `limit` (the name looked up and each address tried
+/// in turn), without Nagle (a request and its reply are one packet each); a signal ends
+/// the wait. The lookup and the connects run on a thread of their own, since neither can
+/// be cut into slices; one given up on ends by itself at `limit`.
+pub fn connect_tcp(host: &str, port: u16, limit: Duration) -> io::Result<TcpStream> {
+    let host = host.to_string();
+    let s = within(limit, move || {
+        let mut last = None;
+        for a in (host.as_str(), port).to_socket_addrs()? {
+            match TcpStream::connect_timeout(&a, limit) {
+                Ok(s) => return Ok(s),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no address for the host")))
+    })?;
+    s.set_nodelay(true)?;
+    Ok(s)
+}
+
+/// Connect to the unix socket `path` within `limit` (a listener whose backlog is full
+/// makes connect wait); a signal ends the wait.
+pub fn connect_unix(path: &std::path::Path, limit: Duration) -> io::Result<UnixStream> {
+    let path = path.to_path_buf();
+    within(limit, move || UnixStream::connect(path))
+}
+
+/// Run `f` on its own thread and wait for it in slices, `limit` at most.
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> io::Result<T> + Send + 'static) -> io::Result<T> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    std::thread::Builder::new().name("dbrace-connect".into()).spawn(move || {
+        let _ = tx.send(f());
+    })?;
+    let start = Instant::now();
+    loop {
+        match rx.recv_timeout(SLICE) {
+            Ok(r) => return r,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(io::Error::other("the connecting thread died"));
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if let Some(sig) = crate::signals::pending()
+                    && start.elapsed() >= GRACE
+                {
+                    return Err(interrupted(sig));
+                }
+                // A little past `limit`: the thread's own connect timeout says it better.
+                if start.elapsed() >= limit.saturating_add(SLICE) {
+                    return Err(no_answer(limit));
+                }
+            }
+        }
+    }
+}
+
+/// Bytes a server sent, quoted for a one-line message: printable ASCII as it is, other
+/// bytes escaped, cut after 60 bytes.
+pub fn quote(said: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut q = String::new();
+    for &b in said.iter().take(60) {
+        match b {
+            b'\r' => q.push_str("\\r"),
+            b'\n' => q.push_str("\\n"),
+            b'\\' => q.push_str("\\\\"),
+            0x20..=0x7e => q.push(b as char),
+            _ => {
+                let _ = write!(q, "\\x{b:02x}");
+            }
+        }
+    }
+    if said.len() > 60 {
+        q.push('…');
+    }
+    q
+}
+
+/// "127.0.0.1:6379 does not speak the PostgreSQL protocol: it answered '-ERR …'".
+pub fn foreign(server: &str, protocol: &str, said: &[u8]) -> String {
+    if said.is_empty() {
+        return format!("{server} does not speak the {protocol} protocol: it closed the connection without a word");
+    }
+    format!("{server} does not speak the {protocol} protocol: it answered '{}'", quote(said))
+}
+
+/// A byte source for the wire readers' fuzz tests: reads what it was given, then the end
+/// of the stream; writes go nowhere.
+#[cfg(test)]
+pub struct Replay {
+    input: io::Cursor<Vec<u8>>,
+}
+
+#[cfg(test)]
+impl Replay {
+    /// A server that says `input` whatever it is asked.
+    pub fn new(input: Vec<u8>) -> Replay {
+        Replay { input: io::Cursor::new(input) }
+    }
+}
+
+#[cfg(test)]
+impl Read for Replay {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.input.read(buf)
+    }
+}
+
+#[cfg(test)]
+impl Write for Replay {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+impl Sliced for Replay {
+    fn set_timeouts(&self, _: Option<Duration>) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// How many cases each wire reader's fuzz test runs: `DBRACE_FUZZ_CASES`, else `default`.
+#[cfg(test)]
+pub fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("DBRACE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_silent_server_times_out_at_the_deadline() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let s = connect_tcp("127.0.0.1", port, Duration::from_secs(2)).unwrap();
+        let mut p = Patient::new(s).unwrap();
+        p.set_deadline(Instant::now(), Some(Duration::from_millis(500)));
+        let t = Instant::now();
+        let e = p.read(&mut [0; 8]).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+        assert!(e.to_string().contains("no answer within 500ms"), "{e}");
+        assert!(t.elapsed() < Duration::from_millis(900), "{:?}", t.elapsed());
+        p.clear_deadline();
+        p.set_idle(Some(Duration::from_millis(300)));
+        assert!(p.read(&mut [0; 8]).is_err());
+    }
+
+    #[test]
+    fn what_a_server_said_is_quoted_on_one_line() {
+        assert_eq!(quote(b"-ERR unknown\r\n\x00\xff"), "-ERR unknown\\r\\n\\x00\\xff");
+        assert!(quote(&[b'a'; 100]).ends_with("a…"));
+        assert_eq!(
+            foreign("h:1", "PostgreSQL", b""),
+            "h:1 does not speak the PostgreSQL protocol: it closed the connection without a word"
+        );
+    }
+}
