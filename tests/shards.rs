@@ -208,5 +208,12 @@ fn bad_shards_are_refused() {
     assert!(err.contains("give --url for sqlite"), "{err}");
     let alone = sb.cmd(&["run", "-q", "-e", "sqlite", "--shard", "0/2"]).output().unwrap();
     assert_eq!(alone.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&alone.stderr).contains("--start-at"));
+    assert!(String::from_utf8_lossy(&alone.stderr).contains("needs --start-at TIME"));
+    // The same from a config file, whose keys are the long options.
+    let toml = sb.out("shard.toml");
+    std::fs::write(&toml, format!("engine = [\"postgres\"]\nurl = [\"{URL}\"]\nprofile = [\"disk\"]\nclients = [3]\nshard = \"1/3\"\nstart-at = \"+60\"\n")).unwrap();
+    let dry = sb.cmd(&["run", "--config", toml.to_str().unwrap(), "--dry-run"]).output().unwrap();
+    let said = String::from_utf8_lossy(&dry.stdout);
+    assert!(dry.status.success(), "{}", String::from_utf8_lossy(&dry.stderr));
+    assert!(said.contains("postgres/disk/insert-commit/c3") && said.contains("shard = \"1/3\""), "{said}");
 }

@@ -113,8 +113,7 @@ pub struct RunArgs {
     /// Be one of N load generators of the same run against the same --url server: this
     /// process runs shard I's share of the clients and of --rate (I from 0); merge the
     /// shards' results files with `dbrace merge` (docs/distributed.md)
-    #[arg(long, value_name = "I/N", allow_hyphen_values = true, value_parser = crate::options::shard::parse_shard,
-          requires = "start_at")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true, value_parser = crate::options::shard::parse_shard)]
     pub shard: Option<crate::options::shard::Shard>,
     /// Start the measured phase at TIME, an RFC 3339 time or +SECONDS from now, so the
     /// shards' intervals align (the warm-up runs just before it)

@@ -170,7 +170,13 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
 /// server to share and at least one client of every cell.
 fn check_shard(a: &RunArgs, plan: &plan::Plan) -> Result<()> {
     if a.start_at.is_none() {
-        return Ok(());
+        return match a.shard {
+            Some(s) => Err(bad_input!(
+                "--shard {} needs --start-at TIME, so that every shard measures the same moments; add e.g. --start-at +30 (the same time for all shards)",
+                s.label()
+            )),
+            None => Ok(()),
+        };
     }
     if a.precision.is_some() {
         return Err(bad_input!(

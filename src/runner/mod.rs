@@ -141,7 +141,10 @@ fn measure(
     progress: Progress,
 ) -> Result<RepeatResult> {
     let label = format!("{} #{repeat}", cell.id());
-    let bar = progress.bar(&label, s.transactions.map_or(1000, |t| t * u64::from(cell.clients)));
+    // A shard's clients keep their numbers in the whole cell, so their seeds, schedules
+    // and the keys they insert are those one process would give them.
+    let mine = s.shard.map_or(0..cell.clients, |sh| sh.clients(cell.clients));
+    let bar = progress.bar(&label, s.transactions.map_or(1000, |t| t * mine.len() as u64));
     bar.set_message("loading");
     // Declared first so it is dropped last: connections and the instance go before the files.
     let storage = storage(cell, locations)?;
@@ -156,9 +159,6 @@ fn measure(
     signals::check()?;
 
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
-    // A shard's clients keep their numbers in the whole cell, so their seeds, schedules
-    // and the keys they insert are those one process would give them.
-    let mine = s.shard.map_or(0..cell.clients, |sh| sh.clients(cell.clients));
     let first_id = mine.start;
     // Connecting alone is timed (pgbench's "initial connection time"), not the workload's
     // statement preparation that follows each connection.
