@@ -88,6 +88,21 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
     }
+    if let Some(sh) = a.shard {
+        for c in &plan.cells {
+            let mine = sh.clients(c.clients);
+            let which = match mine.len() {
+                1 => format!("client {}", mine.start),
+                _ => format!("clients {}–{}", mine.start, mine.end - 1),
+            };
+            progress.line(&format!(
+                "shard {}: {which} of {}'s {}, on data of this shard's own on the server (rows are not shared between shards: docs/distributed.md)",
+                sh.label(),
+                c.id(),
+                c.clients
+            ));
+        }
+    }
     let seed = a.seed.unwrap_or_else(|| {
         // Shards given one start time draw the same streams, as one process would.
         if let Some(at) = a.start_at {
