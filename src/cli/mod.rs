@@ -3,12 +3,14 @@
 
 mod compare;
 mod exec;
+mod merge;
 mod report;
 mod run;
 mod serve;
 
 pub use compare::CompareArgs;
 pub use exec::ExecArgs;
+pub use merge::MergeArgs;
 pub use report::ReportArgs;
 pub use run::RunArgs;
 pub use serve::{ServeArgs, ServeFormat};
@@ -36,6 +38,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare the cells of two results files: new/old tps with a significance test.
     Compare(CompareArgs),
+    /// Add up the results files of a run's shards (`run --shard I/N`) into one, on stdout.
+    Merge(MergeArgs),
     /// Show the engines usable here, the disk and ram locations and their fsync latency.
     Engines(EnginesArgs),
     /// Remove what killed runs left behind: servers, data directories, scratch files.

@@ -110,6 +110,15 @@ pub struct RunArgs {
     /// (the password never appears in output)
     #[arg(long, value_name = "URL")]
     pub url: Vec<String>,
+    /// Be one of N load generators of the same run against the same --url server: this
+    /// process runs shard I's share of the clients and of --rate (I from 0); merge the
+    /// shards' results files with `dbrace merge` (docs/distributed.md)
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true, value_parser = crate::options::shard::parse_shard)]
+    pub shard: Option<crate::options::shard::Shard>,
+    /// Start the measured phase at TIME, an RFC 3339 time or +SECONDS from now, so the
+    /// shards' intervals align (the warm-up runs just before it)
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = crate::options::shard::parse_start_at)]
+    pub start_at: Option<std::time::SystemTime>,
     /// One cell per value of a setting, the engine restarted for each: KEY=a,b,c
     /// (e.g. shared_buffers=128MB,1GB); ratios are against the first value
     #[arg(long, value_name = "KEY=a,b,c")]

@@ -4,6 +4,7 @@ mod charts;
 mod clean;
 mod compare;
 mod engines;
+mod merge;
 mod report;
 mod run;
 
@@ -12,6 +13,7 @@ use crate::error::Result;
 use clean::clean;
 use compare::compare_cmd;
 use engines::engines;
+use merge::merge_cmd;
 use report::report_cmd;
 use run::run;
 
@@ -21,6 +23,7 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
         Command::Run(a) => run(*a),
         Command::Report(a) => report_cmd(a),
         Command::Compare(a) => compare_cmd(a),
+        Command::Merge(a) => merge_cmd(a),
         Command::Engines(a) => engines(a),
         Command::Clean(a) => clean(a),
         Command::Exec(a) => crate::exec::run(*a),

@@ -61,6 +61,11 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         script: script_config(&a)?,
         machine,
     })?;
+    check_shard(&a, &plan)?;
+    let log_interval = a.log_interval.or_else(|| {
+        // A shard's file is only merged well with its slices: every shard keeps them.
+        a.shard.map(|_| a.duration.min(std::time::Duration::from_secs(1)))
+    });
     if a.dry_run {
         print!("{}", dry_run(&plan, &a, precision.as_ref().map(|t| (t, confidence))));
         return Ok(0);
@@ -83,21 +88,42 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
     }
+    if let Some(sh) = a.shard {
+        for c in &plan.cells {
+            let mine = sh.clients(c.clients);
+            let which = match mine.len() {
+                1 => format!("client {}", mine.start),
+                _ => format!("clients {}–{}", mine.start, mine.end - 1),
+            };
+            progress.line(&format!(
+                "shard {}: {which} of {}'s {}, on data of this shard's own on the server (rows are not shared between shards: docs/distributed.md)",
+                sh.label(),
+                c.id(),
+                c.clients
+            ));
+        }
+    }
     let seed = a.seed.unwrap_or_else(|| {
+        // Shards given one start time draw the same streams, as one process would.
+        if let Some(at) = a.start_at {
+            return at.duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
+        }
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
     });
     let settings = Settings {
         duration: a.transactions.is_none().then_some(a.duration),
         transactions: a.transactions,
         warmup: a.warmup,
-        repeat: a.repeat.unwrap_or(crate::cli::DEFAULT_REPEAT),
+        repeat: a.repeat.unwrap_or(if a.start_at.is_some() { 1 } else { crate::cli::DEFAULT_REPEAT }),
         precision,
         confidence,
         seed,
         rate: a.rate,
         latency_limit: a.latency_limit,
         progress: a.progress,
-        log_interval: a.log_interval,
+        log_interval,
+        shard: a.shard,
+        start_at: a.start_at,
     };
     let mut results = Results {
         schema: SCHEMA,
@@ -134,7 +160,10 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
             max_time_s: precision.map(|t| t.max_time.as_secs_f64()),
             min_repeat: precision.map(|t| t.min_repeat),
             max_repeat: precision.map(|t| t.max_repeat),
-            log_interval_s: a.log_interval.map(|d| d.as_secs_f64()),
+            log_interval_s: log_interval.map(|d| d.as_secs_f64()),
+            shard: a.shard.map(|s| s.label()),
+            shards: None,
+            start_at: a.start_at.map(|t| humantime::format_rfc3339_millis(t).to_string()),
         },
         cells: Vec::new(),
         precision_outcome: None,
@@ -150,6 +179,54 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     charts?;
     let all_ok = outcome?;
     Ok(if all_ok { 0 } else { 1 })
+}
+
+/// `--shard` and `--start-at` need one measured phase to line up, and a shard a `--url`
+/// server to share and at least one client of every cell.
+fn check_shard(a: &RunArgs, plan: &plan::Plan) -> Result<()> {
+    if a.start_at.is_none() {
+        return match a.shard {
+            Some(s) => Err(bad_input!(
+                "--shard {} needs --start-at TIME, so that every shard measures the same moments; add e.g. --start-at +30 (the same time for all shards)",
+                s.label()
+            )),
+            None => Ok(()),
+        };
+    }
+    if a.precision.is_some() {
+        return Err(bad_input!(
+            "--start-at lines up one measured phase, and --precision repeats until it stops; drop one of them"
+        ));
+    }
+    for c in a.shard.iter().flat_map(|s| plan.cells.iter().map(move |c| (s, c))) {
+        let (shard, c) = c;
+        if !matches!(c.target, crate::engine::Target::Url(_)) {
+            return Err(bad_input!(
+                "--shard {} splits the load on one server over several processes, and {} would start a throwaway server of its own; give --url for {}",
+                shard.label(),
+                c.id(),
+                c.engine.name()
+            ));
+        }
+        if shard.clients(c.clients).is_empty() {
+            return Err(bad_input!(
+                "--shard {} has no client of {}'s {} over {} shards; give --clients {} or more",
+                shard.label(),
+                c.id(),
+                c.clients,
+                shard.count,
+                shard.count
+            ));
+        }
+    }
+    let repeats = a.repeat.unwrap_or(1);
+    if plan.cells.len() != 1 || repeats != 1 {
+        return Err(bad_input!(
+            "--start-at lines up one measured phase, and this run has {} cells × {repeats} repeats; run one cell with --repeat 1 per start time (docs/distributed.md)",
+            plan.cells.len()
+        ));
+    }
+    Ok(())
 }
 
 /// `--precision` and its bounds as a stopping rule, or none; refuses the flags that bound

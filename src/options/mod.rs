@@ -4,5 +4,6 @@
 pub mod buckets;
 pub mod counters;
 pub mod parse;
+pub mod shard;
 pub mod workload;
 pub mod ycsb;

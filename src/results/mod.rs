@@ -2,12 +2,14 @@
 //! atomically after each one so an interrupted run keeps what it measured.
 
 mod histogram;
+mod merge;
 mod options;
 mod precision;
 mod repeat;
 mod statements;
 
 pub use histogram::{decode_histogram, encode_histogram, new_histogram};
+pub use merge::{ShardFile, merge};
 pub use options::{OptionField, RunOptions};
 pub use precision::{CellPrecision, PrecisionOutcome, StopReason};
 pub use repeat::{Interval, Latency, RepeatResult, RepeatStatus, ScheduleStats};

@@ -62,6 +62,15 @@ pub struct RunOptions {
     /// Length of each repeat's `intervals`, seconds (`--log-interval`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_interval_s: Option<f64>,
+    /// `--shard I/N`: the one of N processes whose share this file holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// `dbrace merge`: how many shards' files this one adds up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
+    /// `--start-at`: when every repeat's measured phase was to begin (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<String>,
 }
 
 /// One option of a run in the words reports use: the HTML environment table lists them,
@@ -124,6 +133,15 @@ impl RunOptions {
         }
         if let Some(i) = self.log_interval_s {
             push("log interval", format!("{i} s"), false);
+        }
+        if let Some(s) = &self.shard {
+            push("shard", format!("{s} (this process's share of the clients and the rate)"), false);
+        }
+        if let Some(n) = self.shards {
+            push("shards", format!("{n} load generators, merged"), false);
+        }
+        if let Some(t) = &self.start_at {
+            push("start at", t.clone(), false);
         }
         push("seed", self.seed.to_string(), false);
         push("baseline", self.baseline.clone(), false);

@@ -83,6 +83,10 @@ pub struct RepeatResult {
     /// The measured phase in `--log-interval` slices from its start; absent without it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<Interval>,
+    /// When the measured phase began by the wall clock (RFC 3339, microseconds), with
+    /// `--start-at`: `dbrace merge` checks that shards began together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure_started_at: Option<String>,
 }
 
 /// One slice of a repeat's measured phase (`--log-interval`), as pgbench's aggregated log
@@ -139,6 +143,7 @@ impl RepeatResult {
             statements: Vec::new(),
             schedule: None,
             intervals: Vec::new(),
+            measure_started_at: None,
         }
     }
 }

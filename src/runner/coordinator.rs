@@ -12,7 +12,7 @@ use super::worker::{Control, MEASURE, STOP};
 use crate::signals;
 use indicatif::ProgressBar;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 const TICK: Duration = Duration::from_millis(20);
 
@@ -22,6 +22,8 @@ pub struct Measurement {
     pub start: Instant,
     /// When the clients were told to stop.
     pub stop: Instant,
+    /// The wall clock when the measured phase began, for lining up shards.
+    pub started: SystemTime,
     /// The signal that cut the measurement short.
     pub interrupted: Option<i32>,
 }
@@ -35,6 +37,7 @@ pub struct Coordinator<'a> {
     /// When the next tick is due.
     pub next: Instant,
     start: Option<Instant>,
+    started: Option<SystemTime>,
     stop: Option<Instant>,
     window: (Instant, u64),
     interrupted: Option<i32>,
@@ -42,8 +45,15 @@ pub struct Coordinator<'a> {
 }
 
 impl<'a> Coordinator<'a> {
-    /// Start the warm-up now; `label` names the cell and repeat in `--progress` lines.
-    pub fn new(ctl: &'a Control, s: &Settings, bar: &'a ProgressBar, label: &'a str) -> Coordinator<'a> {
+    /// Start the warm-up now, to end after `--warmup` or at `measure_at` (`--start-at`);
+    /// `label` names the cell and repeat in `--progress` lines.
+    pub fn new(
+        ctl: &'a Control,
+        s: &Settings,
+        bar: &'a ProgressBar,
+        label: &'a str,
+        measure_at: Option<Instant>,
+    ) -> Coordinator<'a> {
         bar.set_message("warm-up");
         let now = Instant::now();
         let lines = match (s.progress, ctl.gauges.is_empty()) {
@@ -54,9 +64,10 @@ impl<'a> Coordinator<'a> {
             ctl,
             bar,
             duration: s.duration,
-            warm_end: now + s.warmup,
+            warm_end: measure_at.unwrap_or(now + s.warmup),
             next: now,
             start: None,
+            started: None,
             stop: None,
             window: (now, 0),
             interrupted: None,
@@ -64,7 +75,7 @@ impl<'a> Coordinator<'a> {
         };
         // No warm-up: measure from the first transaction of any client, not from the
         // first tick (other clients' threads may start before client 0 does).
-        if s.warmup.is_zero() {
+        if c.warm_end <= now {
             c.begin(now);
         }
         c
@@ -74,6 +85,7 @@ impl<'a> Coordinator<'a> {
         let _ = self.ctl.measure_start.set(now);
         self.ctl.phase.store(MEASURE, Ordering::Release);
         self.start = Some(now);
+        self.started = Some(SystemTime::now());
         self.window = (now, 0);
         if let Some(l) = self.lines.as_mut() {
             l.measure(now);
@@ -94,8 +106,12 @@ impl<'a> Coordinator<'a> {
         let Some(start) = self.start else {
             if now >= self.warm_end || all_finished {
                 self.begin(now);
-            } else if let Some(l) = self.lines.as_mut() {
-                l.tick(now);
+            } else {
+                // A tick at the warm-up's end, not up to a tick later: shards line up.
+                self.next = self.next.min(self.warm_end);
+                if let Some(l) = self.lines.as_mut() {
+                    l.tick(now);
+                }
             }
             return;
         };
@@ -138,7 +154,8 @@ impl<'a> Coordinator<'a> {
             self.tick(Instant::now());
         }
         let (start, stop) = (self.start.unwrap_or(self.warm_end), self.stop.unwrap_or(self.warm_end));
-        Measurement { start, stop, interrupted: self.interrupted }
+        let started = self.started.unwrap_or_else(SystemTime::now);
+        Measurement { start, stop, started, interrupted: self.interrupted }
     }
 
     /// Stop everything at once (client 0 panicked).

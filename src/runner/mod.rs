@@ -12,18 +12,20 @@ pub mod matrix;
 pub mod precision;
 pub mod progress;
 pub mod schedule;
+pub mod start;
 pub mod worker;
 
 use crate::engine::{Launch, Machine};
 use crate::error::{Error, Result};
 use crate::instance::{Locations, Storage};
+use crate::options::shard::Shard;
 use crate::results::{Latency, RepeatResult, RepeatStatus, ScheduleStats, encode_histogram, now_rfc3339};
 use crate::signals;
 use cell::Cell;
 use coordinator::{Coordinator, Measurement};
 use progress::Progress;
 use schedule::Schedule;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 use worker::{Control, Observe, WorkerReport};
 
 /// How every cell is driven.
@@ -51,6 +53,10 @@ pub struct Settings {
     pub progress: Option<Duration>,
     /// A latency histogram per slice this long of each measured phase (`--log-interval`).
     pub log_interval: Option<Duration>,
+    /// `--shard I/N`: this process runs only its share of each cell's clients.
+    pub shard: Option<Shard>,
+    /// `--start-at`: when the measured phase begins (the warm-up just before it).
+    pub start_at: Option<SystemTime>,
 }
 
 impl Settings {
@@ -135,7 +141,10 @@ fn measure(
     progress: Progress,
 ) -> Result<RepeatResult> {
     let label = format!("{} #{repeat}", cell.id());
-    let bar = progress.bar(&label, s.transactions.map_or(1000, |t| t * u64::from(cell.clients)));
+    // A shard's clients keep their numbers in the whole cell, so their seeds, schedules
+    // and the keys they insert are those one process would give them.
+    let mine = s.shard.map_or(0..cell.clients, |sh| sh.clients(cell.clients));
+    let bar = progress.bar(&label, s.transactions.map_or(1000, |t| t * mine.len() as u64));
     bar.set_message("loading");
     // Declared first so it is dropped last: connections and the instance go before the files.
     let storage = storage(cell, locations)?;
@@ -150,10 +159,11 @@ fn measure(
     signals::check()?;
 
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
+    let first_id = mine.start;
     // Connecting alone is timed (pgbench's "initial connection time"), not the workload's
     // statement preparation that follows each connection.
     let mut connect = Duration::ZERO;
-    let clients = (0..cell.clients)
+    let clients = mine
         .map(|i| {
             let t = Instant::now();
             let conn = instance.connect()?;
@@ -166,20 +176,24 @@ fn measure(
     let n = cell.clients;
     let mut clients = clients.into_iter();
     let first = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
+    let measure_at = match s.start_at {
+        Some(at) => Some(start::wait_for(at, s.warmup, &bar)?),
+        None => None,
+    };
     let (reports, m) = std::thread::scope(|scope| {
         let ctl = &ctl;
         // Client 0 runs here and coordinates between its transactions (see coordinator.rs);
         // the phases start before any client does.
-        let mut coord = Coordinator::new(ctl, s, &bar, &label);
+        let mut coord = Coordinator::new(ctl, s, &bar, &label, measure_at);
         let handles: Vec<_> = clients
             .enumerate()
             .map(|(i, tx)| {
-                let pace = s.schedule(n, i as u32 + 1, seed);
+                let pace = s.schedule(n, first_id + i as u32 + 1, seed);
                 scope.spawn(move || worker::run_paced(tx, ctl, i + 1, s.transactions, None, pace))
             })
             .collect();
         let r0 = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            worker::run_paced(first, ctl, 0, s.transactions, Some(&mut coord), s.schedule(n, 0, seed))
+            worker::run_paced(first, ctl, 0, s.transactions, Some(&mut coord), s.schedule(n, first_id, seed))
         }));
         if r0.is_err() {
             coord.abort();
@@ -295,5 +309,6 @@ fn summarize(
             late,
         }),
         intervals,
+        measure_started_at: s.start_at.map(|_| humantime::format_rfc3339_micros(m.started).to_string()),
     })
 }
