@@ -7,7 +7,12 @@
 pub mod bson_out;
 pub mod client;
 mod container;
+mod cursor;
+mod doc_client;
+pub mod failure;
+mod login;
 pub mod managed;
+pub mod reply;
 pub mod scram;
 pub mod url;
 pub mod wire;
@@ -208,7 +213,7 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
     // A login that may not work there says so now, not in the first measured
     // transaction; the database does not exist until the first write makes it.
     c.probe().map_err(|e| {
-        let why = if e.code() == Some(client::code::UNAUTHORIZED) {
+        let why = if e.code() == Some(failure::code::UNAUTHORIZED) {
             "it wants a user and password with readWrite on any database (or root)"
         } else {
             "check the user, password and database in --url"
