@@ -180,4 +180,8 @@ impl DocClient for MongoClient {
         let r = self.run(|b| out::str(b, "count", coll)).map_err(|e| e.tx(false))?;
         get_number(r, "n").map(|n| n as u64).ok_or_else(|| TxError::Fail("mongo: count answered no n".into()))
     }
+
+    fn setup(&mut self, text: &str) -> TxResult<()> {
+        self.run_setup(text).map_err(TxError::Fail)
+    }
 }

@@ -14,6 +14,7 @@ mod login;
 pub mod managed;
 pub mod reply;
 pub mod scram;
+mod setup;
 pub mod url;
 pub mod wire;
 
@@ -137,6 +138,12 @@ impl Engine for Mongo {
     }
     fn expose(&self, launch: &Launch) -> Result<Exposed> {
         exposed(managed_instance(&Launch { listen: access::Listen::Tcp(launch.access.port), ..*launch })?)
+    }
+    fn setup_language(&self) -> Option<&'static str> {
+        Some("a JSON array of commands")
+    }
+    fn check_setup(&self, text: &str) -> std::result::Result<(), String> {
+        setup::parse(text).map(drop)
     }
 }
 
