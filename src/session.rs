@@ -1,37 +1,54 @@
 //! A throwaway server handed to a user's own tools, shared by `exec` and `serve`: a copy of
-//! the template in the profile's location, listening on 127.0.0.1, the `--setup` SQL
+//! the template in the profile's location, listening on 127.0.0.1, the `--setup` file
 //! applied; stopped and its directories removed when dropped.
 
 use crate::engine::access::{Access, Exposed};
-use crate::engine::{Connection, Engine, Interface, Launch, Machine};
+use crate::engine::{Connection, Engine, Launch, Machine};
 use crate::error::Result;
 use crate::instance::{Locations, Storage};
 use crate::profile::Profile;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The `--setup` SQL, read before any server starts.
+/// The `--setup` file, read and checked before any server starts.
 #[derive(Clone, Debug)]
 pub struct Setup {
     /// The file it came from.
     pub path: PathBuf,
-    /// Its text, sent as it is (one multi-statement query).
-    pub sql: String,
+    /// Its text, in the engine's setup language: SQL sent as it is (one multi-statement
+    /// query), mongo's JSON commands run one by one.
+    pub text: String,
 }
 
 impl Setup {
-    /// Read `path` for `engine`; refused when the engine speaks no SQL or the file is unreadable.
+    /// Read `path` for `engine`; refused when the engine takes no setup, the file is
+    /// unreadable or the engine finds it wrong.
     pub fn read(path: &Path, engine: &dyn Engine) -> Result<Setup> {
-        if engine.interface() != Interface::Sql {
+        if engine.setup_language().is_none() {
             return Err(bad_input!(
-                "--setup takes SQL, which {} does not speak; load data with --prepare CMD (it sees the connection variables)",
-                engine.name()
+                "{} takes no --setup (it is {}); load data with --prepare CMD (it sees the connection variables)",
+                engine.name(),
+                setup_languages()
             ));
         }
-        let sql =
+        let text =
             std::fs::read_to_string(path).map_err(|e| bad_input!("cannot read --setup {}: {e}", path.display()))?;
-        Ok(Setup { path: path.to_path_buf(), sql })
+        engine.check_setup(&text).map_err(|why| bad_input!("--setup {}: {why}; fix the file", path.display()))?;
+        Ok(Setup { path: path.to_path_buf(), text })
     }
+}
+
+/// Which engines take which `--setup`: "SQL for sqlite, postgres, mysql; … for mongo".
+fn setup_languages() -> String {
+    let mut by: Vec<(&str, Vec<&str>)> = Vec::new();
+    for e in crate::engine::all().iter().filter(|e| e.exposes()) {
+        let Some(lang) = e.setup_language() else { continue };
+        match by.iter_mut().find(|(l, _)| *l == lang) {
+            Some((_, names)) => names.push(e.name()),
+            None => by.push((lang, vec![e.name()])),
+        }
+    }
+    by.iter().map(|(l, names)| format!("{l} for {}", names.join(", "))).collect::<Vec<_>>().join("; ")
 }
 
 /// What a session is started with.
@@ -42,7 +59,7 @@ pub struct Spec<'a> {
     pub profile: &'a Profile,
     /// Where the server listens and whom it lets in.
     pub access: &'a Access,
-    /// SQL applied once the server is up.
+    /// The setup file applied once the server is up.
     pub setup: Option<&'a Setup>,
     /// The disk and ram locations.
     pub locations: &'a Locations,
@@ -57,12 +74,12 @@ pub struct Session {
     storage: Storage,
     /// From launch (template copied) to ready: started, account made, settings read back.
     pub ready_s: f64,
-    /// Time the `--setup` SQL took.
+    /// Time the `--setup` file took.
     pub setup_s: f64,
 }
 
 impl Session {
-    /// Start a server as `spec` says and apply its setup SQL.
+    /// Start a server as `spec` says and apply its setup file.
     pub fn start(spec: &Spec) -> Result<Session> {
         let storage = Storage::create(spec.profile, spec.locations)?;
         let start = Instant::now();
@@ -78,10 +95,12 @@ impl Session {
     }
 
     fn apply(&self, setup: &Setup) -> Result<()> {
-        let Connection::Sql(mut c) = self.exposed.instance.connect()? else {
-            return Err(bad_input!("--setup takes SQL, which this engine does not speak"));
+        let applied = match self.exposed.instance.connect()? {
+            Connection::Sql(mut c) => c.batch(&setup.text),
+            Connection::Doc(mut c) => c.setup(&setup.text),
+            Connection::Kv(_) => return Err(bad_input!("--setup: this engine takes none")),
         };
-        c.batch(&setup.sql).map_err(|e| {
+        applied.map_err(|e| {
             let msg = e.to_string().replace(&self.exposed.password, "***");
             bad_input!("--setup {} failed: {msg}; fix the file", setup.path.display())
         })

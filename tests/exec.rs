@@ -149,7 +149,7 @@ fn bad_input_exits_2_before_any_server_starts() {
         (&["exec", "-e", "memory", "--", "true"], "memory has no server to hand to a command"),
         (&["exec", "-e", "sqlite", "-p", "disk,nosync", "--", "true"], "for sqlite, exec and serve take disk and ram"),
         (&["exec", "-p", "unlogged", "--", "true"], "for postgres use ram-nosync"),
-        (&["exec", "-e", "redis", "--setup", "schema.sql", "--", "true"], "--setup takes SQL"),
+        (&["exec", "-e", "redis", "--setup", "schema.sql", "--", "true"], "redis takes no --setup (it is SQL for"),
         (&["exec", "--setup", "/no/such/schema.sql", "--", "true"], "cannot read --setup /no/such/schema.sql"),
         (&["exec", "--port", "0", "--", "true"], "--port"),
         (&["serve", "oracle"], "unknown engine 'oracle'"),

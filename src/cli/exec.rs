@@ -29,7 +29,8 @@ pub struct ExecArgs {
     /// up are not credited to the first profile
     #[arg(long, value_name = "N", default_value = "1", value_parser = parse_warmup_runs)]
     pub warmup: u32,
-    /// SQL applied to every server once it is up (a schema, seed data)
+    /// Applied to every server once it is up (a schema, seed data): SQL, or for mongo a JSON
+    /// array of commands
     #[arg(long, value_name = "FILE")]
     pub setup: Option<PathBuf>,
     /// A command run once per server before its runs, untimed (migrations, seeds); split into

@@ -23,7 +23,8 @@ pub struct ServeArgs {
     /// The profile (see `dbrace engines`)
     #[arg(long, short = 'p', default_value = "ram-nosync", value_name = "PROFILE")]
     pub profile: String,
-    /// SQL applied once the server is up (a schema, seed data)
+    /// Applied once the server is up (a schema, seed data): SQL, or for mongo a JSON array
+    /// of commands
     #[arg(long, value_name = "FILE")]
     pub setup: Option<PathBuf>,
     /// Where the server answers.

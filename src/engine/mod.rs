@@ -101,6 +101,16 @@ pub trait Engine: Sync {
     fn expose(&self, _launch: &Launch) -> Result<access::Exposed> {
         Err(not_exposable(self.name()))
     }
+    /// What a `--setup` file (exec, serve) holds for this engine, in words; `None` when it
+    /// takes none. SQL engines send the file as it is, one multi-statement batch.
+    fn setup_language(&self) -> Option<&'static str> {
+        (self.interface() == Interface::Sql).then_some("SQL")
+    }
+    /// Refuse, before any server starts, a `--setup` text this engine could not apply: why,
+    /// in a few words. SQL is the server's to judge.
+    fn check_setup(&self, _text: &str) -> std::result::Result<(), String> {
+        Ok(())
+    }
 }
 
 fn not_exposable(engine: &str) -> crate::error::Error {
@@ -379,6 +389,11 @@ pub trait DocClient: Send {
     fn range(&mut self, coll: &str, from: &str, to: &str, field: &mut DocField) -> TxResult<u64>;
     /// Documents in `coll` (verify, not the hot path).
     fn count(&mut self, coll: &str) -> TxResult<u64>;
+    /// Run a `--setup` file's commands (exec, serve; the engine's `check_setup` took it).
+    fn setup(&mut self, text: &str) -> TxResult<()> {
+        let _ = text;
+        Err(TxError::Fail("this document engine takes no --setup".into()))
+    }
 }
 
 /// Receives each field of `KvClient::hgetall`: the key's index, the field, its value.

@@ -6,7 +6,9 @@
 //! `hello`; stopped with SIGINT (mongod's clean shutdown). And what every instance reads
 //! back from its server, throwaway or not.
 
-use super::client::{Failure, MongoClient, WriteConcern, get_str, number as get_number_of};
+use super::client::{MongoClient, WriteConcern};
+use super::failure::Failure;
+use super::reply::{get_str, number as get_number_of};
 use super::url::Endpoint;
 use super::wire::Addr;
 use super::{MANAGED_DB, MongoInstance, USER, write_concern};

@@ -7,8 +7,14 @@
 pub mod bson_out;
 pub mod client;
 mod container;
+mod cursor;
+mod doc_client;
+pub mod failure;
+mod login;
 pub mod managed;
+pub mod reply;
 pub mod scram;
+mod setup;
 pub mod url;
 pub mod wire;
 
@@ -133,6 +139,12 @@ impl Engine for Mongo {
     fn expose(&self, launch: &Launch) -> Result<Exposed> {
         exposed(managed_instance(&Launch { listen: access::Listen::Tcp(launch.access.port), ..*launch })?)
     }
+    fn setup_language(&self) -> Option<&'static str> {
+        Some("a JSON array of commands")
+    }
+    fn check_setup(&self, text: &str) -> std::result::Result<(), String> {
+        setup::parse(text).map(drop)
+    }
 }
 
 /// A throwaway server for the launch: the machine's mongod, or a container of the image.
@@ -208,7 +220,7 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
     // A login that may not work there says so now, not in the first measured
     // transaction; the database does not exist until the first write makes it.
     c.probe().map_err(|e| {
-        let why = if e.code() == Some(client::code::UNAUTHORIZED) {
+        let why = if e.code() == Some(failure::code::UNAUTHORIZED) {
             "it wants a user and password with readWrite on any database (or root)"
         } else {
             "check the user, password and database in --url"

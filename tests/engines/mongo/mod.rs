@@ -3,14 +3,17 @@
 //! here): one of the tests' own on a free port stands for "the machine's server", and
 //! another with a password for the password server. The managed rows are left out: no
 //! mongod-compatible binary is on this machine (SecantusDB has no unix socket and none
-//! of mongod's durability flags), so only.rs exercises the managed path's process
-//! handling through a stand-in wrapper instead.
+//! of mongod's durability flags), so only.rs and process.rs exercise the managed path
+//! and its process handling through a stand-in wrapper instead; setup.rs exec's and
+//! serve's `--setup` commands.
 //!
 //! The table is built when first used, not written as a `conformance!` static: its URL
 //! holds the stand-in's port, chosen at run time.
 
 mod hot_path;
 mod only;
+mod process;
+mod setup;
 pub mod stand_in;
 
 use crate::conformance::{EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, UrlTarget};

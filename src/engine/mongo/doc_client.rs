@@ -1,0 +1,187 @@
+//! The document operations the workloads drive (`DocClient`), each one command written
+//! into the connection's buffer: `insert`, `find` by `_id`, `update` with `$set` or `$inc`
+//! upserts, ranges and scans on `_id`, `count`; every write with the profile's write
+//! concern.
+
+use super::bson_out::{self as out, Index};
+use super::client::MongoClient;
+use super::cursor::{flatten, id_text, read_whole};
+use super::failure::code;
+use super::reply::get_number;
+use crate::engine::{DocClient, DocField, DocIncr, DocValue, NewDoc, TxError, TxResult};
+
+fn value(buf: &mut Vec<u8>, name: &str, v: DocValue) {
+    match v {
+        DocValue::Int(i) => out::i64(buf, name, i),
+        DocValue::Text(s) => out::str(buf, name, s),
+    }
+}
+
+impl DocClient for MongoClient {
+    fn drop_collection(&mut self, coll: &str) -> TxResult<()> {
+        match self.run(|b| out::str(b, "drop", coll)) {
+            Ok(_) => Ok(()),
+            Err(e) if e.code() == Some(code::NAMESPACE_NOT_FOUND) => Ok(()),
+            Err(e) => Err(e.tx(false)),
+        }
+    }
+
+    fn insert(&mut self, coll: &str, docs: &[NewDoc]) -> TxResult<()> {
+        let wc = self.wc;
+        self.run(|b| {
+            out::str(b, "insert", coll);
+            let a = out::array(b, "documents");
+            for (i, d) in docs.iter().enumerate() {
+                let o = out::doc(b, Index::of(i).as_str());
+                value(b, "_id", d.id);
+                for &(k, v) in d.fields {
+                    value(b, k, v);
+                }
+                out::end(b, o);
+            }
+            out::end(b, a);
+            out::bool(b, "ordered", true);
+            Self::write_concern(b, wc);
+        })
+        .map(drop)
+        .map_err(|e| e.tx(false))
+    }
+
+    fn find_id(&mut self, coll: &str, id: &str) -> TxResult<bool> {
+        let n = self
+            .walk(
+                coll,
+                |b| {
+                    out::str(b, "find", coll);
+                    let f = out::doc(b, "filter");
+                    out::str(b, "_id", id);
+                    out::end(b, f);
+                    out::i32(b, "limit", 1);
+                    out::bool(b, "singleBatch", true);
+                },
+                1,
+                &mut |d, _| read_whole(d).map(drop),
+            )
+            .map_err(|e| e.tx(false))?;
+        Ok(n == 1)
+    }
+
+    fn set(&mut self, coll: &str, id: &str, field: &str, v: DocValue) -> TxResult<bool> {
+        let wc = self.wc;
+        let r = self
+            .run(|b| {
+                out::str(b, "update", coll);
+                let a = out::array(b, "updates");
+                let u = out::doc(b, "0");
+                let q = out::doc(b, "q");
+                out::str(b, "_id", id);
+                out::end(b, q);
+                let m = out::doc(b, "u");
+                let s = out::doc(b, "$set");
+                value(b, field, v);
+                out::end(b, s);
+                out::end(b, m);
+                out::end(b, u);
+                out::end(b, a);
+                Self::write_concern(b, wc);
+            })
+            .map_err(|e| e.tx(false))?;
+        Ok(get_number(r, "n") == Some(1))
+    }
+
+    fn scan(&mut self, coll: &str, from: &str, limit: usize) -> TxResult<u64> {
+        self.walk(
+            coll,
+            |b| {
+                out::str(b, "find", coll);
+                let f = out::doc(b, "filter");
+                let id = out::doc(b, "_id");
+                out::str(b, "$gte", from);
+                out::end(b, id);
+                out::end(b, f);
+                let s = out::doc(b, "sort");
+                out::i32(b, "_id", 1);
+                out::end(b, s);
+                out::i64(b, "limit", limit as i64);
+            },
+            limit as u64,
+            &mut |d, _| read_whole(d).map(drop),
+        )
+        .map_err(|e| e.tx(false))
+    }
+
+    fn inc(&mut self, coll: &str, incs: &[DocIncr], one_bulk: bool) -> TxResult<()> {
+        let wc = self.wc;
+        // Increments of one document are consecutive: one update statement each.
+        let mut rest = incs;
+        while !rest.is_empty() {
+            let take = if one_bulk { rest.len() } else { rest.iter().take_while(|i| i.id == rest[0].id).count() };
+            let (now, later) = rest.split_at(take);
+            rest = later;
+            self.run(|b| {
+                out::str(b, "update", coll);
+                let a = out::array(b, "updates");
+                let mut at = 0;
+                let mut i = 0;
+                while at < now.len() {
+                    let id = now[at].id;
+                    let end = at + now[at..].iter().take_while(|x| x.id == id).count();
+                    let u = out::doc(b, Index::of(i).as_str());
+                    let q = out::doc(b, "q");
+                    out::str(b, "_id", id);
+                    out::end(b, q);
+                    let m = out::doc(b, "u");
+                    let d = out::doc(b, "$inc");
+                    for x in &now[at..end] {
+                        out::i64(b, x.field, x.by);
+                    }
+                    out::end(b, d);
+                    out::end(b, m);
+                    out::bool(b, "upsert", true);
+                    out::end(b, u);
+                    (at, i) = (end, i + 1);
+                }
+                out::end(b, a);
+                out::bool(b, "ordered", true);
+                Self::write_concern(b, wc);
+            })
+            .map_err(|e| e.tx(true))?;
+        }
+        Ok(())
+    }
+
+    fn range(&mut self, coll: &str, from: &str, to: &str, field: &mut DocField) -> TxResult<u64> {
+        self.walk(
+            coll,
+            |b| {
+                out::str(b, "find", coll);
+                let f = out::doc(b, "filter");
+                let id = out::doc(b, "_id");
+                out::str(b, "$gte", from);
+                out::str(b, "$lte", to);
+                out::end(b, id);
+                out::end(b, f);
+                let s = out::doc(b, "sort");
+                out::i32(b, "_id", 1);
+                out::end(b, s);
+            },
+            u64::MAX,
+            &mut |d, path| {
+                let mut digits = [0u8; 24];
+                let id = id_text(d, &mut digits);
+                path.clear();
+                flatten(d, id, path, 0, field)
+            },
+        )
+        .map_err(|e| e.tx(false))
+    }
+
+    fn count(&mut self, coll: &str) -> TxResult<u64> {
+        let r = self.run(|b| out::str(b, "count", coll)).map_err(|e| e.tx(false))?;
+        get_number(r, "n").map(|n| n as u64).ok_or_else(|| TxError::Fail("mongo: count answered no n".into()))
+    }
+
+    fn setup(&mut self, text: &str) -> TxResult<()> {
+        self.run_setup(text).map_err(TxError::Fail)
+    }
+}
