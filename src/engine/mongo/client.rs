@@ -45,16 +45,15 @@ pub struct Hello {
 }
 
 impl MongoClient {
-    /// Connect within 5 s (replies wait 30 s at most), shake hands and log in as the
-    /// endpoint says; the client works in database `db` with write concern `wc`.
+    /// Connect and shake hands within the endpoint's connect timeout (replies wait 30 s at
+    /// most), and log in as the endpoint says; the client works in database `db` with write concern `wc`.
     pub fn connect(ep: &Endpoint, db: &str, wc: WriteConcern) -> Result<MongoClient, ConnectError> {
         let secret = ep.password.as_deref().unwrap_or("");
         let where_ = ep.redacted();
         let unreachable = |e: &dyn std::fmt::Display| {
             ConnectError::Unreachable(format!("cannot connect to {where_}: {}", scrub(&e.to_string(), secret)))
         };
-        let wire =
-            Wire::open(&ep.addr, Duration::from_secs(5), Duration::from_secs(30)).map_err(|e| unreachable(&e))?;
+        let wire = Wire::open(&ep.addr, ep.connect_timeout, Duration::from_secs(30)).map_err(|e| unreachable(&e))?;
         let mut c = MongoClient { wire, db: db.to_string(), wc, path: String::with_capacity(64) };
         let hello = c.hello(ep).map_err(|e| match e {
             Failure::Io(_) => unreachable(&e),

@@ -178,7 +178,16 @@ pub fn instance(launch: &Launch) -> Result<MongoInstance> {
 }
 
 pub(super) fn endpoint(addr: Addr, user: Option<String>) -> Endpoint {
-    Endpoint { addr, user, password: None, database: None, auth_source: "admin".into(), mechanism: None }
+    let connect_timeout = crate::engine::kit::patient::CONNECT_TIMEOUT;
+    Endpoint {
+        addr,
+        user,
+        password: None,
+        database: None,
+        auth_source: "admin".into(),
+        mechanism: None,
+        connect_timeout,
+    }
 }
 
 /// The account TCP clients log in as: `--user`/`--password`, else dbrace and a random one.

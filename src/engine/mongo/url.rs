@@ -4,7 +4,9 @@
 
 use super::scram::Mechanism;
 use super::wire::Addr;
+use crate::engine::kit::patient;
 use crate::error::Result;
+use std::time::Duration;
 
 /// Where and as whom to connect.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +23,9 @@ pub struct Endpoint {
     pub auth_source: String,
     /// The SCRAM mechanism asked for, else the one the server offers for the user.
     pub mechanism: Option<Mechanism>,
+    /// How long connecting and the handshake may take (`connectTimeoutMS`, drivers'
+    /// default 10 s; 0 waits as long as it takes, still ended by a signal).
+    pub connect_timeout: Duration,
 }
 
 /// The port a URL without one means.
@@ -106,6 +111,7 @@ fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
     };
     let mut auth_source = None;
     let mut mechanism = None;
+    let mut connect_timeout = patient::CONNECT_TIMEOUT;
     for kv in query.split('&').filter(|kv| !kv.is_empty()) {
         let (k, v) = kv.split_once('=').ok_or_else(|| format!("option '{kv}' has no value"))?;
         let v = decode(v, k)?;
@@ -118,6 +124,10 @@ fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
                     _ => return Err(format!("authMechanism {v}: dbrace speaks SCRAM-SHA-256 and SCRAM-SHA-1")),
                 })
             }
+            "connecttimeoutms" => {
+                let ms: u64 = v.parse().map_err(|_| format!("connectTimeoutMS={v} is not a number of milliseconds"))?;
+                connect_timeout = if ms == 0 { patient::FOREVER } else { Duration::from_millis(ms) };
+            }
             "tls" | "ssl" if v == "false" => {}
             "tls" | "ssl" => return Err("TLS is not supported yet (tls=true)".into()),
             "w" | "journal" | "wtimeoutms" => {
@@ -126,11 +136,15 @@ fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
                 ));
             }
             k if IGNORED.contains(&k) => {}
-            _ => return Err(format!("unknown option '{k}' (known: authSource, authMechanism, tls=false)")),
+            _ => {
+                return Err(format!(
+                    "unknown option '{k}' (known: authSource, authMechanism, connectTimeoutMS, tls=false)"
+                ));
+            }
         }
     }
     let auth_source = auth_source.or_else(|| database.clone()).unwrap_or_else(|| "admin".into());
-    Ok(Endpoint { addr, user, password, database, auth_source, mechanism })
+    Ok(Endpoint { addr, user, password, database, auth_source, mechanism, connect_timeout })
 }
 
 /// `HOST[:PORT]`, `[V6]:PORT`, or a percent-encoded socket path ending in `.sock`.
@@ -206,6 +220,11 @@ mod tests {
         let e = Endpoint::parse("mongodb://%2Ftmp%2Fmongodb-27017.sock/").unwrap();
         assert_eq!(e.addr, Addr::Unix("/tmp/mongodb-27017.sock".into()));
         assert_eq!(e.redacted(), "mongodb://%2Ftmp%2Fmongodb-27017.sock/");
+        assert_eq!(e.connect_timeout, patient::CONNECT_TIMEOUT);
+        let e = Endpoint::parse("mongodb://h/?connectTimeoutMS=1500").unwrap();
+        assert_eq!(e.connect_timeout, Duration::from_millis(1500));
+        let e = Endpoint::parse("mongodb://h/?connecttimeoutms=0").unwrap();
+        assert_eq!(e.connect_timeout, patient::FOREVER);
     }
 
     #[test]
@@ -219,6 +238,7 @@ mod tests {
             ("mongodb://u:secret@h/db?w=majority", "profile chooses"),
             ("mongodb://u:secret@h/db?authMechanism=PLAIN", "SCRAM"),
             ("mongodb://u:secret@h/db?bogus=1", "unknown option"),
+            ("mongodb://u:secret@h/db?connectTimeoutMS=soon", "not a number of milliseconds"),
             ("mongodb://u:secret@h/a.b", "not a MongoDB database"),
             ("mongodb://u:secret@/db", "no host"),
             ("mongodb://u:sec%zzret@h/db", "bad %-escape"),
