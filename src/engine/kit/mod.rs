@@ -16,6 +16,7 @@ pub mod read_back;
 pub mod run_as;
 pub mod session;
 pub mod start;
+pub mod stream;
 pub mod target;
 pub mod template;
 pub mod tls;

@@ -5,11 +5,10 @@
 //! the buffer grows with the bytes that arrive (not with the length claimed), and every
 //! section is checked to lie inside it.
 
-use crate::engine::kit::patient::{self, Patient, Sliced};
+use crate::engine::kit::patient::{self, Patient};
+use crate::engine::kit::stream::Stream;
 use bson::RawDocument;
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
-use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -37,50 +36,6 @@ pub enum Addr {
     Tcp(String, u16),
     /// A unix socket file.
     Unix(PathBuf),
-}
-
-enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-    /// Bytes replayed as a server's, for the fuzz tests.
-    #[cfg(test)]
-    Replay(patient::Replay),
-}
-
-impl Read for Stream {
-    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(b),
-            Stream::Unix(s) => s.read(b),
-            #[cfg(test)]
-            Stream::Replay(s) => s.read(b),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(b),
-            Stream::Unix(s) => s.write(b),
-            #[cfg(test)]
-            Stream::Replay(s) => s.write(b),
-        }
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Sliced for Stream {
-    fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.set_timeouts(t),
-            Stream::Unix(s) => s.set_timeouts(t),
-            #[cfg(test)]
-            Stream::Replay(s) => s.set_timeouts(t),
-        }
-    }
 }
 
 /// One connection: requests written into `out`, replies read into `inb`; both only grow,

@@ -8,9 +8,10 @@
 use super::conninfo::ConnInfo;
 use super::extended::stmt_name;
 use super::login::StartupError;
-use super::messages::{Outcome, Stream, lost};
+use super::messages::{Outcome, lost};
 use super::placeholders::{numbered, spell};
 use crate::engine::kit::patient::{self, Patient};
+use crate::engine::kit::stream::Stream;
 use crate::engine::{ConnectError, Datum, Dialect, Param, SqlClient, Stmt, TxError, TxResult};
 use bytes::BytesMut;
 use postgres_protocol::message::frontend;

@@ -5,8 +5,9 @@
 
 use super::client::PgClient;
 use super::conninfo::ConnInfo;
-use super::messages::{MAX_MESSAGE, Stream};
+use super::messages::MAX_MESSAGE;
 use crate::engine::kit::patient::{Patient, Replay, fuzz_cases};
+use crate::engine::kit::stream::Stream;
 use crate::engine::{Datum, SqlClient};
 use proptest::prelude::*;
 

@@ -2,56 +2,9 @@
 //! and what they say: rows, rows changed, server errors as transaction outcomes.
 
 use super::client::PgClient;
-use crate::engine::kit::patient::{Sliced, quote};
+use crate::engine::kit::patient::quote;
 use crate::engine::{TxError, TxResult};
 use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::os::unix::net::UnixStream;
-
-/// The socket: TCP, or Unix for a host that is a directory.
-pub(super) enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-    /// Bytes replayed as a server's, for the fuzz tests.
-    #[cfg(test)]
-    Replay(crate::engine::kit::patient::Replay),
-}
-
-impl Read for Stream {
-    fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(b),
-            Stream::Unix(s) => s.read(b),
-            #[cfg(test)]
-            Stream::Replay(s) => s.read(b),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(b),
-            Stream::Unix(s) => s.write(b),
-            #[cfg(test)]
-            Stream::Replay(s) => s.write(b),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Sliced for Stream {
-    fn set_timeouts(&self, t: Option<std::time::Duration>) -> std::io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.set_timeouts(t),
-            Stream::Unix(s) => s.set_timeouts(t),
-            #[cfg(test)]
-            Stream::Replay(s) => s.set_timeouts(t),
-        }
-    }
-}
 
 /// The longest message a server may send: PostgreSQL's own allocation limit (1 GiB)
 /// and room for the message's other fields. A longer length is a broken or foreign peer.

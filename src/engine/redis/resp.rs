@@ -4,56 +4,10 @@
 //! reading a reply allocates nothing.
 
 use super::endpoint::Addr;
-use crate::engine::kit::patient::{self, Patient, Sliced};
+use crate::engine::kit::patient::{self, Patient};
+use crate::engine::kit::stream::Stream;
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
-use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
-
-/// A socket to the server.
-enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-    /// Bytes replayed as a server's, for the fuzz tests.
-    #[cfg(test)]
-    Replay(patient::Replay),
-}
-
-impl Read for Stream {
-    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(b),
-            Stream::Unix(s) => s.read(b),
-            #[cfg(test)]
-            Stream::Replay(s) => s.read(b),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(b),
-            Stream::Unix(s) => s.write(b),
-            #[cfg(test)]
-            Stream::Replay(s) => s.write(b),
-        }
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Sliced for Stream {
-    fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.set_timeouts(t),
-            Stream::Unix(s) => s.set_timeouts(t),
-            #[cfg(test)]
-            Stream::Replay(s) => s.set_timeouts(t),
-        }
-    }
-}
 
 /// The longest bulk string a server may send (Redis's proto-max-bulk-len, 512 MiB) and
 /// the most elements an array may announce: longer is a broken or foreign peer. The

@@ -14,13 +14,12 @@ mod statement;
 
 use super::endpoint::Endpoint;
 use crate::engine::TxError;
-use crate::engine::kit::patient::{self, Patient, Sliced};
+use crate::engine::kit::patient::{self, Patient};
+use crate::engine::kit::stream::Stream;
 use handshake::Login;
 use statement::Prepared;
-use std::io::{BufReader, Read, Write};
-use std::net::TcpStream;
-use std::os::unix::net::UnixStream;
-use std::time::{Duration, Instant};
+use std::io::BufReader;
+use std::time::Instant;
 
 /// Why the wire client could not connect.
 #[derive(Debug)]
@@ -60,51 +59,6 @@ pub fn tx_err(e: WireError) -> TxError {
 }
 
 type WResult<T> = Result<T, WireError>;
-
-/// The socket: TCP, or Unix for a socket path.
-enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-    /// Bytes replayed as a server's, for the fuzz tests.
-    #[cfg(test)]
-    Replay(crate::engine::kit::patient::Replay),
-}
-
-impl Read for Stream {
-    fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(b),
-            Stream::Unix(s) => s.read(b),
-            #[cfg(test)]
-            Stream::Replay(s) => s.read(b),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(b),
-            Stream::Unix(s) => s.write(b),
-            #[cfg(test)]
-            Stream::Replay(s) => s.write(b),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Sliced for Stream {
-    fn set_timeouts(&self, t: Option<Duration>) -> std::io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.set_timeouts(t),
-            Stream::Unix(s) => s.set_timeouts(t),
-            #[cfg(test)]
-            Stream::Replay(s) => s.set_timeouts(t),
-        }
-    }
-}
 
 /// One connection.
 pub struct Wire {
