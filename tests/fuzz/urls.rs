@@ -85,12 +85,22 @@ struct Parsed {
     redacted_other: String,
 }
 
-/// The password a URL reader takes from the user information, by RFC 3986's reading (the
-/// authority ends at the first '/', '?' or '#'; the user information at its last '@').
-fn rfc_password(url: &str) -> Option<&str> {
+/// The password a user meant: by RFC 3986's reading (the authority ends at the first '/',
+/// '?' or '#'; the user information at its last '@'), or, when that authority holds no
+/// '@', `USER:PASS/WORD@HOST`: a password with an unescaped '/' (as base64 has), before the
+/// URL's only '@', with no '?' or '#' before it and its ':' before any '/'.
+fn meant_password(url: &str) -> Option<&str> {
     let rest = &url[url.find("://")? + 3..];
     let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    let (userinfo, _) = authority.rsplit_once('@')?;
+    let userinfo = match authority.rsplit_once('@') {
+        Some((userinfo, _)) => userinfo,
+        None => {
+            let (userinfo, _) = rest.split_once('@').filter(|(_, host)| !host.contains('@'))?;
+            let colon = userinfo.find(':')?;
+            let plain = !userinfo.contains(['?', '#']);
+            (plain && userinfo.find('/').is_some_and(|slash| colon < slash)).then_some(userinfo)?
+        }
+    };
     userinfo.split_once(':').map(|(_, p)| p)
 }
 
@@ -127,7 +137,7 @@ fn check(input: &[u8], parse: impl Fn(&str) -> Result<Parsed, String>) -> bool {
         }
         Err(msg) => {
             one_line(&msg, input);
-            if let Some(pw) = rfc_password(&url).and_then(|pw| findable(pw, &url)) {
+            if let Some(pw) = meant_password(&url).and_then(|pw| findable(pw, &url)) {
                 let refusal = |u: &str| parse(u).err().unwrap_or_default();
                 assert!(!shows(refusal, &url, pw), "the refusal {msg:?} holds the password {pw:?} of {url:?}");
             }
