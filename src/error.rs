@@ -1,6 +1,6 @@
 //! Errors that reach the user: one line, and an exit code that says whose fault it was.
 
-use std::fmt;
+use std::fmt::{self, Write};
 
 /// A user-facing error; its kind decides the exit code.
 #[derive(Debug)]
@@ -27,7 +27,12 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Input(m) | Error::Run(m) => f.write_str(m),
+            // Bad input is one line whatever the user typed: a newline or other control
+            // character in a quoted URL, path or script text is written as an escape.
+            Error::Input(m) => m
+                .chars()
+                .try_for_each(|c| if c.is_control() { write!(f, "{}", c.escape_default()) } else { f.write_char(c) }),
+            Error::Run(m) => f.write_str(m),
             Error::Interrupted(sig) => write!(
                 f,
                 "interrupted by {}; finished cells are kept",
@@ -52,4 +57,13 @@ macro_rules! bad_input {
 #[macro_export]
 macro_rules! failed {
     ($($arg:tt)*) => { $crate::error::Error::Run(format!($($arg)*)) };
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bad_input_is_one_line_whatever_it_quotes() {
+        assert_eq!(bad_input!("--url {}: no", "pg://a\nb\t\0").to_string(), "--url pg://a\\nb\\t\\u{0}: no");
+        assert_eq!(failed!("log:\nline").to_string(), "log:\nline");
+    }
 }

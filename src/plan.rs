@@ -80,9 +80,14 @@ fn or_default(given: &[String], default: &[&str]) -> Vec<String> {
 /// Validate a request and build its cells.
 pub fn build(req: &Request) -> Result<Plan> {
     let mut skipped = Vec::new();
+    let bound = bind_urls(&req.urls)?;
+    // The URLs decide the engines: a run with --url measures the servers they name alone.
+    let named: Vec<String> = bound.iter().map(|(e, _)| e.to_string()).collect();
+    let given = if req.engines.is_empty() { &named } else { &req.engines };
     let mut engines =
-        or_default(&req.engines, DEFAULT_ENGINES).iter().map(|n| engine::by_name(n)).collect::<Result<Vec<_>>>()?;
-    if req.engines.is_empty() {
+        or_default(given, DEFAULT_ENGINES).iter().map(|n| engine::by_name(n)).collect::<Result<Vec<_>>>()?;
+    check_covered(&engines, &bound)?;
+    if given.is_empty() {
         engines.retain(|e| match e.version(&req.machine) {
             Ok(_) => true,
             Err(why) => {
@@ -113,7 +118,9 @@ pub fn build(req: &Request) -> Result<Plan> {
     if clients.is_empty() {
         return Err(bad_input!("no client count given; use --clients N"));
     }
-    let targets = targets(&req.urls, &engines)?;
+    let targets = move |name: &str| {
+        bound.iter().find(|(n, _)| *n == name).map_or(Target::Managed, |(_, u)| Target::Url(u.clone()))
+    };
 
     for w in &workloads {
         if !engines.iter().any(|e| w.drives(e.interface())) {
@@ -151,7 +158,10 @@ pub fn build(req: &Request) -> Result<Plan> {
                     }
                     let target = targets(e.name());
                     if let Err(err) = e.check(&profile, &target, &req.machine) {
-                        note(&mut skipped, format!("{} × {}: {err}", e.name(), profile.name));
+                        // Default profiles adapt to a --url's server; those named must run.
+                        if !(req.profiles.is_empty() && matches!(target, Target::Url(_))) {
+                            note(&mut skipped, format!("{} × {}: {err}", e.name(), profile.name));
+                        }
                         refused.entry(e.name()).or_insert(err);
                         continue;
                     }
@@ -199,8 +209,8 @@ fn note(skipped: &mut Vec<String>, line: String) {
     }
 }
 
-/// Bind each `--url` to the engine of its scheme; engines without one are managed.
-fn targets(urls: &[String], engines: &[&'static dyn Engine]) -> Result<impl Fn(&str) -> Target> {
+/// Bind each `--url` to the engine of its scheme, in the order given.
+fn bind_urls(urls: &[String]) -> Result<Vec<(&'static str, String)>> {
     let mut bound: Vec<(&'static str, String)> = Vec::new();
     for url in urls {
         let scheme = url.split("://").next().unwrap_or_default();
@@ -210,17 +220,35 @@ fn targets(urls: &[String], engines: &[&'static dyn Engine]) -> Result<impl Fn(&
                 engine::all().iter().flat_map(|e| e.url_schemes()).map(|s| format!("{s}://…")).collect();
             return Err(bad_input!("--url {redacted}: no engine speaks '{scheme}://'; use {}", known.join(", ")));
         };
-        if !engines.iter().any(|x| x.name() == e.name()) {
-            return Err(bad_input!("--url is for {}, which is not in this run; add --engine {}", e.name(), e.name()));
-        }
         if bound.iter().any(|(n, _)| *n == e.name()) {
             return Err(bad_input!("two --url values for {}; give one", e.name()));
         }
         bound.push((e.name(), url.clone()));
     }
-    Ok(move |name: &str| {
-        bound.iter().find(|(n, _)| *n == name).map_or(Target::Managed, |(_, u)| Target::Url(u.clone()))
-    })
+    Ok(bound)
+}
+
+/// With --url, every engine of the run must be one a URL names, and every URL's engine in
+/// the run: a managed cell beside the user's server would be measured unasked.
+fn check_covered(engines: &[&'static dyn Engine], bound: &[(&'static str, String)]) -> Result<()> {
+    if bound.is_empty() {
+        return Ok(());
+    }
+    let named = bound.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
+    if let Some(e) = engines.iter().find(|e| !bound.iter().any(|(n, _)| *n == e.name())) {
+        let fix = match e.url_schemes().first() {
+            Some(scheme) => format!("add a {scheme}://… --url for it, or leave it out of --engine"),
+            None => format!("{} takes no --url: measure it in a run without --url", e.name()),
+        };
+        return Err(bad_input!(
+            "--engine {} has no --url, and a run with --url measures only the servers its URLs name ({named}); {fix}",
+            e.name()
+        ));
+    }
+    if let Some((n, _)) = bound.iter().find(|(n, _)| !engines.iter().any(|e| e.name() == *n)) {
+        return Err(bad_input!("--url is for {n}, which --engine leaves out; add --engine {n}, or leave out --engine"));
+    }
+    Ok(())
 }
 
 /// The ways an engine runs under the sweep: one per value it takes, or just one.
@@ -411,6 +439,37 @@ mod tests {
             let e = build(&Request { sweep: Some(bad.into()), ..base.clone() }).err().unwrap().to_string();
             assert!(e.starts_with("--sweep"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn the_urls_decide_the_engines() {
+        let pg = "postgres://u:pw@127.0.0.1:1/d".to_string();
+        let p = build(&Request { urls: vec![pg.clone()], ..req() }).unwrap();
+        let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
+        assert_eq!(
+            ids,
+            ["postgres/disk/insert-commit/c1", "postgres/async/insert-commit/c1", "postgres/unlogged/insert-commit/c1"]
+        );
+        assert!(p.skipped.is_empty(), "{:?}", p.skipped);
+        assert!(p.cells.iter().all(|c| c.target == Target::Url(pg.clone())));
+        let r = Request { urls: vec!["redis://h:1/0".into(), pg.clone()], engines: vec![], ..req() };
+        let engines: Vec<_> = build(&r).unwrap().cells.iter().map(|c| c.engine.name()).collect();
+        assert_eq!(engines.first(), Some(&"redis"), "in the order of the URLs: {engines:?}");
+        for (engines, want) in [
+            (vec!["mysql"], "--engine mysql has no --url"),
+            (vec!["postgres", "memory"], "memory takes no --url"),
+            (vec!["postgres"], ""),
+        ] {
+            let r =
+                Request { engines: engines.iter().map(|e| e.to_string()).collect(), urls: vec![pg.clone()], ..req() };
+            match build(&r) {
+                Ok(_) => assert!(want.is_empty(), "{engines:?}"),
+                Err(e) => assert!(!want.is_empty() && e.to_string().contains(want), "{engines:?}: {e}"),
+            }
+        }
+        let r = Request { urls: vec![pg.clone(), "mysql://u@h/".into()], engines: vec!["mysql".into()], ..req() };
+        let e = build(&r).err().unwrap().to_string();
+        assert!(e.contains("--url is for postgres, which --engine leaves out"), "{e}");
     }
 
     #[test]

@@ -123,3 +123,47 @@ fn report_refuses_what_is_not_a_results_file() {
         .success();
     refused(&sb, &["report", good.to_str().unwrap(), "--baseline", "bogus"], &["baseline 'bogus'", "memory:unlogged"]);
 }
+
+#[test]
+fn a_run_with_url_measures_only_the_engines_its_urls_name() {
+    let sb = Sandbox::new();
+    let pg = "postgres://postgres:not-a-real-secret@127.0.0.1:5432/test";
+    let my = "mysql://dbrace_test:not-a-real-secret@127.0.0.1:3306/";
+    refused(
+        &sb,
+        &["run", "--engine", "mysql", "--url", pg],
+        &["--engine mysql has no --url", "(postgres)", "add a mysql://… --url for it, or leave it out of --engine"],
+    );
+    refused(&sb, &["run", "-e", "postgres,sqlite", "--url", pg], &["--engine sqlite has no --url", "takes no --url"]);
+    refused(
+        &sb,
+        &["run", "-e", "postgres", "--url", pg, "--url", my],
+        &["--url is for mysql, which --engine leaves out", "add --engine mysql, or leave out --engine"],
+    );
+    refused(&sb, &["run", "--url", pg, "--url", "postgresql://u@h/d"], &["two --url values for postgres"]);
+    // A named profile a --url cannot apply is still an error, with the reason.
+    refused(&sb, &["run", "--url", pg, "-p", "ram"], &["profile 'ram'", "against --url only disk, async and unlogged"]);
+    let out = sb.cmd(&["run", "-e", "mysql", "--url", pg]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("not-a-real-secret"));
+    // The same in a config file: its keys are the command line's.
+    let cfg = sb.out("url.toml");
+    std::fs::write(&cfg, format!("engine = \"mysql\"\nurl = [\"{pg}\"]\n")).unwrap();
+    refused(&sb, &["run", "--config", cfg.to_str().unwrap()], &["--engine mysql has no --url"]);
+    std::fs::write(&cfg, format!("url = [\"{pg}\", \"{my}\"]\n")).unwrap();
+    let out = sb.cmd(&["run", "--config", cfg.to_str().unwrap(), "--dry-run"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cells: Vec<&str> =
+        text.lines().filter_map(|l| l.split_whitespace().next()).filter(|w| w.contains('/')).collect();
+    assert_eq!(
+        cells,
+        [
+            "postgres/disk/insert-commit/c1",
+            "postgres/async/insert-commit/c1",
+            "postgres/unlogged/insert-commit/c1",
+            "mysql/disk/insert-commit/c1",
+            "mysql/unlogged/insert-commit/c1"
+        ],
+        "{text}"
+    );
+}

@@ -160,6 +160,37 @@ fn default_matrix_has_the_documented_cells() {
 }
 
 #[test]
+fn urls_alone_run_only_the_servers_they_name() {
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let mut args = vec!["run", "--url", "postgres://postgres:not-a-real-secret@127.0.0.1:5432/test"];
+    args.extend(["--url", "redis://127.0.0.1:6379/0"]);
+    args.extend(["--repeat", "1", "--duration", "0.2s", "--warmup", "0s", "--out", out.to_str().unwrap()]);
+    // Not quiet: the skip notes would be on stderr, and there must be none.
+    let o = sb.cmd(&args).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("skipping"), "default profiles adapt to a --url without notes: {err}");
+    let r = read_json(&out);
+    let ids: Vec<&str> = cells(&r).iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        [
+            "postgres/disk/insert-commit/c1",
+            "postgres/async/insert-commit/c1",
+            "postgres/unlogged/insert-commit/c1",
+            "redis/disk/insert-commit/c1"
+        ],
+        "no sqlite or memory cells beside the servers the URLs name"
+    );
+    for c in cells(&r) {
+        assert!(c["repeats"][0]["transactions"].as_u64().unwrap() > 0, "{}", c["id"]);
+    }
+    assert_eq!(r["options"]["baseline"], "disk");
+    assert!(!std::fs::read_to_string(&out).unwrap().contains("not-a-real-secret"));
+}
+
+#[test]
 fn report_reproduces_the_run_table() {
     let sb = Sandbox::new();
     let out = sb.out("r.json");

@@ -170,7 +170,8 @@ fn host(h: &str) -> std::result::Result<Addr, String> {
     }
     let port = match port {
         None => DEFAULT_PORT,
-        Some(p) => p.parse::<u16>().ok().filter(|&p| p > 0).ok_or_else(|| format!("port '{p}' is not a port"))?,
+        // Not quoted: after an unescaped '/' in a password, the "port" is part of it.
+        Some(p) => p.parse::<u16>().ok().filter(|&p| p > 0).ok_or("the port is not a port number (1 to 65535)")?,
     };
     Ok(Addr::Tcp(name.to_string(), port))
 }

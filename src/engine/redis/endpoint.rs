@@ -110,10 +110,11 @@ fn tcp(rest: &str) -> std::result::Result<Endpoint, String> {
     let port = if port.is_empty() {
         DEFAULT_PORT
     } else {
-        port.parse::<u16>().ok().filter(|_| port.bytes().all(|b| b.is_ascii_digit())).ok_or(format!(
-            "the port '{}' is not a number from 0 to 65535",
-            port.chars().take(12).collect::<String>()
-        ))?
+        // Not quoted: after an unescaped '/' or '#' in a password, the "port" is part of it.
+        port.parse::<u16>()
+            .ok()
+            .filter(|_| port.bytes().all(|b| b.is_ascii_digit()))
+            .ok_or("the port is not a number from 0 to 65535")?
     };
     let path = tail.split(['?', '#']).next().unwrap_or("");
     let db = database(path.trim_matches('/'))?;

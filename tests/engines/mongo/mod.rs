@@ -60,7 +60,7 @@ fn engine() -> &'static EngineUnderTest {
             (Box::leak(Box::new(["-e", "mongo", "--url", url, "--set", "wiredTigerCacheSizeGB=1"])), "mongod options"),
             (Box::leak(Box::new(["-e", "mongo", "--url", "mongodb+srv://u:pw@cluster.example/db"])), "mongodb+srv://"),
             (Box::leak(Box::new(["-e", "mongo", "--url", leak(format!("{url}?tls=true"))])), "TLS"),
-            (Box::leak(Box::new(["-e", "sqlite", "--url", url])), "add --engine mongo"),
+            (Box::leak(Box::new(["-e", "sqlite", "--url", url])), "sqlite takes no --url"),
             (Box::leak(Box::new(["-e", "mongo", "--url", url, "-w", "tpcb"])), "tpcb"),
         ];
         EngineUnderTest {

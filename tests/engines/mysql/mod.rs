@@ -88,7 +88,7 @@ conformance!(EngineUnderTest {
             (&["-e", "mysql", "--url", URL, "-p", "ram"], "against --url only disk and unlogged"),
             (&["-e", "mysql", "--url", URL, "-p", "nosync"], "innodb_flush_log_at_trx_commit is global"),
             (&["-e", "mysql", "--url", "mysql://dbrace_test:not-a-real-secret@127.0.0.1:xx/"], "mysql://USER"),
-            (&["-e", "sqlite", "--url", URL], "add --engine mysql"),
+            (&["-e", "sqlite", "--url", URL], "sqlite takes no --url"),
             // A global variable cannot be set per session: refused, and its database dropped.
             (&["-e", "mysql", "--url", URL, "--set", "innodb_buffer_pool_size=1G"], "only session variables apply"),
         ],

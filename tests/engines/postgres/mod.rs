@@ -63,7 +63,7 @@ conformance!(EngineUnderTest {
             (&["-e", "postgres", "--url", "postgres://postgres@127.0.0.1:5432/no_such_db_dbrace"], "no_such_db_dbrace"),
             (&["-e", "postgres", "--url", URL, "-p", "ram"], "against --url only disk, async and unlogged"),
             (&["-e", "postgres", "--pg-bin", "/nonexistent"], "no postgres and initdb there"),
-            (&["-e", "sqlite", "--url", URL], "add --engine postgres"),
+            (&["-e", "sqlite", "--url", URL], "sqlite takes no --url"),
         ],
         secrets: &["not-a-real-secret"],
         password_server,

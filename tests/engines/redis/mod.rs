@@ -68,7 +68,7 @@ conformance!(EngineUnderTest {
         mistakes: &[
             (&["-e", "redis", "--url", "redis://127.0.0.1:1/0"], "cannot connect"),
             (&["-e", "redis", "--url", "redis://127.0.0.1:6379/0", "-p", "nosync"], "only disk"),
-            (&["-e", "sqlite", "--url", "redis://127.0.0.1:6379/0"], "add --engine redis"),
+            (&["-e", "sqlite", "--url", "redis://127.0.0.1:6379/0"], "sqlite takes no --url"),
         ],
         secrets: &[SECRET],
         password_server,
@@ -177,7 +177,7 @@ fn password_server() -> PasswordServer {
                 case(&["-e", "redis", "--url", &format!("rediss://:{SECRET}@127.0.0.1:1")]),
                 "no engine speaks 'rediss://'",
             ),
-            (case(&["-e", "sqlite", "--url", &url]), "add --engine redis"),
+            (case(&["-e", "sqlite", "--url", &url]), "sqlite takes no --url"),
         ],
         secrets: vec![SECRET.into()],
     }
