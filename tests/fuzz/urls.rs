@@ -176,7 +176,7 @@ fn mysql_url() {
             let e = Endpoint::parse(url).map_err(|e| e.to_string())?;
             let pass = e.opts.pass().map(str::to_string);
             let other = OptsBuilder::from_opts(e.opts.clone()).pass(pass.as_ref().map(|_| "another"));
-            let other = Endpoint { opts: other.into() };
+            let other = Endpoint { opts: other.into(), connect_timeout: e.connect_timeout };
             Ok(Parsed { password: pass, redacted: e.redacted(), redacted_other: other.redacted() })
         })
     });
