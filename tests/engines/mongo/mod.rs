@@ -98,7 +98,8 @@ fn engine() -> &'static EngineUnderTest {
                     assert!(rep["engine_version"].as_str().unwrap().starts_with(|c: char| c.is_ascii_digit()));
                 },
                 check: |r, said| {
-                    assert!(said.contains("skipping mongo × ram") && said.contains("only the write concern"), "{said}");
+                    // The default profiles a --url server cannot take are left out, without a note.
+                    assert!(!said.contains("skipping"), "{said}");
                     let wc = |p: &str| {
                         let c = r["cells"].as_array().unwrap().iter().find(|c| c["profile"]["name"] == p).unwrap();
                         c["repeats"][0]["settings"]["write_concern"].as_str().unwrap().to_string()

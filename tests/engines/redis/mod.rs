@@ -54,7 +54,8 @@ conformance!(EngineUnderTest {
         transactions: 200,
         each_repeat: |rep| assert_eq!(rep["settings"]["transport"], "tcp 127.0.0.1:6379"),
         check: |r, said| {
-            assert!(said.contains("skipping redis × ram") && said.contains("only disk"), "{said}");
+            // The default profiles a --url server cannot take are left out, without a note.
+            assert!(!said.contains("skipping"), "{said}");
             let repeats = r["cells"][0]["repeats"].as_array().unwrap();
             let prefixes: Vec<&str> =
                 repeats.iter().map(|rep| rep["settings"]["key_prefix"].as_str().unwrap()).collect();
