@@ -59,16 +59,6 @@ pub enum TcpPath {
     Publish,
 }
 
-impl TcpPath {
-    /// Its name, as the flag gives it.
-    pub fn name(self) -> &'static str {
-        match self {
-            TcpPath::Host => "host",
-            TcpPath::Publish => "publish",
-        }
-    }
-}
-
 /// A server run from an image that follows its official image's contract.
 #[derive(Clone, Debug)]
 pub struct Container {
