@@ -22,17 +22,25 @@ const HANG: Duration = Duration::from_secs(20);
 /// One input: where it came from (for the failure message) is in its bytes alone.
 pub type Input = Vec<u8>;
 
-/// The corpus of a target: every file of tests/fuzz/corpus/TARGET, by name.
+/// The corpus of a target: every file of tests/fuzz/corpus/TARGET, by name; the script
+/// target's also pgbench's example scripts the other tests run (tests/scripts), read where
+/// they are rather than copied.
 pub fn corpus(target: &str) -> Vec<(String, Input)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/corpus").join(target);
-    let mut files: Vec<(String, Input)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|f| f.unwrap().path())
-        .filter(|p| p.is_file())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
-        .collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("tests/fuzz/corpus").join(target)];
+    if target == "script" {
+        dirs.push(root.join("tests/scripts"));
+    }
+    let mut files: Vec<(String, Input)> = Vec::new();
+    for dir in &dirs {
+        let found = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        files.extend(found.map(|f| f.unwrap().path()).filter(|p| p.is_file()).map(|p| {
+            let name = p.strip_prefix(root).unwrap_or(&p).display().to_string();
+            (name, std::fs::read(&p).unwrap())
+        }));
+    }
     files.sort();
-    assert!(!files.is_empty(), "{}: no seeds", dir.display());
+    assert!(!files.is_empty(), "{}: no seeds", dirs[0].display());
     files
 }
 

@@ -1,3 +1,0 @@
-\set size 1000000
-\set r random_zipfian(1, :size, 1.07)
-\set k 1 + permute(:r, :size)
