@@ -93,15 +93,7 @@ impl DocClient for MongoClient {
         self.walk(
             coll,
             |b| {
-                out::str(b, "find", coll);
-                let f = out::doc(b, "filter");
-                let id = out::doc(b, "_id");
-                out::str(b, "$gte", from);
-                out::end(b, id);
-                out::end(b, f);
-                let s = out::doc(b, "sort");
-                out::i32(b, "_id", 1);
-                out::end(b, s);
+                find_by_id(b, coll, from, None);
                 out::i64(b, "limit", limit as i64);
             },
             limit as u64,
@@ -151,28 +143,12 @@ impl DocClient for MongoClient {
     }
 
     fn range(&mut self, coll: &str, from: &str, to: &str, field: &mut DocField) -> TxResult<u64> {
-        self.walk(
-            coll,
-            |b| {
-                out::str(b, "find", coll);
-                let f = out::doc(b, "filter");
-                let id = out::doc(b, "_id");
-                out::str(b, "$gte", from);
-                out::str(b, "$lte", to);
-                out::end(b, id);
-                out::end(b, f);
-                let s = out::doc(b, "sort");
-                out::i32(b, "_id", 1);
-                out::end(b, s);
-            },
-            u64::MAX,
-            &mut |d, path| {
-                let mut digits = [0u8; 24];
-                let id = id_text(d, &mut digits);
-                path.clear();
-                flatten(d, id, path, 0, field)
-            },
-        )
+        self.walk(coll, |b| find_by_id(b, coll, from, Some(to)), u64::MAX, &mut |d, path| {
+            let mut digits = [0u8; 24];
+            let id = id_text(d, &mut digits);
+            path.clear();
+            flatten(d, id, path, 0, field)
+        })
         .map_err(|e| e.tx(false))
     }
 
@@ -184,4 +160,21 @@ impl DocClient for MongoClient {
     fn setup(&mut self, text: &str) -> TxResult<()> {
         self.run_setup(text).map_err(TxError::Fail)
     }
+}
+
+/// A `find` of `coll` over `_id`s from `from` (to `to`, when given), in `_id` order: a
+/// YCSB scan's and a counters read's query.
+fn find_by_id(b: &mut Vec<u8>, coll: &str, from: &str, to: Option<&str>) {
+    out::str(b, "find", coll);
+    let f = out::doc(b, "filter");
+    let id = out::doc(b, "_id");
+    out::str(b, "$gte", from);
+    if let Some(to) = to {
+        out::str(b, "$lte", to);
+    }
+    out::end(b, id);
+    out::end(b, f);
+    let s = out::doc(b, "sort");
+    out::i32(b, "_id", 1);
+    out::end(b, s);
 }
