@@ -50,7 +50,14 @@ pub struct Profile {
     pub wal: Option<LocationKind>,
     /// Raw engine settings given with `--set`, applied after the profile's own mapping.
     pub settings: Vec<(String, String)>,
+    /// Its throwaway server runs with TLS (a `+tls` profile, or `--tls`): a certificate
+    /// from a CA made for the instance, which its clients check (verify-full).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tls: bool,
 }
+
+/// What a profile name ends with when its server runs with TLS: `disk+tls`.
+pub const TLS_SUFFIX: &str = "+tls";
 
 /// The built-in profiles: name, location, durability, unlogged, WAL location, and help.
 type Builtin = (&'static str, LocationKind, Durability, bool, Option<LocationKind>, &'static str);
@@ -70,6 +77,14 @@ const BUILTINS: &[Builtin] = &[
         "data on disk, WAL on tmpfs (PostgreSQL)",
     ),
 ];
+
+/// `names`, each ending in `+tls` when `tls` (`--tls`).
+pub fn with_tls(names: Vec<String>, tls: bool) -> Vec<String> {
+    if !tls {
+        return names;
+    }
+    names.into_iter().map(|n| if n.ends_with(TLS_SUFFIX) { n } else { n + TLS_SUFFIX }).collect()
+}
 
 /// Names of the built-in profiles, for messages and help.
 pub fn builtin_names() -> Vec<&'static str> {
@@ -91,7 +106,33 @@ impl Profile {
             unlogged,
             wal,
             settings: Vec::new(),
+            tls: false,
         })
+    }
+
+    /// The profile `name` names: a built-in one, with TLS when it ends in `+tls`.
+    pub fn named(name: &str) -> crate::error::Result<Profile> {
+        let (base, tls) = match name.strip_suffix(TLS_SUFFIX) {
+            Some(base) => (base, true),
+            None => (name, false),
+        };
+        let mut p = Profile::builtin(base).ok_or_else(|| {
+            bad_input!(
+                "unknown profile '{name}'; valid profiles: {} (each may end in {TLS_SUFFIX})",
+                builtin_names().join(", ")
+            )
+        })?;
+        if tls {
+            p.name = name.to_string();
+            p.tls = true;
+        }
+        Ok(p)
+    }
+
+    /// Whether this is the profile `name` (the name the user gave, before a sweep's label).
+    pub fn is_named(&self, name: &str) -> bool {
+        let labelled = self.name.strip_prefix(name).is_some_and(|rest| rest.starts_with('+'));
+        self.name == name || (labelled && self.tls == name.ends_with(TLS_SUFFIX))
     }
 }
 
@@ -109,5 +150,19 @@ mod tests {
         assert_eq!((p("ram-nosync").location, p("ram-nosync").durability), (LocationKind::Ram, Durability::Off));
         assert!(p("unlogged").unlogged && !p("disk").unlogged);
         assert!(Profile::builtin("fast").is_none());
+    }
+
+    #[test]
+    fn a_tls_suffix_runs_the_profile_with_tls() {
+        let p = Profile::named("ram+tls").unwrap();
+        assert!(p.tls && p.location == LocationKind::Ram && p.name == "ram+tls");
+        assert!(!Profile::named("ram").unwrap().tls);
+        let e = Profile::named("fast+tls").unwrap_err().to_string();
+        assert!(e.contains("'fast+tls'") && e.contains("+tls"), "{e}");
+        assert!(Profile::named("tls").is_err() && Profile::named("+tls").is_err());
+        let mut swept = p.clone();
+        swept.name = "ram+tls+scale=10".into();
+        assert!(swept.is_named("ram+tls") && !swept.is_named("ram"));
+        assert!(Profile::named("ram").unwrap().is_named("ram") && !p.is_named("ram"));
     }
 }

@@ -89,6 +89,10 @@ pub struct LauncherArgs {
     /// How a container's TCP port reaches 127.0.0.1: the host's network, or published on 127.0.0.1 only (Docker Desktop)
     #[arg(long, value_enum, default_value = "host")]
     pub docker_network: crate::launcher::container::TcpPath,
+    /// Every profile's throwaway server runs with TLS, as if its name ended in +tls: a
+    /// certificate from a CA made for the instance, which dbrace's clients verify
+    #[arg(long)]
+    pub tls: bool,
 }
 
 /// `ENGINE=IMAGE`, for an engine dbrace knows.

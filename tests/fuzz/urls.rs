@@ -63,6 +63,13 @@ const TOKENS: &[&str] = &[
     "authMechanism=",
     "SCRAM-SHA-256",
     "tls=",
+    "tlsCAFile=",
+    "tlsInsecure=",
+    "tlsAllowInvalidHostnames=",
+    "ssl_cert_reqs=",
+    "ssl_ca_certs=",
+    "ssl_check_hostname=",
+    "none",
     "true",
     "false",
     "connect_timeout=",
@@ -176,7 +183,7 @@ fn mysql_url() {
             let e = Endpoint::parse(url).map_err(|e| e.to_string())?;
             let pass = e.opts.pass().map(str::to_string);
             let other = OptsBuilder::from_opts(e.opts.clone()).pass(pass.as_ref().map(|_| "another"));
-            let other = Endpoint { opts: other.into(), connect_timeout: e.connect_timeout };
+            let other = Endpoint::new(other);
             Ok(Parsed { password: pass, redacted: e.redacted(), redacted_other: other.redacted() })
         })
     });

@@ -20,6 +20,7 @@ pub mod stream;
 pub mod target;
 pub mod template;
 pub mod tls;
+pub mod tls_failure;
 pub mod url_database;
 
 pub use merge::merged;

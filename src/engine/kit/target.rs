@@ -21,6 +21,13 @@ pub fn check(
         Target::Managed => managed(),
         Target::Url(url) => {
             parse(url)?;
+            if profile.tls {
+                return Err(bad_input!(
+                    "profile '{}' starts a server with TLS; a --url server's TLS is its URL's to say \
+                     (sslmode=require, ssl-mode=REQUIRED, rediss://, tls=true)",
+                    profile.name
+                ));
+            }
             if !on_url(profile) {
                 return Err(bad_input!("profile '{}' needs a server dbrace starts itself{why_not}", profile.name));
             }

@@ -18,7 +18,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme, StreamOwned};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// How strictly a client insists on TLS, and what it checks (libpq's `sslmode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -84,14 +84,44 @@ pub struct Tls {
     pub root_cert: Option<PathBuf>,
     /// A client certificate (PEM) and its key, for servers that ask for one.
     pub client_cert: Option<(PathBuf, PathBuf)>,
+    /// The configuration `config` built, shared by every clone: its files (the system's
+    /// roots are some hundred certificates) are read once, not per connection.
+    built: Built,
 }
+
+/// A configuration built once; no part of what the options are.
+#[derive(Clone, Debug, Default)]
+struct Built(Arc<OnceLock<Arc<ClientConfig>>>);
+
+impl PartialEq for Built {
+    fn eq(&self, _: &Built) -> bool {
+        true
+    }
+}
+
+impl Eq for Built {}
 
 /// A TLS session over TCP.
 pub type TlsStream = StreamOwned<ClientConnection, TcpStream>;
 
 impl Tls {
-    /// The rustls configuration these options ask for.
+    /// Options of `mode` with the roots and client certificate given.
+    pub fn new(mode: Mode, root_cert: Option<PathBuf>, client_cert: Option<(PathBuf, PathBuf)>) -> Tls {
+        Tls { mode, root_cert, client_cert, built: Built::default() }
+    }
+
+    /// The rustls configuration these options ask for, built by the first call (set the
+    /// options before it).
     pub fn config(&self) -> Result<Arc<ClientConfig>, String> {
+        if let Some(c) = self.built.0.get() {
+            return Ok(c.clone());
+        }
+        let c = self.build()?;
+        Ok(self.built.0.get_or_init(|| c).clone())
+    }
+
+    /// The rustls configuration, built now.
+    fn build(&self) -> Result<Arc<ClientConfig>, String> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let algorithms = provider.signature_verification_algorithms;
         let builder = ClientConfig::builder_with_provider(provider.clone())
@@ -159,17 +189,13 @@ fn certificates(file: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
     Ok(certs)
 }
 
-/// Run the TLS handshake over `tcp` with the server `host` (its name sent for SNI, and
-/// checked under verify-full), within the socket's own timeouts.
-pub fn handshake(tcp: TcpStream, host: &str, config: Arc<ClientConfig>) -> std::io::Result<TlsStream> {
+/// A TLS session over `tcp` with the server `host` (its name sent for SNI, and checked
+/// under verify-full), before its handshake: the first read or write shakes hands.
+pub fn session(tcp: TcpStream, host: &str, config: Arc<ClientConfig>) -> std::io::Result<TlsStream> {
     let name = ServerName::try_from(host.to_string())
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("TLS: host name {host}: {e}")))?;
     let conn = ClientConnection::new(config, name).map_err(std::io::Error::other)?;
-    let mut s = StreamOwned::new(conn, tcp);
-    while s.conn.is_handshaking() {
-        s.conn.complete_io(&mut s.sock)?;
-    }
-    Ok(s)
+    Ok(StreamOwned::new(conn, tcp))
 }
 
 /// What the results record of a session: `TLSv1.3 TLS13_AES_256_GCM_SHA384`.
@@ -274,8 +300,11 @@ impl ServerCertVerifier for Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::kit::patient::Patient;
+    use crate::engine::kit::stream::Stream;
     use std::io::{Read, Write};
     use std::net::TcpListener;
+    use std::time::{Duration, Instant};
 
     /// A TLS server on 127.0.0.1 with a throwaway CA's certificate, answering one
     /// connection's byte with the next byte; the CA's file and the port.
@@ -308,24 +337,44 @@ mod tests {
         (certs.ca, port, serve)
     }
 
+    /// A client's connection to 127.0.0.1:`port` with `tls` as `host`, its handshake
+    /// still to come, every wait ending within `within`.
+    fn connect(tls: &Tls, port: u16, host: &str, within: Duration) -> Result<Patient<Stream>, String> {
+        let tcp = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let s = Stream::Tcp(tcp).into_tls(host, tls.config()?).map_err(|e| e.to_string())?;
+        let mut p = Patient::new(s).unwrap();
+        p.set_deadline(Instant::now(), Some(within));
+        Ok(p)
+    }
+
     /// Connect with `tls` to the server as `host`, and trade a byte: the session's
     /// description, or why it failed.
     fn trade(tls: &Tls, port: u16, host: &str) -> Result<String, String> {
-        let tcp = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        tcp.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
-        let mut s = handshake(tcp, host, tls.config()?).map_err(|e| e.to_string())?;
-        s.write_all(&[41]).map_err(|e| e.to_string())?;
+        let mut s = connect(tls, port, host, Duration::from_secs(10))?;
+        s.write_all(&[41]).and_then(|_| s.flush()).map_err(|e| e.to_string())?;
         let mut b = [0u8; 1];
         s.read_exact(&mut b).map_err(|e| e.to_string())?;
         assert_eq!(b[0], 42);
-        Ok(describe(&s))
+        Ok(s.get_ref().tls().unwrap())
+    }
+
+    #[test]
+    fn a_handshake_with_a_silent_server_ends_at_the_deadline() {
+        let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = silent.local_addr().unwrap().port();
+        let tls = Tls { mode: Mode::Require, ..Tls::default() };
+        let mut s = connect(&tls, port, "localhost", Duration::from_millis(600)).unwrap();
+        let t = Instant::now();
+        let e = s.write_all(&[1]).and_then(|_| s.flush()).and_then(|_| s.read(&mut [0; 1])).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut, "{e}");
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
     }
 
     #[test]
     fn each_mode_checks_what_libpq_checks() {
         let dir = tempfile::tempdir().unwrap();
         let (ca, port, _server) = server(dir.path());
-        let with_ca = |mode| Tls { mode, root_cert: Some(ca.clone()), client_cert: None };
+        let with_ca = |mode| Tls::new(mode, Some(ca.clone()), None);
         let full = trade(&with_ca(Mode::VerifyFull), port, "localhost").unwrap();
         assert!(full.starts_with("TLSv1.3 TLS13_"), "{full}");
         trade(&with_ca(Mode::VerifyFull), port, "127.0.0.1").unwrap();
@@ -350,11 +399,23 @@ mod tests {
     }
 
     #[test]
+    fn a_configuration_is_built_once_for_every_clone() {
+        let dir = tempfile::tempdir().unwrap();
+        let certs = crate::instance::certs::make(dir.path(), None).unwrap();
+        let tls = Tls::new(Mode::VerifyFull, Some(certs.ca.clone()), None);
+        let first = tls.clone().config().unwrap();
+        // The file is not read again: the clones share what the first call built.
+        std::fs::remove_file(&certs.ca).unwrap();
+        assert!(Arc::ptr_eq(&first, &tls.config().unwrap()));
+        assert_eq!(tls, Tls::new(Mode::VerifyFull, Some(certs.ca), None), "what was built is no option");
+    }
+
+    #[test]
     fn a_root_file_without_certificates_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let empty = dir.path().join("empty.pem");
         std::fs::write(&empty, "nothing here\n").unwrap();
-        let tls = Tls { mode: Mode::VerifyFull, root_cert: Some(empty.clone()), client_cert: None };
+        let tls = Tls::new(Mode::VerifyFull, Some(empty.clone()), None);
         let e = tls.config().unwrap_err();
         assert!(e.contains("empty.pem") && e.contains("no certificate"), "{e}");
     }

@@ -2,7 +2,8 @@
 //! dbpath in the instance's 0700 directory (on the profile's location), reached on its
 //! unix socket there or with `--transport tcp` on 127.0.0.1 at a free port, `--auth`
 //! with a root user of a random password either way, the profile's journal settings on
-//! its command line. Ready on the first
+//! its command line; a `+tls` profile's on TCP in TLS only (`--tlsMode requireTLS`), with
+//! a certificate from a CA made in the instance's directory, which clients check. Ready on the first
 //! `hello`; stopped with SIGINT (mongod's clean shutdown). And what every instance reads
 //! back from its server, throwaway or not.
 
@@ -12,11 +13,14 @@ use super::reply::{get_str, number as get_number_of};
 use super::url::Endpoint;
 use super::wire::Addr;
 use super::{MANAGED_DB, MongoInstance, USER, write_concern};
-use crate::engine::access::Access;
+use crate::engine::access::{self, Access};
+use crate::engine::kit::tls::{Mode, Tls};
 use crate::engine::kit::{self, Owned, ReadBack};
 use crate::engine::{Launch, Machine};
 use crate::error::Result;
+use crate::instance::certs;
 use crate::instance::server;
+use crate::instance::user::RunAs;
 use crate::launcher::{Recipe, Step};
 use crate::profile::{Durability, Profile};
 use std::collections::BTreeMap;
@@ -113,10 +117,16 @@ pub fn instance(launch: &Launch) -> Result<MongoInstance> {
             .map_err(|e| failed!("cannot give {} to {}: {e}", dbpath.display(), u.name))?;
     }
     let (args, expected) = profile_args(profile);
+    let certs = if profile.tls { Some(tls_files(dir.path(), run_as.as_ref())?) } else { None };
+    // TLS runs over TCP only.
+    let listen = match launch.listen {
+        access::Listen::Socket if profile.tls => access::Listen::Tcp(None),
+        l => l,
+    };
     let access = launch.access;
     let started = kit::start::listening(
         launcher,
-        launch.listen,
+        listen,
         Duration::from_secs(60),
         |port| {
             let mut s = Step::new(&b.path, run_as.as_ref());
@@ -126,7 +136,12 @@ pub fn instance(launch: &Launch) -> Result<MongoInstance> {
             let endpoint = match port {
                 Some(port) => {
                     s.args(["--port", &port.to_string(), "--nounixsocket"]);
-                    endpoint(Addr::Tcp("127.0.0.1".into(), port), None)
+                    let mut ep = endpoint(Addr::Tcp("127.0.0.1".into(), port), None);
+                    if let Some(files) = &certs {
+                        s.args(tls_args(files));
+                        ep.tls = Some(Tls::new(Mode::VerifyFull, Some(files.ca.clone()), None));
+                    }
+                    ep
                 }
                 None => {
                     // mongod's own socket, mongodb-PORT.sock, in the 0700 directory.
@@ -148,7 +163,7 @@ pub fn instance(launch: &Launch) -> Result<MongoInstance> {
             Ok((recipe, endpoint))
         },
         |ep| MongoClient::connect(ep, MANAGED_DB, WriteConcern { journal: false }).ok(),
-        kit::start::taken(launch.listen),
+        kit::start::taken(listen),
     )?;
     let mut ep = started.probe;
     let mut first = started.ready;
@@ -177,6 +192,41 @@ pub fn instance(launch: &Launch) -> Result<MongoInstance> {
     Ok(inst)
 }
 
+/// A throwaway server's TLS files: the CA's certificate, and the server's certificate
+/// and key in one PEM, as mongod's `--tlsCertificateKeyFile` takes them.
+pub struct TlsFiles {
+    /// The CA's certificate: what clients trust.
+    pub ca: PathBuf,
+    /// The server's certificate and key.
+    pub cert_key: PathBuf,
+}
+
+/// Make a CA and the server's certificate in `dir`, readable by the server's `user` only.
+fn tls_files(dir: &std::path::Path, user: Option<&RunAs>) -> Result<TlsFiles> {
+    let c = certs::make(dir, user)?;
+    let read =
+        |p: &std::path::Path| std::fs::read_to_string(p).map_err(|e| failed!("cannot read {}: {e}", p.display()));
+    let pem = format!("{}{}", read(&c.cert)?, read(&c.key)?);
+    let cert_key = dir.join("server.pem");
+    crate::instance::datadir::write_private(&cert_key, &pem, user)?;
+    Ok(TlsFiles { ca: c.ca, cert_key })
+}
+
+/// mongod's arguments for TLS only: its certificate and the CA, clients without a
+/// certificate of their own let in (mongod asks for one when given a CA file).
+pub fn tls_args(files: &TlsFiles) -> Vec<String> {
+    let path = |p: &PathBuf| p.to_string_lossy().into_owned();
+    vec![
+        "--tlsMode".into(),
+        "requireTLS".into(),
+        "--tlsCertificateKeyFile".into(),
+        path(&files.cert_key),
+        "--tlsCAFile".into(),
+        path(&files.ca),
+        "--tlsAllowConnectionsWithoutCertificates".into(),
+    ]
+}
+
 pub(super) fn endpoint(addr: Addr, user: Option<String>) -> Endpoint {
     let connect_timeout = crate::engine::kit::patient::CONNECT_TIMEOUT;
     Endpoint {
@@ -187,6 +237,7 @@ pub(super) fn endpoint(addr: Addr, user: Option<String>) -> Endpoint {
         auth_source: "admin".into(),
         mechanism: None,
         connect_timeout,
+        tls: None,
     }
 }
 
@@ -222,6 +273,7 @@ pub fn read_back(
     let params = c.command_doc("admin", &bson::doc! {"getParameter": "*"}).ok();
     let mut out = BTreeMap::new();
     out.insert("transport".to_string(), ep.transport());
+    out.insert("tls".to_string(), c.tls().unwrap_or_else(|| "off".to_string()));
     out.insert("write_concern".to_string(), format!("{{w: 1, j: {}}}", wc.journal));
     let (build, status): (&bson::RawDocument, &bson::RawDocument) = (&build, &status);
     let argv: Vec<String> = opts
@@ -283,5 +335,21 @@ mod tests {
         assert_eq!(args, ["--wiredTigerCacheSizeGB", "0.5", "--setParameter", "syncdelay=90"]);
         assert_eq!(expected[0], ("--wiredTigerCacheSizeGB".to_string(), "0.5".to_string()));
         assert_eq!(expected[1], ("syncdelay".to_string(), "90".to_string()));
+    }
+
+    #[test]
+    fn tls_asks_mongod_for_tls_only_with_the_instance_certificate() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = tls_files(dir.path(), None).unwrap();
+        let args = tls_args(&files);
+        let pem = files.cert_key.to_string_lossy().to_string();
+        let ca = files.ca.to_string_lossy().to_string();
+        assert_eq!(args[..2], ["--tlsMode", "requireTLS"]);
+        assert_eq!(args[2..6], ["--tlsCertificateKeyFile".to_string(), pem, "--tlsCAFile".to_string(), ca]);
+        assert_eq!(args[6], "--tlsAllowConnectionsWithoutCertificates");
+        let both = std::fs::read_to_string(&files.cert_key).unwrap();
+        assert!(both.contains("BEGIN CERTIFICATE") && both.contains("PRIVATE KEY"), "{both}");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&files.cert_key).unwrap().permissions().mode() & 0o777, 0o600);
     }
 }

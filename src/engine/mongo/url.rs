@@ -1,10 +1,13 @@
 //! `mongodb://` URLs as MongoDB's connection-string spec reads them (one host; user,
-//! password and socket paths percent-decoded; `authSource`, `authMechanism`), printed
-//! with the password replaced. `mongodb+srv://` needs DNS SRV lookups and TLS: refused.
+//! password and socket paths percent-decoded; `authSource`, `authMechanism`; TLS with
+//! `tls`/`ssl`, `tlsCAFile`, `tlsCertificateKeyFile`, `tlsInsecure`,
+//! `tlsAllowInvalidCertificates`, `tlsAllowInvalidHostnames`), printed with the password
+//! replaced. `mongodb+srv://` needs DNS SRV lookups: refused.
 
 use super::scram::Mechanism;
 use super::wire::Addr;
 use crate::engine::kit::patient;
+use crate::engine::kit::tls::{Mode, Tls};
 use crate::error::Result;
 use std::time::Duration;
 
@@ -26,6 +29,8 @@ pub struct Endpoint {
     /// How long connecting and the handshake may take (`connectTimeoutMS`, drivers'
     /// default 10 s; 0 waits as long as it takes, still ended by a signal).
     pub connect_timeout: Duration,
+    /// TLS and what it checks; None: plain.
+    pub tls: Option<Tls>,
 }
 
 /// The port a URL without one means.
@@ -44,7 +49,7 @@ impl Endpoint {
         };
         if url.starts_with("mongodb+srv://") {
             return Err(bad_input!(
-                "--url {redacted}: mongodb+srv:// needs DNS SRV lookups and TLS, which dbrace does not do yet; give the host as mongodb://HOST:PORT"
+                "--url {redacted}: mongodb+srv:// needs DNS SRV lookups, which dbrace does not do; give the host as mongodb://HOST:PORT/?tls=true"
             ));
         }
         let Some(rest) = url.strip_prefix("mongodb://") else {
@@ -65,7 +70,8 @@ impl Endpoint {
             Addr::Tcp(h, p) => format!("{h}:{p}"),
             Addr::Unix(p) => crate::engine::access::encode(&p.to_string_lossy()),
         };
-        format!("mongodb://{auth}{host}/{}", self.database.as_deref().unwrap_or(""))
+        let tls = if self.tls.is_some() { "?tls=true" } else { "" };
+        format!("mongodb://{auth}{host}/{}{tls}", self.database.as_deref().unwrap_or(""))
     }
 
     /// How clients reach the server, for the recorded settings.
@@ -112,6 +118,7 @@ fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
     let mut auth_source = None;
     let mut mechanism = None;
     let mut connect_timeout = patient::CONNECT_TIMEOUT;
+    let mut tls = TlsOptions::default();
     for kv in query.split('&').filter(|kv| !kv.is_empty()) {
         let (k, v) = kv.split_once('=').ok_or_else(|| format!("option '{kv}' has no value"))?;
         let v = decode(v, k)?;
@@ -128,8 +135,18 @@ fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
                 let ms: u64 = v.parse().map_err(|_| format!("connectTimeoutMS={v} is not a number of milliseconds"))?;
                 connect_timeout = if ms == 0 { patient::FOREVER } else { Duration::from_millis(ms) };
             }
-            "tls" | "ssl" if v == "false" => {}
-            "tls" | "ssl" => return Err("TLS is not supported yet (tls=true)".into()),
+            "tls" | "ssl" => {
+                let on = boolean(k, &v)?;
+                if tls.on.is_some_and(|was| was != on) {
+                    return Err("tls and ssl say different things: give one".into());
+                }
+                tls.on = Some(on);
+            }
+            "tlscafile" => tls.ca = Some(file(k, v)?),
+            "tlscertificatekeyfile" => tls.cert_key = Some(file(k, v)?),
+            "tlsinsecure" => tls.insecure = Some(boolean(k, &v)?),
+            "tlsallowinvalidcertificates" => tls.invalid_certs = Some(boolean(k, &v)?),
+            "tlsallowinvalidhostnames" => tls.invalid_hosts = Some(boolean(k, &v)?),
             "w" | "journal" | "wtimeoutms" => {
                 return Err(format!(
                     "option {k}: the profile chooses the write concern (disk: j:true, async: j:false)"
@@ -138,13 +155,75 @@ fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
             k if IGNORED.contains(&k) => {}
             _ => {
                 return Err(format!(
-                    "unknown option '{k}' (known: authSource, authMechanism, connectTimeoutMS, tls=false)"
+                    "unknown option '{k}' (known: authSource, authMechanism, connectTimeoutMS, tls, tlsCAFile, tlsCertificateKeyFile, tlsInsecure, tlsAllowInvalidCertificates, tlsAllowInvalidHostnames)"
                 ));
             }
         }
     }
     let auth_source = auth_source.or_else(|| database.clone()).unwrap_or_else(|| "admin".into());
-    Ok(Endpoint { addr, user, password, database, auth_source, mechanism, connect_timeout })
+    let tls = tls.tls()?;
+    if tls.is_some() && matches!(addr, Addr::Unix(_)) {
+        return Err("TLS runs over TCP only, not a unix socket: drop the tls options".into());
+    }
+    Ok(Endpoint { addr, user, password, database, auth_source, mechanism, connect_timeout, tls })
+}
+
+/// The URI spec's `true` or `false`.
+fn boolean(k: &str, v: &str) -> std::result::Result<bool, String> {
+    match v {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("option {k}={v} is not true or false")),
+    }
+}
+
+/// A file an option names.
+fn file(k: &str, v: String) -> std::result::Result<std::path::PathBuf, String> {
+    if v.is_empty() { Err(format!("option {k} names no file")) } else { Ok(v.into()) }
+}
+
+/// The TLS options of a URL, as the connection-string spec reads them.
+#[derive(Default)]
+struct TlsOptions {
+    on: Option<bool>,
+    ca: Option<std::path::PathBuf>,
+    cert_key: Option<std::path::PathBuf>,
+    insecure: Option<bool>,
+    invalid_certs: Option<bool>,
+    invalid_hosts: Option<bool>,
+}
+
+impl TlsOptions {
+    /// The client's TLS: verify-full unless the options say less; None without TLS. A
+    /// TLS option without `tls` turns it on, as pymongo does.
+    fn tls(self) -> std::result::Result<Option<Tls>, String> {
+        let given = self.ca.is_some()
+            || self.cert_key.is_some()
+            || self.insecure.is_some()
+            || self.invalid_certs.is_some()
+            || self.invalid_hosts.is_some();
+        match self.on {
+            Some(false) if given => return Err("tls=false with other tls options: drop one or the other".into()),
+            Some(false) => return Ok(None),
+            None if !given => return Ok(None),
+            _ => {}
+        }
+        if self.insecure.is_some() && (self.invalid_certs.is_some() || self.invalid_hosts.is_some()) {
+            return Err(
+                "tlsInsecure already sets tlsAllowInvalidCertificates and tlsAllowInvalidHostnames: give one".into()
+            );
+        }
+        let mode = if self.insecure == Some(true) || self.invalid_certs == Some(true) {
+            Mode::Require
+        } else if self.invalid_hosts == Some(true) {
+            Mode::VerifyCa
+        } else {
+            Mode::VerifyFull
+        };
+        // One PEM file holds the client's certificate and its key.
+        let client_cert = self.cert_key.map(|f| (f.clone(), f));
+        Ok(Some(Tls::new(mode, self.ca, client_cert)))
+    }
 }
 
 /// `HOST[:PORT]`, `[V6]:PORT`, or a percent-encoded socket path ending in `.sock`.
@@ -226,6 +305,26 @@ mod tests {
         assert_eq!(e.connect_timeout, Duration::from_millis(1500));
         let e = Endpoint::parse("mongodb://h/?connecttimeoutms=0").unwrap();
         assert_eq!(e.connect_timeout, patient::FOREVER);
+        assert_eq!(e.tls, None);
+    }
+
+    #[test]
+    fn tls_options_map_to_what_is_checked() {
+        let tls = |q: &str| Endpoint::parse(&format!("mongodb://h/{q}")).unwrap().tls;
+        let mode = |q: &str| tls(q).unwrap().mode;
+        assert_eq!(mode("?tls=true"), Mode::VerifyFull);
+        assert_eq!(mode("?ssl=true"), Mode::VerifyFull);
+        assert_eq!(mode("?tls=true&tlsInsecure=true"), Mode::Require);
+        assert_eq!(mode("?tls=true&tlsAllowInvalidCertificates=true"), Mode::Require);
+        assert_eq!(mode("?tls=true&tlsAllowInvalidHostnames=true"), Mode::VerifyCa);
+        assert_eq!(mode("?tls=true&tlsAllowInvalidHostnames=false"), Mode::VerifyFull);
+        let t = tls("?tlsCAFile=%2Fetc%2Fca.pem&tlsCertificateKeyFile=/me.pem").unwrap();
+        assert_eq!((t.mode, t.root_cert), (Mode::VerifyFull, Some("/etc/ca.pem".into())));
+        assert_eq!(t.client_cert, Some(("/me.pem".into(), "/me.pem".into())));
+        assert_eq!(tls("?tls=false"), None);
+        assert_eq!(tls("?tls=true&ssl=true").unwrap().mode, Mode::VerifyFull);
+        let e = Endpoint::parse("mongodb://u:pw@h:1/db?tls=true").unwrap();
+        assert_eq!(e.redacted(), "mongodb://u:***@h:1/db?tls=true");
     }
 
     #[test]
@@ -235,7 +334,11 @@ mod tests {
             ("postgres://h/db", "not a mongodb:// URL"),
             ("mongodb://u:secret@a:1,b:2/db", "several hosts"),
             ("mongodb://u:secret@h:99999/db", "not a port"),
-            ("mongodb://u:secret@h/db?tls=true", "TLS"),
+            ("mongodb://u:secret@h/db?tls=yes", "not true or false"),
+            ("mongodb://u:secret@h/db?tls=false&tlsCAFile=/ca.pem", "tls=false with other"),
+            ("mongodb://u:secret@h/db?tls=true&ssl=false", "say different things"),
+            ("mongodb://u:secret@h/db?tlsInsecure=true&tlsAllowInvalidHostnames=true", "give one"),
+            ("mongodb://u:secret@%2Ftmp%2Fm.sock/db?tls=true", "TCP only"),
             ("mongodb://u:secret@h/db?w=majority", "profile chooses"),
             ("mongodb://u:secret@h/db?authMechanism=PLAIN", "SCRAM"),
             ("mongodb://u:secret@h/db?bogus=1", "unknown option"),

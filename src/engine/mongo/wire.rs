@@ -8,8 +8,10 @@
 use crate::engine::kit::patient::{self, Patient};
 use crate::engine::kit::stream::Stream;
 use bson::RawDocument;
+use rustls::ClientConfig;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// OP_MSG's opcode.
@@ -58,14 +60,20 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// Connect, and read the first reply (the handshake), within `connect`, as drivers'
+    /// Connect, in TLS when `tls` (its handshake runs with `handshake` or the first
+    /// command), and read the first reply (the handshake), within `connect`, as drivers'
     /// connectTimeoutMS; every later wait for a reply lasts `io` at most. A signal ends any wait.
-    pub fn open(addr: &Addr, connect: Duration, io: Duration) -> io::Result<Wire> {
+    pub fn open(addr: &Addr, connect: Duration, io: Duration, tls: Option<Arc<ClientConfig>>) -> io::Result<Wire> {
         let started = Instant::now();
         let (stream, server) = match addr {
             Addr::Unix(p) => (Stream::Unix(patient::connect_unix(p, connect)?), p.display().to_string()),
             Addr::Tcp(host, port) => {
-                (Stream::Tcp(patient::connect_tcp(host, *port, connect)?), format!("{host}:{port}"))
+                let tcp = Stream::Tcp(patient::connect_tcp(host, *port, connect)?);
+                let stream = match tls {
+                    Some(config) => tcp.into_tls(host, config)?,
+                    None => tcp,
+                };
+                (stream, format!("{host}:{port}"))
             }
         };
         let mut stream = Patient::new(stream)?;
@@ -85,6 +93,16 @@ impl Wire {
             next_id: 0,
             broken: false,
         }
+    }
+
+    /// Shake hands in TLS now, so that a failure is told apart from a command's.
+    pub fn handshake(&mut self) -> io::Result<()> {
+        self.stream.flush()
+    }
+
+    /// The TLS session in words, or None on a plain connection.
+    pub fn tls(&self) -> Option<String> {
+        self.stream.get_ref().tls()
     }
 
     /// Start a command: the buffer to write its one body document into, after the header.
@@ -117,7 +135,8 @@ impl Wire {
     }
 
     fn send(&mut self) -> io::Result<()> {
-        self.stream.write_all(&self.out)
+        // A TLS session may keep part of what was written in its buffer until flushed.
+        self.stream.write_all(&self.out).and_then(|()| self.stream.flush())
     }
 
     /// Read `inb[from..to]`, the buffer grown (doubled, up to `to`) as the bytes arrive,
@@ -147,7 +166,12 @@ impl Wire {
         let head = self.read_exact(0, 16, &mut got).and_then(|()| check_header(&self.inb[..16], id));
         let len = match head {
             Err(e) if !self.answered && (e.kind() != io::ErrorKind::TimedOut || got > 0) && !interrupted(&e) => {
-                return Err(io::Error::new(e.kind(), patient::foreign(&self.server, "MongoDB", &self.inb[..got])));
+                let mut m = patient::foreign(&self.server, "MongoDB", &self.inb[..got]);
+                if got == 0 && self.tls().is_none() {
+                    // A server with TLS only drops a client without it.
+                    m.push_str(" (is TLS on there? then add tls=true)");
+                }
+                return Err(io::Error::new(e.kind(), m));
             }
             r => r?,
         };

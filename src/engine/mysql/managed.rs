@@ -11,6 +11,7 @@ use crate::engine::access::{Access, Listen};
 use crate::engine::kit;
 use crate::error::Result;
 use crate::instance::DataDir;
+use crate::instance::certs::Certs;
 use crate::instance::datadir::private_dir;
 use crate::instance::server::random_password;
 use crate::instance::user::RunAs;
@@ -184,7 +185,8 @@ pub struct Started {
 
 /// Start a server on a copy of `template` in `dir` (the redo log in `wal` when given),
 /// with `settings` as `--key=value` options, on its socket and, when `listen` says so,
-/// on 127.0.0.1.
+/// on 127.0.0.1; with `tls`'s certificate, TCP clients must use TLS (the socket is
+/// trusted as it is).
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     launcher: &dyn Launcher,
@@ -195,6 +197,7 @@ pub fn start(
     user: Option<&RunAs>,
     settings: &[(String, String)],
     listen: Listen,
+    tls: Option<&Certs>,
 ) -> Result<Started> {
     if let Some(u) = user {
         std::iter::once(dir).chain(wal).try_for_each(|d| d.give_to(u))?;
@@ -241,6 +244,10 @@ pub fn start(
             ]);
             if let Some(w) = wal {
                 server.arg(format!("--innodb-log-group-home-dir={}", w.path().display()));
+            }
+            if let Some(c) = tls {
+                server.arg(format!("--ssl-cert={}", c.cert.display())).arg(format!("--ssl-key={}", c.key.display()));
+                server.arg(format!("--ssl-ca={}", c.ca.display())).arg("--require-secure-transport=ON");
             }
             for (k, v) in settings {
                 server.arg(option(k, v));

@@ -192,14 +192,7 @@ fn serve(
                 death_signal: libc::SIGQUIT,
                 container: Some(container),
             };
-            let login = ConnInfo {
-                host,
-                port,
-                user: SUPERUSER.into(),
-                password: Some(password.to_string()),
-                database: "postgres".into(),
-                connect_timeout: Some(crate::engine::kit::patient::CONNECT_TIMEOUT),
-            };
+            let login = ConnInfo::plain(host, port, SUPERUSER.into(), Some(password.to_string()), "postgres".into());
             Ok((recipe, login))
         },
         |login| {

@@ -3,6 +3,9 @@
 
 use super::client::PgClient;
 use super::conninfo::ConnInfo;
+use crate::engine::ConnectError;
+use crate::engine::kit::patient;
+use crate::engine::kit::tls::Mode;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
 use postgres_protocol::message::frontend;
 
@@ -74,7 +77,18 @@ impl PgClient {
                         self.server_version = String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned();
                     }
                 }
-                b'E' => return Err(StartupError::Server(self.error(body).message)),
+                b'E' => {
+                    let e = self.error(body);
+                    // invalid_authorization_specification: pg_hba.conf said no.
+                    if &e.code == b"28000" {
+                        return Err(StartupError::Denied(e.message));
+                    }
+                    // too_many_connections: max_connections reached.
+                    if &e.code == b"53300" {
+                        return Err(StartupError::Full(e.message));
+                    }
+                    return Err(StartupError::Server(e.message));
+                }
                 b'Z' => return Ok(()),
                 _ => {}
             }
@@ -83,11 +97,47 @@ impl PgClient {
 }
 
 /// Why the startup failed: the connection, a server of another protocol (what it sent),
-/// or the server's refusal.
+/// the server's refusal (pg_hba.conf's apart), no connection at all, a server without TLS under a mode that
+/// insists, or TLS options that make no configuration.
 pub(super) enum StartupError {
     Io(std::io::Error),
     Foreign(Vec<u8>),
     Server(String),
+    Denied(String),
+    Unreachable(String),
+    NoTls,
+    Setup(String),
+    Full(String),
+}
+
+impl StartupError {
+    /// The error a caller reports, in one line naming the server and the reason.
+    pub(super) fn described(self, info: &ConnInfo) -> ConnectError {
+        let where_ = info.redacted();
+        let server = format!("{}:{}", info.host, info.port);
+        match self {
+            StartupError::Io(e) => match super::tls::failure(info, &e) {
+                Some(m) => ConnectError::Unreachable(m),
+                None if e.kind() == std::io::ErrorKind::TimedOut => ConnectError::Unreachable(format!(
+                    "{server} sent no PostgreSQL answer in time ({e}, connect_timeout): is it a PostgreSQL server?"
+                )),
+                None => ConnectError::Unreachable(format!("lost the connection to {where_}: {e}")),
+            },
+            StartupError::Foreign(said) => ConnectError::Unreachable(patient::foreign(&server, "PostgreSQL", &said)),
+            StartupError::Denied(m) if info.tls.mode == Mode::Disable && m.contains("no encryption") => {
+                ConnectError::Refused(format!(
+                    "{where_}: {m} (the server takes TCP clients with TLS only: drop sslmode=disable)"
+                ))
+            }
+            StartupError::Server(m) | StartupError::Denied(m) => ConnectError::Refused(format!("{where_}: {m}")),
+            StartupError::Unreachable(m) => ConnectError::Unreachable(m),
+            StartupError::Full(m) => ConnectError::Full(format!("{where_}: {m}")),
+            StartupError::NoTls => ConnectError::Unreachable(super::tls::declined(info)),
+            StartupError::Setup(m) => ConnectError::Unreachable(format!(
+                "{where_}: cannot use its TLS files ({m}): check sslrootcert, sslcert and sslkey"
+            )),
+        }
+    }
 }
 
 /// The messages a server may answer a startup message with: an authentication request,

@@ -8,7 +8,6 @@ use super::conninfo::ConnInfo;
 use crate::engine::SqlClient;
 use crate::engine::access::{Access, Listen};
 use crate::engine::kit;
-use crate::engine::kit::patient::CONNECT_TIMEOUT;
 use crate::error::Result;
 use crate::instance::DataDir;
 use crate::instance::datadir::private_dir;
@@ -230,14 +229,28 @@ pub fn account(socket: &ConnInfo, port: u16, access: &Access) -> Result<ConnInfo
         c.batch(&format!("CREATE DATABASE {} OWNER {role}{strategy}", ident(&database)))
             .map_err(|e| refused("the database", e))?;
     }
-    Ok(ConnInfo {
-        host: "127.0.0.1".into(),
-        port,
-        user,
-        password: Some(password),
-        database,
-        connect_timeout: Some(CONNECT_TIMEOUT),
-    })
+    Ok(ConnInfo::plain("127.0.0.1".into(), port, user, Some(password), database))
+}
+
+/// What a server with TLS (`+tls`) needs: a throwaway CA and server certificate in the
+/// instance's directory `dir`, and a pg_hba.conf that takes TCP clients over TLS only;
+/// returns the settings that point the server at them and the CA's file, which its
+/// clients trust.
+pub fn with_tls(dir: &Path, user: Option<&RunAs>) -> Result<(Vec<(String, String)>, PathBuf)> {
+    let certs = crate::instance::certs::make(dir, user)?;
+    let hba = dir.join("pg_hba.conf");
+    // The socket (in a 0700 directory) trusts, as the template's; TCP is hostssl only, so
+    // a client that does not ask for TLS is refused rather than served in plain text.
+    let rules = "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n";
+    crate::instance::datadir::write_private(&hba, rules, user)?;
+    let path = |p: &Path| p.to_string_lossy().into_owned();
+    let settings = vec![
+        ("ssl".to_string(), "on".to_string()),
+        ("ssl_cert_file".to_string(), path(&certs.cert)),
+        ("ssl_key_file".to_string(), path(&certs.key)),
+        ("hba_file".to_string(), path(&hba)),
+    ];
+    Ok((settings, certs.ca))
 }
 
 /// A quoted SQL identifier.
@@ -251,12 +264,5 @@ fn literal(s: &str) -> String {
 }
 
 fn socket_info(sock: &Path, port: u16) -> ConnInfo {
-    ConnInfo {
-        host: sock.to_string_lossy().into_owned(),
-        port,
-        user: SUPERUSER.into(),
-        password: None,
-        database: "postgres".into(),
-        connect_timeout: Some(CONNECT_TIMEOUT),
-    }
+    ConnInfo::plain(sock.to_string_lossy().into_owned(), port, SUPERUSER.into(), None, "postgres".into())
 }

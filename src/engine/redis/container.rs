@@ -7,7 +7,8 @@
 //! `--docker-init` changes nothing here. On the socket (`--network none`) the server
 //! listens in a bind-mounted 0700 directory of the instance and on no port; on TCP
 //! (`--network host`) on 127.0.0.1 of the host with a random password. Ready on the first
-//! PING (no temporary server here).
+//! PING (no temporary server here). With `+tls`, on TCP in TLS only, the instance's
+//! certificate, key and CA bind-mounted beside the configuration file.
 
 use super::client::RedisClient;
 use super::endpoint::{Addr, Endpoint};
@@ -15,9 +16,11 @@ use super::managed::{Listen, config, database};
 use crate::engine::Machine;
 use crate::engine::access::{self, Access};
 use crate::engine::kit::patient::CONNECT_TIMEOUT;
+use crate::engine::kit::tls::{Mode, Tls};
 use crate::engine::kit::{self, container};
 use crate::error::Result;
 use crate::instance::DataDir;
+use crate::instance::certs::{self, Certs};
 use crate::instance::datadir::write_private;
 use crate::instance::server;
 use crate::instance::user::RunAs;
@@ -33,6 +36,9 @@ pub const DEFAULT_IMAGE: &str = "redis:7";
 const DATA: &str = "/data";
 /// Where our configuration file is mounted.
 const CONF: &str = "/etc/dbrace/redis.conf";
+
+/// Where the instance's TLS files are mounted (`+tls`).
+const TLS_DIR: &str = "/etc/dbrace/tls";
 
 /// The socket's file name in its directory.
 pub const SOCKET: &str = "redis.sock";
@@ -54,12 +60,27 @@ pub fn start(
     access: &Access,
     machine: &Machine,
 ) -> Result<(Server, Endpoint, container::Facts, Network)> {
+    // TLS runs over TCP only.
+    let listen = if profile.tls && listen == access::Listen::Socket { access::Listen::Tcp(None) } else { listen };
     let network = container::prepare(&[dir], user, listen, machine.docker_network)?;
     let mut layout = container::Layout::without_init(machine, image, user);
     let data = layout.mount(profile.location, dir, "data", DATA)?;
     let facts = layout.facts(std::slice::from_ref(&data));
     let conf = dir.path().join("redis.conf");
-    let mounts = vec![data, Mount::Bind { source: conf.clone(), target: CONF.into() }];
+    let mut mounts = vec![data, Mount::Bind { source: conf.clone(), target: CONF.into() }];
+    // The instance's certificate, key and CA, each file where the config file says.
+    let tls = match profile.tls {
+        true => {
+            let host = certs::make(dir.path(), user)?;
+            let inside = |name: &str| Path::new(TLS_DIR).join(name);
+            let image = Certs { ca: inside("ca.crt"), cert: inside("server.crt"), key: inside("server.key") };
+            for (source, target) in [(&host.ca, &image.ca), (&host.cert, &image.cert), (&host.key, &image.key)] {
+                mounts.push(Mount::Bind { source: source.clone(), target: target.to_string_lossy().into_owned() });
+            }
+            Some((host, image))
+        }
+        false => None,
+    };
     let db = database(access)?;
     let started = kit::start::listening(
         launcher,
@@ -75,6 +96,7 @@ pub fn start(
                         password: None,
                         db,
                         timeout: Some(CONNECT_TIMEOUT),
+                        tls: None,
                     };
                     (Listen::Socket(inside.into()), endpoint)
                 }
@@ -90,8 +112,10 @@ pub fn start(
                         password: Some(password.clone()),
                         db,
                         timeout: Some(CONNECT_TIMEOUT),
+                        tls: tls.as_ref().map(|(host, _)| Tls::new(Mode::VerifyFull, Some(host.ca.clone()), None)),
                     };
-                    (Listen::Tcp { port, password, user: access.user.clone() }, endpoint)
+                    let certs = tls.as_ref().map(|(_, image)| image.clone());
+                    (Listen::Tcp { port, password, user: access.user.clone(), certs }, endpoint)
                 }
             };
             write_private(&conf, &config(Path::new(DATA), network.bind(), &how, settings), user)?;

@@ -1,7 +1,10 @@
 //! Where a Redis server is and as whom to connect: `redis://` and `redis+unix://` URLs
-//! read as the `redis` crate read them, and printed with the password replaced.
+//! read as the `redis` crate read them, `rediss://` with redis-py's TLS options
+//! (`ssl_cert_reqs`, `ssl_ca_certs`, `ssl_check_hostname`, `ssl_certfile`, `ssl_keyfile`),
+//! and printed with the password replaced.
 
 use crate::engine::kit::patient::CONNECT_TIMEOUT;
+use crate::engine::kit::tls::{Mode, Tls};
 use crate::error::Result;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -29,25 +32,32 @@ pub struct Endpoint {
     /// How long connecting and logging in may take (`?timeout=`, as Lettuce's URIs;
     /// None: as long as it takes).
     pub timeout: Option<Duration>,
+    /// TLS (`rediss://`) and what it checks; None: plain.
+    pub tls: Option<Tls>,
 }
 
 /// The port a `redis://` URL without one means.
 const DEFAULT_PORT: u16 = 6379;
 
 impl Endpoint {
-    /// Parse `redis://[USER[:PASSWORD]@]HOST[:PORT][/DB]` or
-    /// `redis+unix:///PATH[?db=N&pass=P&user=U]`; user and password are percent-decoded.
+    /// Parse `redis://[USER[:PASSWORD]@]HOST[:PORT][/DB]`, the same with TLS as
+    /// `rediss://…[?ssl_…]`, or `redis+unix:///PATH[?db=N&pass=P&user=U]`; user and
+    /// password are percent-decoded.
     pub fn parse(url: &str) -> Result<Endpoint> {
         let redacted = crate::redact::redact(url);
         let bad = |why: &str| {
-            bad_input!("--url {redacted}: {why}; write redis://[USER:PASSWORD@]HOST[:PORT][/DB] or redis+unix:///PATH")
+            bad_input!(
+                "--url {redacted}: {why}; write redis://[USER:PASSWORD@]HOST[:PORT][/DB], rediss://… for TLS, or redis+unix:///PATH"
+            )
         };
         let parsed = if let Some(rest) = url.strip_prefix("redis://") {
-            tcp(rest)
+            tcp(rest, false)
+        } else if let Some(rest) = url.strip_prefix("rediss://") {
+            tcp(rest, true)
         } else if let Some(rest) = url.strip_prefix("redis+unix://") {
             unix(rest)
         } else {
-            return Err(bad("not a redis:// URL (dbrace speaks plain TCP and unix sockets, no TLS)"));
+            return Err(bad("not a redis:// URL"));
         };
         parsed.map_err(|why| bad(&why))
     }
@@ -59,7 +69,8 @@ impl Endpoint {
             Addr::Tcp(h, p) => {
                 let pw = if self.password.is_some() { ":***" } else { "" };
                 let auth = if user.is_empty() && pw.is_empty() { String::new() } else { format!("{user}{pw}@") };
-                format!("redis://{auth}{}:{p}/{}", bracketed(h), self.db)
+                let scheme = if self.tls.is_some() { "rediss" } else { "redis" };
+                format!("{scheme}://{auth}{}:{p}/{}", bracketed(h), self.db)
             }
             Addr::Unix(p) => {
                 let user = if user.is_empty() { String::new() } else { format!("&user={user}") };
@@ -83,8 +94,9 @@ fn bracketed(host: &str) -> String {
     if host.contains(':') { format!("[{host}]") } else { host.to_string() }
 }
 
-/// The part after `redis://`. Error texts never quote the user information.
-fn tcp(rest: &str) -> std::result::Result<Endpoint, String> {
+/// The part after `redis://`, or `rediss://` when `tls`. Error texts never quote the
+/// user information.
+fn tcp(rest: &str, tls: bool) -> std::result::Result<Endpoint, String> {
     // As in any URL, the authority ends at the path, the query or the fragment.
     let auth_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(auth_end);
@@ -119,13 +131,84 @@ fn tcp(rest: &str) -> std::result::Result<Endpoint, String> {
     let path = tail.split(['?', '#']).next().unwrap_or("");
     let db = database(path.trim_matches('/'))?;
     let mut timeout = Some(CONNECT_TIMEOUT);
+    let mut options = TlsOptions::default();
     let query = tail.split('#').next().unwrap_or("").split_once('?').map_or("", |(_, q)| q);
     for pair in query.split('&').filter(|p| !p.is_empty()) {
-        if let Some(("timeout", v)) = pair.split_once('=') {
-            timeout = duration(v)?;
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        match k {
+            "timeout" => timeout = duration(v)?,
+            k if k.starts_with("ssl_") => options.take(k, &decode(&v.replace('+', " "), k)?)?,
+            _ => {}
         }
     }
-    Ok(Endpoint { addr: Addr::Tcp(host.to_ascii_lowercase(), port), username, password, db, timeout })
+    let tls = match (tls, options.given.clone()) {
+        (true, _) => Some(options.tls()?),
+        (false, Some(k)) => return Err(format!("{k} is a TLS option: TLS URLs start rediss://")),
+        (false, None) => None,
+    };
+    Ok(Endpoint { addr: Addr::Tcp(host.to_ascii_lowercase(), port), username, password, db, timeout, tls })
+}
+
+/// redis-py's TLS options, as a `rediss://` URL's query gives them.
+#[derive(Default)]
+struct TlsOptions {
+    /// The first one given, for a message about a URL without TLS.
+    given: Option<String>,
+    cert_reqs: Option<String>,
+    check_hostname: Option<bool>,
+    ca_certs: Option<String>,
+    certfile: Option<String>,
+    keyfile: Option<String>,
+}
+
+impl TlsOptions {
+    /// Take option `k` with value `v`.
+    fn take(&mut self, k: &str, v: &str) -> std::result::Result<(), String> {
+        self.given.get_or_insert_with(|| k.to_string());
+        let file = |v: &str| if v.is_empty() { Err(format!("{k} names no file")) } else { Ok(Some(v.to_string())) };
+        match k {
+            "ssl_cert_reqs" => match v.to_ascii_lowercase().as_str() {
+                "none" | "optional" | "required" => self.cert_reqs = Some(v.to_ascii_lowercase()),
+                _ => return Err(format!("ssl_cert_reqs={v} is not one of none, optional, required")),
+            },
+            "ssl_check_hostname" => {
+                self.check_hostname = Some(match v.to_ascii_lowercase().as_str() {
+                    "true" | "yes" | "1" => true,
+                    "false" | "no" | "0" => false,
+                    _ => return Err(format!("ssl_check_hostname={v} is not true or false")),
+                })
+            }
+            "ssl_ca_certs" => self.ca_certs = file(v)?,
+            "ssl_certfile" => self.certfile = file(v)?,
+            "ssl_keyfile" => self.keyfile = file(v)?,
+            _ => {
+                return Err(format!(
+                    "unknown TLS option {k} (known: ssl_cert_reqs, ssl_ca_certs, ssl_check_hostname, ssl_certfile, ssl_keyfile)"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The client's TLS: verify-full unless the options say less. `optional` checks as
+    /// `required` does, as Python's ssl module does on a client.
+    fn tls(self) -> std::result::Result<Tls, String> {
+        let mode = match (self.cert_reqs.as_deref(), self.check_hostname) {
+            (Some("none"), Some(true)) => {
+                return Err("ssl_check_hostname=true needs the certificate checked: drop ssl_cert_reqs=none".into());
+            }
+            (Some("none"), _) => Mode::Require,
+            (_, Some(false)) => Mode::VerifyCa,
+            _ => Mode::VerifyFull,
+        };
+        let client_cert = match (self.certfile, self.keyfile) {
+            (Some(c), Some(k)) => Some((c.into(), k.into())),
+            (None, None) => None,
+            (Some(_), None) => return Err("ssl_certfile needs its key: add ssl_keyfile=FILE".into()),
+            (None, Some(_)) => return Err("ssl_keyfile needs its certificate: add ssl_certfile=FILE".into()),
+        };
+        Ok(Tls::new(mode, self.ca_certs.map(Into::into), client_cert))
+    }
 }
 
 /// The part after `redis+unix://`: an absolute path, then `db`, `pass` and `user` in the query.
@@ -141,6 +224,7 @@ fn unix(rest: &str) -> std::result::Result<Endpoint, String> {
         password: None,
         db: 0,
         timeout: Some(CONNECT_TIMEOUT),
+        tls: None,
     };
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -151,6 +235,7 @@ fn unix(rest: &str) -> std::result::Result<Endpoint, String> {
             "pass" => ep.password = Some(decode(&v, "password")?),
             "user" => ep.username = Some(decode(&v, "user name")?),
             "timeout" => ep.timeout = duration(&v)?,
+            k if k.starts_with("ssl_") => return Err(format!("{k}: TLS runs over TCP only, not a unix socket")),
             _ => {}
         }
     }
@@ -215,7 +300,7 @@ mod tests {
         assert_eq!(e.redacted(), "redis+unix:///run/redis/redis.sock?db=2&pass=***");
         let err = Endpoint::parse("redis+unix:///s?db=x&pass=hunter2").unwrap_err().to_string();
         assert!(!err.contains("hunter2"), "{err}");
-        for bad in ["rediss://h:1", "postgres://h", "redis://h:xx", "redis://h:1/notadb"] {
+        for bad in ["rediss://:pw@", "postgres://h", "redis://h:xx", "redis://h:1/notadb"] {
             assert!(Endpoint::parse(bad).is_err(), "{bad}");
         }
         let err = Endpoint::parse("redis://u:hunter2@h:zz/0").unwrap_err().to_string();

@@ -7,8 +7,10 @@ use super::endpoint::{Addr, Endpoint};
 use crate::engine::access::{self, Access};
 use crate::engine::kit;
 use crate::engine::kit::patient::CONNECT_TIMEOUT;
+use crate::engine::kit::tls::{Mode, Tls};
 use crate::error::Result;
 use crate::instance::DataDir;
+use crate::instance::certs::{self, Certs};
 use crate::instance::datadir::write_private;
 use crate::instance::server;
 use crate::instance::user::RunAs;
@@ -72,8 +74,19 @@ pub(super) fn config(dir: &Path, bind: &str, listen: &Listen, settings: &[(Strin
             line("unixsocket", &[&path.to_string_lossy()]);
             line("unixsocketperm", &["700"]);
         }
-        Listen::Tcp { port, password, user } => {
-            line("port", &[&port.to_string()]);
+        Listen::Tcp { port, password, user, certs } => {
+            match certs {
+                // TLS only: the plain port stays closed.
+                Some(c) => {
+                    line("port", &["0"]);
+                    line("tls-port", &[&port.to_string()]);
+                    line("tls-cert-file", &[&c.cert.to_string_lossy()]);
+                    line("tls-key-file", &[&c.key.to_string_lossy()]);
+                    line("tls-ca-cert-file", &[&c.ca.to_string_lossy()]);
+                    line("tls-auth-clients", &["no"]);
+                }
+                None => line("port", &[&port.to_string()]),
+            }
             line("requirepass", &[password]);
             if let Some(u) = user {
                 // An account of the user's naming, allowed everything, as `default` is.
@@ -87,10 +100,10 @@ pub(super) fn config(dir: &Path, bind: &str, listen: &Listen, settings: &[(Strin
     c
 }
 
-/// Where a server listens, as its config file says.
+/// Where a server listens, as its config file says: with `certs`, in TLS only.
 pub(super) enum Listen {
     Socket(PathBuf),
-    Tcp { port: u16, password: String, user: Option<String> },
+    Tcp { port: u16, password: String, user: Option<String>, certs: Option<Certs> },
 }
 
 /// The database number `--database` names (Redis has 16 by default).
@@ -106,7 +119,9 @@ pub fn database(access: &Access) -> Result<i64> {
 
 /// Start a server in `dir` with `settings` (the profile's and `--set`'s) in its config
 /// file, on a socket beside it or on 127.0.0.1 as `listen` says; TCP clients log in as
-/// `access` says (a random password unless given).
+/// `access` says (a random password unless given). With `tls`, it listens on TCP in TLS
+/// only, with a certificate from a CA made in `dir`, which its clients check (verify-full).
+#[allow(clippy::too_many_arguments)]
 pub fn start(
     launcher: &dyn Launcher,
     b: &Binary,
@@ -115,10 +130,14 @@ pub fn start(
     settings: &[(String, String)],
     listen: access::Listen,
     access: &Access,
+    tls: bool,
 ) -> Result<(Server, Endpoint)> {
     if let Some(u) = user {
         dir.give_to(u)?;
     }
+    let certs = if tls { Some(certs::make(dir.path(), user)?) } else { None };
+    // TLS runs over TCP only.
+    let listen = if tls && listen == access::Listen::Socket { access::Listen::Tcp(None) } else { listen };
     let conf = dir.path().join("redis.conf");
     let db = database(access)?;
     let started = kit::start::listening(
@@ -138,8 +157,9 @@ pub fn start(
                         password: Some(password.clone()),
                         db,
                         timeout: Some(CONNECT_TIMEOUT),
+                        tls: certs.as_ref().map(|c| Tls::new(Mode::VerifyFull, Some(c.ca.clone()), None)),
                     };
-                    (Listen::Tcp { port, password, user: access.user.clone() }, ep)
+                    (Listen::Tcp { port, password, user: access.user.clone(), certs: certs.clone() }, ep)
                 }
                 None => {
                     let sock = dir.path().join("redis.sock");
@@ -149,6 +169,7 @@ pub fn start(
                         password: None,
                         db,
                         timeout: Some(CONNECT_TIMEOUT),
+                        tls: None,
                     };
                     (Listen::Socket(sock), ep)
                 }
@@ -182,7 +203,7 @@ mod tests {
         let c = config(
             Path::new("/d/x \"y\""),
             "0.0.0.0",
-            &Listen::Tcp { port: 7000, password: "pw".into(), user: None },
+            &Listen::Tcp { port: 7000, password: "pw".into(), user: None, certs: None },
             &[("save".into(), "".into()), ("appendfsync".into(), "always".into())],
         );
         assert!(c.contains("dir \"/d/x \\\"y\\\"\"\n"), "{c}");
@@ -194,10 +215,20 @@ mod tests {
         let c = config(
             Path::new("/d"),
             "127.0.0.1",
-            &Listen::Tcp { port: 1, password: "p w".into(), user: Some("app".into()) },
+            &Listen::Tcp { port: 1, password: "p w".into(), user: Some("app".into()), certs: None },
             &[],
         );
         assert!(c.contains("user \"app\" \"on\" \">p w\" \"~*\" \"&*\" \"+@all\"\n"), "{c}");
+        let certs = Certs { ca: "/d/ca.crt".into(), cert: "/d/server.crt".into(), key: "/d/server.key".into() };
+        let c = config(
+            Path::new("/d"),
+            "127.0.0.1",
+            &Listen::Tcp { port: 7001, password: "pw".into(), user: None, certs: Some(certs) },
+            &[],
+        );
+        let tls = "port \"0\"\ntls-port \"7001\"\ntls-cert-file \"/d/server.crt\"\ntls-key-file \"/d/server.key\"\n\
+                   tls-ca-cert-file \"/d/ca.crt\"\ntls-auth-clients \"no\"\nrequirepass \"pw\"\n";
+        assert!(c.contains(tls), "{c}");
         let db = |d: &str| database(&Access { database: Some(d.into()), ..Access::default() });
         assert_eq!(db("3").unwrap(), 3);
         assert!(db("16").is_err() && db("shop").is_err());

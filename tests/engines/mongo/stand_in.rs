@@ -45,7 +45,7 @@ pub fn free_port() -> u16 {
 /// The shell around the server: it stops the server when told to (TERM) or when the
 /// test process is gone, and removes the storage when `REMOVE` is 1.
 const WATCH: &str = r#"
-"$PY" -m secantus --host 127.0.0.1 --port "$PORT" --storage-path "$DIR" --standalone $AUTH >"$DIR.log" 2>&1 &
+"$PY" -m secantus --host 127.0.0.1 --port "$PORT" --storage-path "$DIR" --standalone $AUTH $TLS >"$DIR.log" 2>&1 &
 s=$!
 stop() { kill -INT $s 2>/dev/null; wait $s; [ "$REMOVE" = 1 ] && rm -rf "$DIR"; rm -f "$DIR.log"; exit 0; }
 trap stop TERM INT
@@ -62,7 +62,28 @@ impl StandIn {
 
     /// Start one on `dir`, requiring a login when `auth`; `remove` the directory after.
     pub fn start_in(dir: &Path, auth: bool, remove: bool) -> StandIn {
+        StandIn::start_with(dir, auth, remove, &[])
+    }
+
+    /// Start one on a free port in a new directory (removed afterwards), in TLS only with
+    /// the certificate and key `cert` and `key`, asking clients for a certificate of the
+    /// CA `ca` when given one, and requiring it when `require`.
+    pub fn start_tls(cert: &Path, key: &Path, ca: Option<&Path>, require: bool) -> StandIn {
+        let dir = tempfile::Builder::new().prefix("dbrace-secantus-tls-").tempdir().unwrap().keep();
+        let mut tls = vec!["--tls-cert-file".into(), cert.to_path_buf(), "--tls-key-file".into(), key.to_path_buf()];
+        if let Some(ca) = ca {
+            tls.extend(["--tls-ca-file".into(), ca.to_path_buf()]);
+        }
+        if require {
+            tls.push("--tls-require-client-cert".into());
+        }
+        StandIn::start_with(&dir, false, true, &tls)
+    }
+
+    /// Start one on `dir` with `tls`'s words on its command line (paths without spaces).
+    fn start_with(dir: &Path, auth: bool, remove: bool, tls: &[PathBuf]) -> StandIn {
         let py = python();
+        let tls: Vec<String> = tls.iter().map(|w| w.to_string_lossy().into_owned()).collect();
         let port = free_port();
         let child = Command::new("sh")
             .args(["-c", WATCH])
@@ -70,6 +91,7 @@ impl StandIn {
             .env("PORT", port.to_string())
             .env("DIR", dir)
             .env("AUTH", if auth { "--auth" } else { "" })
+            .env("TLS", tls.join(" "))
             .env("REMOVE", if remove { "1" } else { "0" })
             .env("OWNER", std::process::id().to_string())
             .stdin(Stdio::null())

@@ -1,9 +1,11 @@
-//! Logging in: the server's handshake, the client's answer with mysql_native_password,
-//! and an auth switch to the same method; any other method is `Unsupported`.
+//! Logging in: the server's handshake, TLS when it is wanted and offered (the SSL request
+//! packet, then the session), the client's answer with mysql_native_password, and an
+//! auth switch to the same method; any other method is `Unsupported`.
 
 use super::{Wire, WireError};
-use crate::engine::mysql::endpoint::Endpoint;
+use crate::engine::mysql::endpoint::{Endpoint, ssl_mode_name};
 use sha1::{Digest, Sha1};
+use std::io::Write;
 
 // Capability flags, as the protocol numbers them.
 const LONG_PASSWORD: u32 = 1;
@@ -12,6 +14,7 @@ const LONG_FLAG: u32 = 4;
 const CONNECT_WITH_DB: u32 = 8;
 const LOCAL_FILES: u32 = 0x80;
 const PROTOCOL_41: u32 = 0x200;
+const SSL: u32 = 0x800;
 const TRANSACTIONS: u32 = 0x2000;
 const SECURE_CONNECTION: u32 = 0x8000;
 const MULTI_STATEMENTS: u32 = 0x1_0000;
@@ -21,7 +24,9 @@ const PLUGIN_AUTH: u32 = 0x8_0000;
 const NATIVE: &str = "mysql_native_password";
 
 impl Wire {
-    pub(super) fn login(&mut self, at: &Endpoint) -> Result<(), Login> {
+    /// Log in as `at` says, over TLS when it asks and the server offers it: the
+    /// connection, now logged in (a TLS session when one was made).
+    pub(super) fn login(mut self, at: &Endpoint) -> Result<Wire, Login> {
         let o = &at.opts;
         self.seq = 0;
         self.first_words()?;
@@ -32,7 +37,7 @@ impl Wire {
         let p = &self.pkt;
         let bad = || Login::Wire(WireError::Lost("bad handshake".into()));
         if p.first() != Some(&10) {
-            return Err(Login::Unsupported);
+            return Err(Login::Unsupported(format!("the server's protocol is version {}", p.first().unwrap_or(&0))));
         }
         let mut i = 1 + p[1..].iter().position(|&b| b == 0).ok_or_else(bad)? + 1;
         let fixed = p.get(i..i + 4 + 8 + 1 + 2 + 1 + 2 + 2 + 1 + 10).ok_or_else(bad)?;
@@ -42,7 +47,7 @@ impl Wire {
         let auth_len = fixed[20] as usize;
         i += fixed.len();
         if caps & PROTOCOL_41 == 0 || caps & SECURE_CONNECTION == 0 {
-            return Err(Login::Unsupported);
+            return Err(Login::Unsupported("the server predates MySQL 4.1's login".into()));
         }
         let more = 13.max(auth_len.saturating_sub(8));
         let rest = p.get(i..i + more).ok_or_else(bad)?;
@@ -50,7 +55,7 @@ impl Wire {
         i += more;
         let plugin = if caps & PLUGIN_AUTH != 0 { cstr(&p[i.min(p.len())..]) } else { NATIVE.into() };
         if plugin != NATIVE {
-            return Err(Login::Unsupported);
+            return Err(Login::Unsupported(format!("the server logs in by {plugin}")));
         }
         let pass = o.pass().unwrap_or_default().as_bytes().to_vec();
         let want = LONG_PASSWORD
@@ -65,9 +70,21 @@ impl Wire {
             | PS_MULTI_RESULTS
             | PLUGIN_AUTH
             | if o.db_name().is_some() { CONNECT_WITH_DB } else { 0 };
-        let mine = want & caps;
+        let mut mine = want & caps;
         if o.db_name().is_some() && mine & CONNECT_WITH_DB == 0 {
-            return Err(Login::Unsupported);
+            return Err(Login::Unsupported("the server cannot name a database at login".into()));
+        }
+        if let Some(config) = at.tls_config().filter(|_| at.tls.mode.asks()) {
+            if caps & SSL != 0 {
+                mine |= SSL;
+                self = self.start_tls(mine, o.ip_or_hostname(), config)?;
+            } else if at.tls.mode.insists() {
+                return Err(Login::Tls(format!(
+                    "the server does not offer TLS (ssl-mode={}): start it with --ssl-cert, --ssl-key and --ssl-ca, \
+                     or use ssl-mode=PREFERRED or DISABLED",
+                    ssl_mode_name(at.tls.mode)
+                )));
+            }
         }
         let mut out = std::mem::take(&mut self.out);
         out.clear();
@@ -94,13 +111,22 @@ impl Wire {
         loop {
             self.read()?;
             match self.pkt.first() {
-                Some(0) => return Ok(()),
-                Some(0xff) => return Err(Login::Wire(self.error())),
+                Some(0) => return Ok(self),
+                Some(0xff) => {
+                    return Err(Login::Wire(match self.error() {
+                        // MariaDB's require_secure_transport says only "Access denied".
+                        WireError::Server(c, m) if caps & SSL != 0 && mine & SSL == 0 => WireError::Server(
+                            c,
+                            format!("{m}; the server offers TLS and may insist on it: try ssl-mode=PREFERRED"),
+                        ),
+                        e => e,
+                    }));
+                }
                 // An auth switch: fine if it is to the same method with a new seed.
                 Some(0xfe) if self.pkt.len() > 1 => {
                     let name = cstr(&self.pkt[1..]);
                     if name != NATIVE {
-                        return Err(Login::Unsupported);
+                        return Err(Login::Unsupported(format!("the account logs in by {name}")));
                     }
                     let data = self.pkt.get(1 + name.len() + 1..).unwrap_or_default();
                     let seed = &data[..20.min(data.len())];
@@ -109,17 +135,40 @@ impl Wire {
                     self.out.extend_from_slice(&scramble);
                     self.send()?;
                 }
-                _ => return Err(Login::Unsupported),
+                _ => return Err(Login::Unsupported("the server asked for more than mysql_native_password".into())),
             }
         }
     }
+
+    /// Ask for TLS with the capabilities `caps` (the SSL request packet: the handshake
+    /// response's fixed part alone), and go on over a TLS session with `host`, its
+    /// handshake done.
+    fn start_tls(mut self, caps: u32, host: &str, config: std::sync::Arc<rustls::ClientConfig>) -> Result<Wire, Login> {
+        // Anything past the greeting would be plain text read as if it came over TLS.
+        if !self.io.buffer().is_empty() {
+            return Err(Login::Wire(WireError::Lost("the server sent more than its greeting before TLS".into())));
+        }
+        self.packet();
+        self.out.extend_from_slice(&caps.to_le_bytes());
+        self.out.extend_from_slice(&(16u32 << 20).to_le_bytes());
+        self.out.push(45); // utf8mb4_general_ci
+        self.out.extend_from_slice(&[0; 23]);
+        self.send()?;
+        let Wire { io, pkt, out, seq, stmts, cols, text, .. } = self;
+        let stream = io.into_inner().map(|s| s.into_tls(host, config)).map_err(|e| Login::Tls(e.to_string()))?;
+        let mut w = Wire { pkt, out, seq, stmts, cols, text, ..Wire::over(stream) };
+        w.io.get_mut().flush().map_err(|e| Login::Tls(e.to_string()))?;
+        w.tls = w.io.get_ref().get_ref().tls();
+        Ok(w)
+    }
 }
 
-/// Why the login failed: a method this client does not speak, a server of another
-/// protocol (what it sent), or the connection.
+/// Why the login failed: a method this client does not speak (which), a server of
+/// another protocol (what it sent), TLS (why), or the connection.
 pub(super) enum Login {
-    Unsupported,
+    Unsupported(String),
     Foreign(Vec<u8>),
+    Tls(String),
     Wire(WireError),
 }
 

@@ -46,7 +46,10 @@ impl Wire {
             self.out[..3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
             self.out[3] = self.seq;
             self.seq = self.seq.wrapping_add(1);
-            self.io.get_mut().write_all(&self.out)?;
+            let s = self.io.get_mut();
+            s.write_all(&self.out)?;
+            // A TLS write may leave bytes in the session's buffer; a plain one never does.
+            s.flush()?;
             return Ok(());
         }
         // 16 MiB and more: split, each piece with its own header.
@@ -62,6 +65,7 @@ impl Wire {
             s.write_all(&self.out[from..from + n])?;
             from += n;
             if n < 0xff_ffff {
+                s.flush()?;
                 return Ok(());
             }
         }
