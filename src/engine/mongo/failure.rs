@@ -58,6 +58,7 @@ impl Failure {
             Some(code::WRITE_CONFLICT) => TxError::Retry,
             Some(code::DUPLICATE_KEY) if upsert => TxError::Retry,
             Some(code::DUPLICATE_KEY) => TxError::Duplicate(self.to_string()),
+            None => TxError::Lost(self.to_string()),
             _ => TxError::Fail(self.to_string()),
         }
     }

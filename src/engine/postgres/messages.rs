@@ -30,7 +30,8 @@ impl PgClient {
     pub(super) fn flush(&mut self) -> std::io::Result<()> {
         self.stream.write_all(&self.wbuf)?;
         self.wbuf.clear();
-        Ok(())
+        // A TLS session may hold back what it could not send yet; a plain socket's is a no-op.
+        self.stream.flush()
     }
 
     /// The next backend message: its tag and the range of its body in `rbuf`. Its length
@@ -94,6 +95,7 @@ impl PgClient {
     /// and the rows changed.
     pub(super) fn finish(&mut self) -> TxResult<Outcome> {
         let (mut changed, mut rows, mut value, mut err) = (0, 0, None, None);
+        self.sqlstate = *b"00000";
         loop {
             let (tag, body) = self.read_message().map_err(lost)?;
             match tag {
@@ -114,7 +116,10 @@ impl PgClient {
         }
         match err {
             None => Ok(Outcome { changed, rows, first: value.flatten() }),
-            Some(e) => Err(tx_error(e)),
+            Some(e) => {
+                self.sqlstate = e.code;
+                Err(tx_error(e))
+            }
         }
     }
 
@@ -131,6 +136,7 @@ impl PgClient {
     /// Read up to ReadyForQuery, passing each DataRow's fields to `row` by column.
     pub(super) fn finish_each(&mut self, row: &mut dyn FnMut(usize, &str, Option<&str>)) -> TxResult<u64> {
         let (mut rows, mut err, mut malformed) = (0u64, None, None);
+        self.sqlstate = *b"00000";
         loop {
             let (tag, body) = self.read_message().map_err(lost)?;
             match tag {
@@ -193,7 +199,10 @@ impl PgClient {
         }
         match err {
             None => Ok(rows),
-            Some(e) => Err(tx_error(e)),
+            Some(e) => {
+                self.sqlstate = e.code;
+                Err(tx_error(e))
+            }
         }
     }
 }
@@ -206,6 +215,9 @@ fn tx_error(e: ServerError) -> TxError {
     match &e.code {
         b"40001" | b"40P01" => TxError::Retry,
         b"23505" => TxError::Duplicate(m()),
+        // The server ends the session after these (admin or crash shutdown, a terminated
+        // backend) or the connection itself failed (class 08).
+        b"57P01" | b"57P02" | b"57P03" | [b'0', b'8', ..] => TxError::Lost(m()),
         _ => TxError::Fail(m()),
     }
 }
@@ -224,7 +236,7 @@ pub(super) fn invalid(why: String) -> std::io::Error {
 }
 
 pub(super) fn lost(e: std::io::Error) -> TxError {
-    TxError::Fail(format!("postgres: connection lost: {e}"))
+    TxError::Lost(format!("postgres: connection lost: {e}"))
 }
 
 /// "UPDATE 1", "INSERT 0 1", "SELECT 1": the last number.

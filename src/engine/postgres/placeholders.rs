@@ -109,10 +109,8 @@ fn next_placeholder(sql: &str, from: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::extended::stmt_name;
     use super::super::messages::rows_changed;
     use super::*;
-    use crate::engine::Stmt;
 
     #[test]
     fn placeholders_tags_and_names() {
@@ -127,8 +125,5 @@ mod tests {
         assert_eq!(rows_changed(b"INSERT 0 1\0"), 1);
         assert_eq!(rows_changed(b"UPDATE 12\0"), 12);
         assert_eq!(rows_changed(b"BEGIN\0"), 0);
-        let mut b = [0u8; 12];
-        assert_eq!(stmt_name(Stmt(0), &mut b), "s0");
-        assert_eq!(stmt_name(Stmt(123), &mut b), "s123");
     }
 }

@@ -1,10 +1,14 @@
 //! PostgreSQL in the conformance suite: throwaway servers from the machine's binaries
 //! (scripts/test installs them), the machine's own server on 127.0.0.1:5432 for `--url`
 //! (scripts/test starts it and gives the `postgres` role the test password), and a
-//! password server of the test's own.
+//! password server of the test's own (also behind a PgBouncer of the test's, pgbouncer.rs);
+//! tls.rs its servers with and without TLS; restart.rs a restart of it under --reconnect.
 
 mod only;
 mod own_server;
+mod pgbouncer;
+mod restart;
+mod tls;
 
 use crate::common::Sandbox;
 use crate::conformance::{EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, UrlTarget};
