@@ -7,21 +7,42 @@
 //! place from another: insert-commit, and every key-value operation, allocate nothing (the
 //! counters' key-value side still builds its key list per transaction). The open loop of `--rate`
 //! (waiting for arrivals, skipping slots past `--latency-limit`) adds none either, nor do
-//! `--progress`'s live counters and `--log-interval`'s slice histogram.
+//! `--progress`'s live counters and `--log-interval`'s slice histogram. Nor does sharing a
+//! thread (`--threads`): clients as fibers on one event loop, parking on their sockets.
 
 use dbrace::engine::{
-    Connection, Engine, HashIncr, KvClient, Launch, Machine, Target, mysql::Mysql, postgres::Postgres, redis::Redis,
-    sqlite::Sqlite,
+    Connection, Engine, HashIncr, Instance, KvClient, Launch, Machine, Target, mysql::Mysql, postgres::Postgres,
+    redis::Redis, sqlite::Sqlite,
 };
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
 use dbrace::runner::schedule::Schedule;
 use dbrace::runner::worker::{self, Control, MEASURE, Observe};
 use dbrace::workload::counters::{self, CountersOptions};
-use dbrace::workload::{Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb};
+use dbrace::workload::{Loader, Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+/// A throwaway `nosync` server of an engine; its directory goes after it.
+struct Server {
+    inst: Box<dyn Instance>,
+    _storage: Storage,
+    _base: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(engine: &dyn Engine) -> Server {
+        // As root, PostgreSQL runs as `postgres`, which must reach the directory.
+        let base = if unsafe { libc::geteuid() } == 0 { "/var/tmp" } else { env!("CARGO_TARGET_TMPDIR") };
+        let base = tempfile::Builder::new().prefix("dbrace-hot-").tempdir_in(base).unwrap();
+        std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
+        let (profile, machine) = (Profile::builtin("nosync").unwrap(), Machine::default());
+        let inst = engine.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
+        Server { inst, _storage: storage, _base: base }
+    }
+}
 
 struct Counting;
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
@@ -70,18 +91,13 @@ fn allocations_paced(
     pace: Option<(f64, Option<Duration>)>,
     observe: Observe,
 ) -> u64 {
-    // As root, PostgreSQL runs as `postgres`, which must reach the directory.
-    let base = if unsafe { libc::geteuid() } == 0 { "/var/tmp" } else { env!("CARGO_TARGET_TMPDIR") };
-    let base = tempfile::Builder::new().prefix("dbrace-hot-").tempdir_in(base).unwrap();
-    std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
-    let (profile, machine) = (Profile::builtin("nosync").unwrap(), Machine::default());
-    let inst = engine.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
+    let server = Server::start(engine);
+    let inst = &server.inst;
     // Two small oltp tables: a range still reads 100 rows; counters of a few keys.
     let counters = CountersOptions { keys: 3, ..CountersOptions::default() };
     let opts = WorkloadOptions { tables: 2, table_size: 1000, counters, ..WorkloadOptions::default() };
-    let mut setup = inst.connect().unwrap();
-    let mut cell = w.prepare(&mut setup, &opts).unwrap();
+    let open = || inst.connect();
+    let mut cell = w.prepare(&mut Loader::new(inst.connect().unwrap(), &open), &opts).unwrap();
     let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
     let ctl = Control::observed(1, observe);
     ctl.phase.store(MEASURE, Ordering::Release);
@@ -147,17 +163,52 @@ fn no_allocation_per_transaction() {
     assert_eq!(many, few, "redis insert-commit: {} allocations for 2000 more transactions", many - few);
     let (few, many) = (kv_allocations(&Redis, 100), kv_allocations(&Redis, 2100));
     assert_eq!(many, few, "redis client: {} allocations for 2000 more rounds of every operation", many - few);
+    // Clients sharing a thread: each parks on its socket and the loop runs the next.
+    let on_loops =
+        [(&Postgres as &dyn Engine, &tpcb::TPCB as &dyn Workload), (&Mysql, &tpcb::TPCB), (&Redis, &InsertCommit)];
+    for (engine, w) in on_loops {
+        let (few, many) = (fiber_allocations(engine, w, 100), fiber_allocations(engine, w, 2100));
+        let name = format!("{} {} on one event loop", engine.name(), w.name());
+        assert_eq!(many, few, "{name}: {} allocations for 2000 more transactions per client", many - few);
+    }
+}
+
+/// Rust allocations made by three clients of `n` measured transactions each, as fibers on
+/// one event loop, setup excluded.
+fn fiber_allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
+    let server = Server::start(engine);
+    let open = || server.inst.connect();
+    let mut load = Loader::new(server.inst.connect().unwrap(), &open);
+    let mut cell = w.prepare(&mut load, &WorkloadOptions::default()).unwrap();
+    let ctl = Control::new(3);
+    ctl.phase.store(MEASURE, Ordering::Release);
+    let ctl = &ctl;
+    let tasks: Vec<Box<dyn FnOnce() -> worker::WorkerReport>> = (0..3)
+        .map(|i| {
+            let tx = cell.client(server.inst.connect().unwrap(), i, 1 + u64::from(i)).unwrap();
+            Box::new(move || {
+                // Fibers, so the sockets park on the loop rather than block the thread.
+                assert!(dbrace::fiber::inside());
+                worker::run(tx, ctl, i as usize, Some(n), None)
+            }) as _
+        })
+        .collect();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let reports = dbrace::fiber::event_loop::run(tasks).map_err(|e| e.error).unwrap();
+    let after = ALLOCS.load(Ordering::Relaxed);
+    for r in reports {
+        let r = r.unwrap();
+        assert_eq!(r.measured, n);
+        assert!(r.first_error.is_none(), "{:?}", r.first_error);
+    }
+    after - before
 }
 
 /// Rust allocations made by `n` rounds of every key-value operation on `engine`'s client,
 /// the counters' pipelines of 24 HGETALLs and 7 HINCRBYs among them.
 fn kv_allocations(engine: &dyn Engine, n: u64) -> u64 {
-    let base = tempfile::Builder::new().prefix("dbrace-hot-").tempdir_in("/var/tmp").unwrap();
-    std::fs::set_permissions(base.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
-    let (profile, machine) = (Profile::builtin("nosync").unwrap(), Machine::default());
-    let inst = engine.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
-    let Connection::Kv(mut c) = inst.connect().unwrap() else { panic!("{} is not key-value", engine.name()) };
+    let server = Server::start(engine);
+    let Connection::Kv(mut c) = server.inst.connect().unwrap() else { panic!("{} is not key-value", engine.name()) };
     let names: Vec<Vec<u8>> =
         (0..24).map(|i| format!("m-{i}::1h::{}", 1_700_000_000 + 3600 * i).into_bytes()).collect();
     let keys: Vec<&[u8]> = names.iter().map(Vec::as_slice).collect();

@@ -147,10 +147,11 @@ impl<'a> Coordinator<'a> {
         self.stop = Some(now);
     }
 
-    /// Keep ticking on a timer until the clients are stopped (client 0 has left its loop).
+    /// Keep ticking on a timer until the clients are stopped (client 0 has left its loop;
+    /// in a fiber, its worker's other clients go on meanwhile).
     pub fn finish(mut self) -> Measurement {
         while self.stop.is_none() {
-            std::thread::sleep(self.next.saturating_duration_since(Instant::now()));
+            crate::fiber::sleep(self.next.saturating_duration_since(Instant::now()));
             self.tick(Instant::now());
         }
         let (start, stop) = (self.start.unwrap_or(self.warm_end), self.stop.unwrap_or(self.warm_end));

@@ -13,12 +13,45 @@ use std::time::{Duration, Instant};
 /// Distinct latencies a slice is expected to hold at most (a wider one grows the buffer).
 const SCRATCH: usize = 4096;
 
+/// What a client counted in one interval besides latencies.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Failed transactions that ended in it.
+    pub errors: u64,
+    /// Retries of the transactions that ended in it.
+    pub retries: u64,
+    /// Transactions tried more than once that ended in it.
+    pub retried: u64,
+    /// Transactions that ran out of tries in it (among `errors`).
+    pub failed: u64,
+    /// Reconnections that ended in it.
+    pub reconnects: u64,
+    /// The time those reconnections took.
+    pub reconnect_time: Duration,
+}
+
+impl Tally {
+    fn is_empty(&self) -> bool {
+        *self == Tally::default()
+    }
+
+    /// Add `o`'s counts to these.
+    pub fn add(&mut self, o: &Tally) {
+        self.errors += o.errors;
+        self.retries += o.retries;
+        self.retried += o.retried;
+        self.failed += o.failed;
+        self.reconnects += o.reconnects;
+        self.reconnect_time += o.reconnect_time;
+    }
+}
+
 /// One client's finished interval.
 pub struct ClientInterval {
     /// Its number since the measured phase began (start = index × interval).
     pub index: u64,
-    /// Failed transactions that ended in it.
-    pub errors: u64,
+    /// What it counted besides latencies.
+    pub tally: Tally,
     /// The histogram's recorded values (each its bucket's highest equivalent) and counts.
     pub counts: Vec<(u64, u64)>,
 }
@@ -30,7 +63,7 @@ pub struct Recorder {
     index: u64,
     boundary: Instant,
     hist: Histogram<u64>,
-    errors: u64,
+    tally: Tally,
     done: Vec<ClientInterval>,
     scratch: Vec<(u64, u64)>,
 }
@@ -44,7 +77,7 @@ impl Recorder {
             index: 0,
             boundary: Instant::now(),
             hist: new_histogram(),
-            errors: 0,
+            tally: Tally::default(),
             done: Vec::with_capacity(expected),
             scratch: Vec::with_capacity(SCRATCH),
         }
@@ -68,10 +101,35 @@ impl Recorder {
     /// A measured transaction failed at `end`.
     #[inline]
     pub fn error(&mut self, end: Instant) {
+        self.at(end).errors += 1;
+    }
+
+    /// A measured transaction that ends at `end` was retried `retries` times.
+    pub fn retried(&mut self, end: Instant, retries: u64) {
+        let t = self.at(end);
+        t.retries += retries;
+        t.retried += 1;
+    }
+
+    /// A measured transaction ran out of tries at `end` (its `error` is counted apart).
+    pub fn failed(&mut self, end: Instant) {
+        self.at(end).failed += 1;
+    }
+
+    /// A new connection was ready at `end`, `lost` after the old one was lost.
+    pub fn reconnected(&mut self, end: Instant, lost: Duration) {
+        let t = self.at(end);
+        t.reconnects += 1;
+        t.reconnect_time += lost;
+    }
+
+    /// The tally of the interval `end` falls in.
+    #[inline]
+    fn at(&mut self, end: Instant) -> &mut Tally {
         if end >= self.boundary {
             self.rotate(end);
         }
-        self.errors += 1;
+        &mut self.tally
     }
 
     #[cold]
@@ -86,7 +144,7 @@ impl Recorder {
 
     /// Keep the current interval if anything happened in it, and empty the histogram.
     fn keep(&mut self) {
-        if self.hist.is_empty() && self.errors == 0 {
+        if self.hist.is_empty() && self.tally.is_empty() {
             return;
         }
         // Gathered in a buffer kept for the purpose, then copied at its exact size: one
@@ -94,9 +152,9 @@ impl Recorder {
         self.scratch.clear();
         self.scratch.extend(self.hist.iter_recorded().map(|v| (v.value_iterated_to(), v.count_at_value())));
         let counts = self.scratch.to_vec();
-        self.done.push(ClientInterval { index: self.index, errors: self.errors, counts });
+        self.done.push(ClientInterval { index: self.index, tally: self.tally, counts });
         self.hist.reset();
-        self.errors = 0;
+        self.tally = Tally::default();
     }
 
     /// Every interval this client recorded, the current one included.
@@ -121,9 +179,9 @@ pub fn merge(clients: Vec<Vec<ClientInterval>>, every: Duration, duration: Durat
     let mut it = all.into_iter().peekable();
     for index in 0..n {
         hist.reset();
-        let mut errors = 0;
+        let mut tally = Tally::default();
         while let Some(c) = it.next_if(|c| c.index == index) {
-            errors += c.errors;
+            tally.add(&c.tally);
             for (v, k) in c.counts {
                 hist.record_n(v, k).map_err(|e| failed!("cannot merge interval histograms: {e:?}"))?;
             }
@@ -131,7 +189,12 @@ pub fn merge(clients: Vec<Vec<ClientInterval>>, every: Duration, duration: Durat
         out.push(Interval {
             start_s: index as f64 * every.as_secs_f64(),
             transactions: hist.len(),
-            errors,
+            errors: tally.errors,
+            retries: tally.retries,
+            retried: tally.retried,
+            failed: tally.failed,
+            reconnects: tally.reconnects,
+            reconnect_s: tally.reconnect_time.as_secs_f64(),
             histogram: encode_histogram(&hist),
         });
     }
@@ -161,9 +224,16 @@ mod tests {
         // b skips the second interval entirely and has one in the third.
         b.commit(t0 + ms(1), 7_777);
         b.commit(t0 + ms(230), 123_456_789);
+        // Retries, failures and reconnections count where they end.
+        b.retried(t0 + ms(230), 3);
+        b.failed(t0 + ms(240));
+        b.reconnected(t0 + ms(245), ms(40));
         let merged = merge(vec![a.finish(), b.finish()], every, ms(250)).unwrap();
         let counts: Vec<(f64, u64, u64)> = merged.iter().map(|i| (i.start_s, i.transactions, i.errors)).collect();
         assert_eq!(counts, vec![(0.0, 21, 0), (0.1, 20, 1), (0.2, 11, 0)]);
+        let third = &merged[2];
+        assert_eq!((third.retries, third.retried, third.failed, third.reconnects), (3, 1, 1, 1));
+        assert!((third.reconnect_s - 0.04).abs() < 1e-9 && merged[1].reconnects == 0);
         let h = decode_histogram(&merged[2].histogram).unwrap();
         assert_eq!(h.len(), 11);
         assert!(h.equivalent(h.max(), 123_456_789), "{}", h.max());

@@ -3,6 +3,7 @@
 //! it knows no engine and no workload.
 
 pub mod cell;
+pub mod connect;
 pub mod coordinator;
 pub mod cpu;
 pub mod gauge;
@@ -11,11 +12,13 @@ pub mod live;
 pub mod matrix;
 pub mod precision;
 pub mod progress;
+pub mod recovery;
 pub mod schedule;
 pub mod start;
 pub mod worker;
+pub mod workers;
 
-use crate::engine::{Launch, Machine};
+use crate::engine::{Connection, Launch, Machine};
 use crate::error::{Error, Result};
 use crate::instance::{Locations, Storage};
 use crate::options::shard::Shard;
@@ -25,8 +28,9 @@ use cell::Cell;
 use coordinator::{Coordinator, Measurement};
 use progress::Progress;
 use schedule::Schedule;
+use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
-use worker::{Control, Observe, WorkerReport};
+use worker::{Control, Observe, Recovery, WorkerReport};
 
 /// How every cell is driven.
 #[derive(Clone, Debug)]
@@ -57,6 +61,12 @@ pub struct Settings {
     pub shard: Option<Shard>,
     /// `--start-at`: when the measured phase begins (the warm-up just before it).
     pub start_at: Option<SystemTime>,
+    /// How often a transaction that conflicts is tried (`--max-tries`).
+    pub tries: recovery::Tries,
+    /// `--reconnect`: a client whose connection is lost opens a new one and goes on.
+    pub reconnect: bool,
+    /// `--threads`: worker threads that share each cell's clients (default: one per core).
+    pub threads: Option<u32>,
 }
 
 impl Settings {
@@ -149,12 +159,16 @@ fn measure(
     // Declared first so it is dropped last: connections and the instance go before the files.
     let storage = storage(cell, locations)?;
     let start = Instant::now();
-    let instance = cell.engine.launch(&Launch::run(&cell.profile, &cell.target, &storage, machine))?;
+    let profile = cell.launch_profile(mine.len());
+    let instance = cell.engine.launch(&Launch::run(&profile, &cell.target, &storage, machine))?;
     let start_s = start.elapsed().as_secs_f64();
     let load_start = Instant::now();
-    // Loading has its own connection, closed before clients start: an idle extra
+    // Loading has its own connections, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).
-    let mut prepared = cell.workload.prepare(&mut instance.connect()?, &cell.options)?;
+    let open = || instance.connect();
+    let mut loader = crate::workload::Loader::new(instance.connect()?, &open);
+    let mut prepared = cell.workload.prepare(&mut loader, &cell.options)?;
+    let load_phases = loader.finish();
     let load_s = load_start.elapsed().as_secs_f64();
     signals::check()?;
 
@@ -162,47 +176,71 @@ fn measure(
     let first_id = mine.start;
     // Connecting alone is timed (pgbench's "initial connection time"), not the workload's
     // statement preparation that follows each connection.
-    let mut connect = Duration::ZERO;
+    let connecting = Instant::now();
+    let conns = connect::open(&*instance, mine.len())?;
+    let connect_s = connecting.elapsed().as_secs_f64();
+    let evented = conns.iter().all(Connection::evented);
     let clients = mine
-        .map(|i| {
-            let t = Instant::now();
-            let conn = instance.connect()?;
-            connect += t.elapsed();
-            prepared.client(conn, i, seed.wrapping_add(u64::from(i)))
-        })
+        .zip(conns)
+        .map(|(i, conn)| prepared.client(conn, i, seed.wrapping_add(u64::from(i))))
         .collect::<Result<Vec<_>>>()?;
-    let connect_s = connect.as_secs_f64();
+    let threads = workers::threads(s.threads, clients.len(), evented);
     let ctl = Control::observed(clients.len(), s.observe());
     let n = cell.clients;
-    let mut clients = clients.into_iter();
-    let first = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
+    let mut clients = clients.into_iter().enumerate();
+    let (_, first) = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
     let measure_at = match s.start_at {
         Some(at) => Some(start::wait_for(at, s.warmup, &bar)?),
         None => None,
     };
-    let (reports, m) = std::thread::scope(|scope| {
-        let ctl = &ctl;
-        // Client 0 runs here and coordinates between its transactions (see coordinator.rs);
-        // the phases start before any client does.
+    // A client that reconnects builds its transactor anew, as the ones above were built:
+    // rare, so one lock over the repeat's workload is no cost.
+    let shared = Mutex::new(&mut *prepared);
+    let rebuild = |id: u32, seed: u64| {
+        let conn = instance.connect()?;
+        // Building a transactor talks to the server: a fiber holding the lock parks, so
+        // another fiber of its thread must not block on the lock, only wait its turn.
+        let mut workload = loop {
+            match shared.try_lock() {
+                Ok(w) => break w,
+                Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => crate::fiber::sleep(Duration::from_millis(1)),
+            }
+        };
+        workload.client(conn, id, seed)
+    };
+    let recovery = |id: u32| Recovery {
+        tries: s.tries,
+        reconnect: s.reconnect.then(|| recovery::Reconnect::new(&rebuild, id, seed.wrapping_add(u64::from(id)))),
+    };
+    let ctl = &ctl;
+    let mut measured = None;
+    let reports = {
+        let measured = &mut measured;
+        // Client 0 runs on this thread and coordinates between its transactions (see
+        // coordinator.rs); the phases start before any client does.
         let mut coord = Coordinator::new(ctl, s, &bar, &label, measure_at);
-        let handles: Vec<_> = clients
-            .enumerate()
-            .map(|(i, tx)| {
-                let pace = s.schedule(n, first_id + i as u32 + 1, seed);
-                scope.spawn(move || worker::run_paced(tx, ctl, i + 1, s.transactions, None, pace))
-            })
-            .collect();
-        let r0 = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            worker::run_paced(first, ctl, 0, s.transactions, Some(&mut coord), s.schedule(n, first_id, seed))
-        }));
-        if r0.is_err() {
-            coord.abort();
+        let (pace, recovery0) = (s.schedule(n, first_id, seed), recovery(first_id));
+        let mut loops: Vec<workers::Client> = vec![Box::new(move || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                worker::run_recovering(first, ctl, 0, s.transactions, Some(&mut coord), pace, recovery0)
+            }));
+            if r.is_err() {
+                // The others stop too: nobody is left to end the measured phase.
+                coord.abort();
+            }
+            // Out of its loop, client 0 goes on ticking on a timer until every client stops.
+            *measured = Some(coord.finish());
+            r.unwrap_or_else(|p| std::panic::resume_unwind(p))
+        })];
+        for (i, tx) in clients {
+            let id = first_id + i as u32;
+            let (pace, recovery) = (s.schedule(n, id, seed), recovery(id));
+            loops.push(Box::new(move || worker::run_recovering(tx, ctl, i, s.transactions, None, pace, recovery)));
         }
-        let m = coord.finish();
-        let mut reports = vec![r0];
-        reports.extend(handles.into_iter().map(|h| h.join()));
-        (reports, m)
-    });
+        workers::drive(loops, threads)
+    };
+    let m = measured.ok_or_else(|| failed!("client 0's worker thread failed before the measurement ended"))?;
     bar.finish_and_clear();
     if let Some(sig) = m.interrupted {
         return Err(Error::Interrupted(sig));
@@ -210,8 +248,14 @@ fn measure(
     let reports = reports
         .into_iter()
         .collect::<std::result::Result<Vec<WorkerReport>, _>>()
-        .map_err(|_| failed!("a client thread panicked"))?;
-    summarize(repeat, &*instance, &mut *prepared, reports, m, [start_s, connect_s, load_s], s)
+        .map_err(|p| failed!("a client panicked: {}", panic_message(&*p)))?;
+    let r = summarize(repeat, &*instance, &mut *prepared, reports, m, [start_s, connect_s, load_s], s)?;
+    Ok(RepeatResult { threads: Some(threads as u32), load_phases, ..r })
+}
+
+/// What a panic said, when it said it in words.
+fn panic_message(p: &(dyn std::any::Any + Send)) -> &str {
+    p.downcast_ref::<String>().map(String::as_str).or_else(|| p.downcast_ref::<&str>().copied()).unwrap_or("no message")
 }
 
 fn summarize(
@@ -226,7 +270,8 @@ fn summarize(
     let duration_mode = s.duration.is_some();
     let mut hist = crate::results::new_histogram();
     let mut timeline: Vec<u64> = Vec::new();
-    let (mut measured, mut committed, mut errors, mut retries, mut cpu) = (0, 0, 0, 0, Duration::ZERO);
+    let (mut measured, mut committed, mut cpu) = (0, 0, Duration::ZERO);
+    let mut tally = intervals::Tally::default();
     let (mut lag_sum_ns, mut lag_max_ns, mut skipped, mut late) = (0, 0, 0, 0);
     let mut last_end = None;
     let mut failure: Option<String> = None;
@@ -236,8 +281,7 @@ fn summarize(
         hist.add(&r.hist).map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
         measured += r.measured;
         committed += r.committed;
-        errors += r.errors;
-        retries += r.retries;
+        tally.add(&r.tally);
         cpu += r.cpu;
         lag_sum_ns += r.lag_sum_ns;
         lag_max_ns = lag_max_ns.max(r.lag_max_ns);
@@ -249,6 +293,9 @@ fn summarize(
         }
         for (t, n) in timeline.iter_mut().zip(&r.timeline) {
             *t += n;
+        }
+        if failure.is_none() {
+            failure = r.lost.clone();
         }
         if r.gave_up && failure.is_none() {
             failure = r.first_error.as_ref().map(|e| format!("a client gave up after repeated errors: {e}"));
@@ -272,6 +319,7 @@ fn summarize(
     if failure.is_none() && measured == 0 {
         let why = first_error.as_deref().map_or(String::new(), |e| format!("; first error: {e}"));
         let skips = if skipped > 0 { format!("{skipped} skipped past --latency-limit, ") } else { String::new() };
+        let retries = tally.retries;
         failure =
             Some(format!("no transaction completed in the measured time ({skips}{retries} conflicts retried{why})"));
     }
@@ -289,11 +337,17 @@ fn summarize(
         settings: instance.settings(),
         start_s,
         connect_s: Some(connect_s),
+        threads: None,
         load_s,
+        load_phases: Vec::new(),
         transactions: measured,
         warmup_transactions: committed - measured,
-        errors,
-        retries,
+        errors: tally.errors,
+        retries: tally.retries,
+        retried: tally.retried,
+        failed: tally.failed,
+        reconnects: tally.reconnects,
+        reconnect_s: tally.reconnect_time.as_secs_f64(),
         duration_s,
         tps: if duration_s > 0.0 { measured as f64 / duration_s } else { 0.0 },
         latency_ms: Latency::of(&hist),

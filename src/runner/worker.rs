@@ -1,4 +1,5 @@
-//! One client's loop: run transactions, time each, retry conflicts, count everything.
+//! One client's loop: run transactions, time each, retry conflicts, count everything;
+//! with `--reconnect`, a client whose connection is lost gets a new one and goes on.
 //! Nothing here allocates, formats or locks on the success path; the live counters of
 //! `--progress` are plain stores, and `--log-interval` allocates once per interval.
 
@@ -7,7 +8,8 @@ use crate::padding::Padded;
 use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
 use crate::runner::gauge::Gauge;
-use crate::runner::intervals::{ClientInterval, Recorder};
+use crate::runner::intervals::{ClientInterval, Recorder, Tally};
+use crate::runner::recovery::{Back, Reconnect, Tries};
 use crate::runner::schedule::Schedule;
 use crate::workload::Transactor;
 use hdrhistogram::Histogram;
@@ -81,10 +83,11 @@ pub struct WorkerReport {
     pub committed: u64,
     /// Committed transactions while measured.
     pub measured: u64,
-    /// Failed measured transactions.
-    pub errors: u64,
-    /// Retried attempts while measured.
-    pub retries: u64,
+    /// Measured transactions that failed, were retried or ran out of tries, and the
+    /// reconnections made while measured (`--reconnect`), as a slice counts them.
+    pub tally: Tally,
+    /// Why the client left the run because its connection was lost (and not regained).
+    pub lost: Option<String>,
     /// Client CPU time while measured.
     pub cpu: Duration,
     /// When the last measured transaction ended.
@@ -111,9 +114,30 @@ pub struct WorkerReport {
 
 /// Consecutive failures after which a client gives up rather than spin on a dead engine.
 const MAX_CONSECUTIVE_ERRORS: u32 = 100;
-/// How long one transaction may keep hitting conflicts, and how long a failing client
-/// may go without a success, before it counts as an error / gives up.
-const PATIENCE: Duration = Duration::from_secs(10);
+/// How long a failing client may go without a success before it gives up.
+const PATIENCE: Duration = crate::runner::recovery::PATIENCE;
+
+/// What a client does with transactions that cannot go through.
+#[derive(Default)]
+pub struct Recovery<'a> {
+    /// How often a conflicting transaction is tried (`--max-tries`).
+    pub tries: Tries,
+    /// How the client gets a new connection when its own is lost (`--reconnect`); none:
+    /// it leaves the run, which fails.
+    pub reconnect: Option<Reconnect<'a>>,
+}
+
+/// How a transaction's tries ended, short of success.
+enum Ended {
+    /// The run is stopping.
+    Stopped,
+    /// Conflicts on every try it was given.
+    OutOfTries(String),
+    /// The connection is gone.
+    Lost(String),
+    /// Any other failure.
+    Failed(String),
+}
 
 /// Counts the client as finished however it leaves (a panic included), so the
 /// coordinator never waits for a client that is gone.
@@ -143,20 +167,33 @@ pub fn run(
 /// As `run`; with a `schedule`, each transaction waits for its arrival and is timed from
 /// it (open loop), and skipped slots count towards `limit`, as in pgbench.
 pub fn run_paced(
+    tx: Box<dyn Transactor>,
+    ctl: &Control,
+    me: usize,
+    limit: Option<u64>,
+    coord: Option<&mut Coordinator>,
+    schedule: Option<Schedule>,
+) -> WorkerReport {
+    run_recovering(tx, ctl, me, limit, coord, schedule, Recovery::default())
+}
+
+/// As `run_paced`, with conflicts tried and lost connections regained as `recovery` says.
+pub fn run_recovering(
     mut tx: Box<dyn Transactor>,
     ctl: &Control,
     me: usize,
     limit: Option<u64>,
     mut coord: Option<&mut Coordinator>,
     mut schedule: Option<Schedule>,
+    mut recovery: Recovery,
 ) -> WorkerReport {
     let _finished = Finished(&ctl.finished);
     let mut r = WorkerReport {
         hist: crate::results::new_histogram(),
         committed: 0,
         measured: 0,
-        errors: 0,
-        retries: 0,
+        tally: Tally::default(),
+        lost: None,
         cpu: Duration::ZERO,
         last_end: None,
         // An hour of seconds up front: the timeline never allocates while measured.
@@ -186,6 +223,9 @@ pub fn run_paced(
     let mut consecutive = 0;
     let mut last_success = Instant::now();
     let mut slots = 0u64;
+    // Per-statement figures of transactors replaced after a lost connection.
+    let mut replaced = Vec::new();
+    let latency_limit = schedule.as_ref().and_then(|s| s.limit);
     'run: loop {
         let mut start = Instant::now();
         if tick(start).0 {
@@ -205,7 +245,7 @@ pub fn run_paced(
                     break;
                 }
                 let wake = next_tick.map_or(due, |t| t.min(due)).min(start + WAIT_SLICE);
-                std::thread::sleep(wake.saturating_duration_since(start));
+                crate::fiber::sleep(wake.saturating_duration_since(start));
                 start = Instant::now();
             }
             // A slot already later than the limit would miss it even if it took no time:
@@ -243,37 +283,60 @@ pub fn run_paced(
                 s.begin(measure_start.unwrap_or(start));
             }
         }
-        let mut attempt = 0u32;
+        let mut tries = 1u32;
+        // Tries after the first made while measuring: a transaction begun in the warm-up
+        // that conflicts on into the measured phase (a writer locked out) counts there.
+        let mut measured_retries = 0u64;
         let outcome = loop {
-            match tx.run_one(attempt > 0) {
+            match tx.run_one(tries > 1) {
                 Ok(()) => break Ok(()),
                 Err(TxError::Retry) => {
                     tx.abort();
-                    attempt += 1;
                     let now = Instant::now();
                     tick(now);
-                    // Counted by the phase now: a conflict that lasts into the measured
-                    // window is contention in the measured window.
-                    match ctl.phase.load(Ordering::Acquire) {
-                        STOP => break Err(None),
-                        p => r.retries += u64::from(p == MEASURE),
+                    if ctl.phase.load(Ordering::Acquire) == STOP {
+                        break Err(Ended::Stopped);
                     }
-                    if now - start > PATIENCE {
-                        break Err(Some(format!(
-                            "still conflicting after {attempt} retries over {} s",
-                            PATIENCE.as_secs()
+                    if let Some(why) = recovery.tries.spent(tries, now - start) {
+                        break Err(Ended::OutOfTries(why));
+                    }
+                    // pgbench: the latency limit bounds all tries of a transaction together.
+                    if let (Some(l), Some(due)) = (latency_limit, scheduled)
+                        && now.saturating_duration_since(due) > l
+                    {
+                        break Err(Ended::OutOfTries(format!(
+                            "still conflicting past the --latency-limit after {tries} tries"
                         )));
                     }
-                    backoff(attempt);
+                    backoff(tries);
+                    tries += 1;
+                    if measuring || ctl.phase.load(Ordering::Acquire) == MEASURE {
+                        measured_retries += 1;
+                    }
+                }
+                Err(TxError::Lost(m)) => {
+                    tx.abort();
+                    break Err(Ended::Lost(m));
                 }
                 Err(TxError::Fail(m) | TxError::Duplicate(m)) => {
                     tx.abort();
-                    break Err(Some(m));
+                    break Err(Ended::Failed(m));
                 }
             }
         };
         let end = Instant::now();
-        match outcome {
+        if measured_retries > 0 {
+            r.tally.retries += measured_retries;
+            r.tally.retried += 1;
+            if let Some(s) = slices.as_mut() {
+                s.retried(end, measured_retries);
+            }
+        }
+        let lost = matches!(outcome, Err(Ended::Lost(_)));
+        // Out of tries, the engine answered: that counts against the patience, not as
+        // one of the errors in a row that say the engine is gone.
+        let answered = matches!(outcome, Err(Ended::OutOfTries(_)));
+        let failure = match outcome {
             Ok(()) => {
                 consecutive = 0;
                 last_success = end;
@@ -308,38 +371,83 @@ pub fn run_paced(
                         break;
                     }
                 }
+                continue;
             }
-            Err(None) => break,
-            Err(Some(m)) => {
-                r.errors += u64::from(measuring);
-                if let Some(g) = gauge {
-                    g.error();
-                }
+            Err(Ended::Stopped) => break,
+            Err(Ended::OutOfTries(m)) => {
+                r.tally.failed += u64::from(measuring);
                 if let (true, Some(s)) = (measuring, slices.as_mut()) {
-                    s.error(end);
+                    s.failed(end);
                 }
-                r.first_error.get_or_insert(m);
-                consecutive += 1;
-                if consecutive >= MAX_CONSECUTIVE_ERRORS || end - last_success > PATIENCE {
-                    r.gave_up = true;
+                m
+            }
+            Err(Ended::Lost(m) | Ended::Failed(m)) => m,
+        };
+        // The transaction failed: counted as such, never as a success.
+        r.tally.errors += u64::from(measuring);
+        if let Some(g) = gauge {
+            g.error();
+        }
+        if let (true, Some(s)) = (measuring, slices.as_mut()) {
+            s.error(end);
+        }
+        consecutive += u32::from(!answered);
+        if lost {
+            let Some(rc) = recovery.reconnect.as_mut() else {
+                r.lost = Some(format!("a client lost its connection: {failure}; --reconnect reconnects and goes on"));
+                r.first_error.get_or_insert(failure);
+                break;
+            };
+            let stopped = || ctl.phase.load(Ordering::Acquire) == STOP || crate::signals::pending().is_some();
+            match rc.again(stopped, |now| {
+                tick(now);
+            }) {
+                Back::Connected(new) => {
+                    crate::results::merge_statements(&mut replaced, &tx.statements());
+                    tx = new;
+                    if cpu_start.is_some() {
+                        tx.measuring();
+                    }
+                    let back = Instant::now();
+                    if measuring {
+                        r.tally.reconnects += 1;
+                        r.tally.reconnect_time += back - end;
+                        if let Some(s) = slices.as_mut() {
+                            s.reconnected(back, back - end);
+                        }
+                    }
+                    // A new connection starts the wait for a success afresh.
+                    last_success = back;
+                }
+                Back::Stopped => break,
+                Back::GaveUp(why) => {
+                    r.lost = Some(format!("a client lost its connection ({failure}) and {why}"));
+                    r.first_error.get_or_insert(failure);
                     break;
                 }
             }
+        }
+        r.first_error.get_or_insert(failure);
+        if consecutive >= MAX_CONSECUTIVE_ERRORS || end - last_success > PATIENCE {
+            r.gave_up = true;
+            break;
         }
     }
     if let Some(c) = cpu_start {
         r.cpu = thread_cpu().saturating_sub(c);
     }
     r.statements = tx.statements();
+    crate::results::merge_statements(&mut r.statements, &replaced);
     r.intervals = slices.map_or_else(Vec::new, Recorder::finish);
     r
 }
 
-/// Yield first (the lock holder is probably running), then sleep a little longer each time.
+/// Yield first (the lock holder is probably running), then sleep a little longer each
+/// time: `attempt` is the try that just failed.
 fn backoff(attempt: u32) {
     if attempt < 4 {
-        std::thread::yield_now();
+        crate::fiber::yield_now();
     } else {
-        std::thread::sleep(Duration::from_micros(1 << attempt.min(10)));
+        crate::fiber::sleep(Duration::from_micros(1 << attempt.min(10)));
     }
 }

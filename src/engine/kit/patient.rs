@@ -3,9 +3,12 @@
 //! slice runs out a pending Ctrl-C or SIGTERM and the connection's deadline are checked
 //! before waiting again. A wait that never times out costs nothing: the clock is read
 //! only once a slice has run out. Connecting (name lookup included) waits the same way.
+//! In a fiber (many clients on one thread) the socket is nonblocking and a wait parks the
+//! fiber until the socket is ready, with the same checks every slice.
 
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
@@ -13,7 +16,7 @@ use std::time::{Duration, Instant};
 pub const SLICE: Duration = Duration::from_millis(200);
 /// What a wait still gets once a signal is pending: a teardown's last statement on a live
 /// server finishes, a silent server cannot hold the run.
-const GRACE: Duration = Duration::from_secs(1);
+pub const GRACE: Duration = Duration::from_secs(1);
 /// How long connecting and logging in may take unless the URL says otherwise.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one wait for a reply may last once logged in: longer than any statement of
@@ -27,21 +30,39 @@ pub const FOREVER: Duration = Duration::from_secs(7 * 24 * 3600);
 pub trait Sliced: Read + Write {
     /// Set the read and write timeouts.
     fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()>;
-}
-
-impl Sliced for TcpStream {
-    fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
-        self.set_read_timeout(t)?;
-        self.set_write_timeout(t)
+    /// The socket a fiber's event loop waits on; none for bytes from memory.
+    fn fd(&self) -> Option<RawFd>;
+    /// Make reads and writes return `WouldBlock` at once instead of waiting (in a fiber).
+    fn set_nonblocking(&self, on: bool) -> io::Result<()>;
+    /// Whether a read that returns less than it was given room for has emptied the
+    /// socket: a plain socket's has, a TLS session may keep what it decrypted.
+    fn drains(&self) -> bool {
+        false
     }
 }
 
-impl Sliced for UnixStream {
-    fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
-        self.set_read_timeout(t)?;
-        self.set_write_timeout(t)
-    }
+/// std's plain sockets: their timeouts, descriptor and blocking mode are their own, and
+/// a short read empties them.
+macro_rules! plain_sockets {
+    ($($socket:ty),*) => {$(
+        impl Sliced for $socket {
+            fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
+                self.set_read_timeout(t)?;
+                self.set_write_timeout(t)
+            }
+            fn fd(&self) -> Option<RawFd> {
+                Some(self.as_raw_fd())
+            }
+            fn set_nonblocking(&self, on: bool) -> io::Result<()> {
+                <$socket>::set_nonblocking(self, on)
+            }
+            fn drains(&self) -> bool {
+                true
+            }
+        }
+    )*};
 }
+plain_sockets!(TcpStream, UnixStream);
 
 /// A socket whose reads and writes give up at a deadline, after a bounded idle wait, or
 /// soon after a signal; they fail then with `TimedOut`, or `Other` naming the signal.
@@ -51,13 +72,20 @@ pub struct Patient<S> {
     until: Option<(Instant, Duration)>,
     /// One wait for the server lasts this long at most, if bounded.
     idle: Option<Duration>,
+    /// The socket is nonblocking: it is used from a fiber.
+    nonblocking: bool,
+    /// A fiber's event loop watches this socket already.
+    enrolled: bool,
+    /// In a fiber, the last read emptied the socket: until the loop hears of it again, a
+    /// reply is not in yet, and a read parks before it tries.
+    drained: bool,
 }
 
 impl<S: Sliced> Patient<S> {
     /// Wrap `inner`, whose timeouts become the slice; no deadline, no idle bound yet.
     pub fn new(inner: S) -> io::Result<Patient<S>> {
         inner.set_timeouts(Some(SLICE))?;
-        Ok(Patient { inner, until: None, idle: None })
+        Ok(Patient { inner, until: None, idle: None, nonblocking: false, enrolled: false, drained: false })
     }
 
     /// Every wait ends `within` after `started` (None: no deadline).
@@ -80,17 +108,53 @@ impl<S: Sliced> Patient<S> {
         &self.inner
     }
 
-    /// Run `op` until it does something, checking between slices whether to give up.
-    fn wait<T>(&mut self, mut op: impl FnMut(&mut S) -> io::Result<T>) -> io::Result<T> {
+    /// The same waits over what `f` makes of the socket (TLS over a plain connection,
+    /// once the server agreed to it).
+    pub fn map(self, f: impl FnOnce(S) -> io::Result<S>) -> io::Result<Patient<S>> {
+        let inner = f(self.inner)?;
+        inner.set_timeouts(Some(SLICE))?;
+        inner.set_nonblocking(self.nonblocking)?;
+        Ok(Patient { inner, ..self })
+    }
+
+    /// Run `op` (a write, if `write`) until it does something, checking between slices
+    /// whether to give up.
+    fn wait<T>(&mut self, write: bool, mut op: impl FnMut(&mut S) -> io::Result<T>) -> io::Result<T> {
+        let fd = self.inner.fd().filter(|_| crate::fiber::inside());
+        if fd.is_some() != self.nonblocking {
+            self.inner.set_nonblocking(fd.is_some())?;
+            self.nonblocking = fd.is_some();
+        }
         let mut since = None;
+        // A read right after the last one emptied the socket parks first: the try would
+        // fail, one recv per statement that a loop of many clients notices.
+        let mut park_first = !write && fd.is_some() && self.drained && !crate::fiber::heard();
         loop {
-            match op(&mut self.inner) {
+            let r = if park_first {
+                park_first = false;
+                Err(io::ErrorKind::WouldBlock.into())
+            } else {
+                if fd.is_some() {
+                    crate::fiber::looking();
+                }
+                op(&mut self.inner)
+            };
+            match r {
                 Err(e)
                     if matches!(
                         e.kind(),
                         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
                     ) =>
                 {
+                    if let Some(fd) = fd {
+                        // In a fiber: the loop runs the others until the socket is ready.
+                        let now = Instant::now();
+                        self.give_up(*since.get_or_insert(now))?;
+                        // A TLS read that must write first parks as a read: its slice ends it.
+                        crate::fiber::park_socket(fd, !self.enrolled, write, now + SLICE);
+                        self.enrolled = true;
+                        continue;
+                    }
                     // The slice that just ran out is part of the wait.
                     let began =
                         *since.get_or_insert_with(|| Instant::now().checked_sub(SLICE).unwrap_or_else(Instant::now));
@@ -123,16 +187,18 @@ impl<S: Sliced> Patient<S> {
 
 impl<S: Sliced> Read for Patient<S> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.wait(|s| s.read(buf))
+        let n = self.wait(false, |s| s.read(buf))?;
+        self.drained = self.nonblocking && 0 < n && n < buf.len() && self.inner.drains();
+        Ok(n)
     }
 }
 
 impl<S: Sliced> Write for Patient<S> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.wait(|s| s.write(buf))
+        self.wait(true, |s| s.write(buf))
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.wait(|s| s.flush())
+        self.wait(true, |s| s.flush())
     }
 }
 
@@ -173,20 +239,34 @@ pub fn connect_unix(path: &std::path::Path, limit: Duration) -> io::Result<UnixS
     within(limit, move || UnixStream::connect(path))
 }
 
-/// Run `f` on its own thread and wait for it in slices, `limit` at most.
+/// Run `f` on its own thread and wait for it in slices, `limit` at most; a fiber (a client
+/// reconnecting among others on its thread) naps between looks, so the others run.
 fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> io::Result<T> + Send + 'static) -> io::Result<T> {
+    use std::sync::mpsc::RecvTimeoutError;
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     std::thread::Builder::new().name("dbrace-connect".into()).spawn(move || {
         let _ = tx.send(f());
     })?;
     let start = Instant::now();
+    let nap = Duration::from_millis(1);
     loop {
-        match rx.recv_timeout(SLICE) {
+        let got = if crate::fiber::inside() {
+            rx.try_recv().map_err(|e| match e {
+                std::sync::mpsc::TryRecvError::Empty => {
+                    crate::fiber::sleep(nap);
+                    RecvTimeoutError::Timeout
+                }
+                std::sync::mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+            })
+        } else {
+            rx.recv_timeout(SLICE)
+        };
+        match got {
             Ok(r) => return r,
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Err(RecvTimeoutError::Disconnected) => {
                 return Err(io::Error::other("the connecting thread died"));
             }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            Err(RecvTimeoutError::Timeout) => {
                 if let Some(sig) = crate::signals::pending()
                     && start.elapsed() >= GRACE
                 {
@@ -268,6 +348,12 @@ impl Sliced for Replay {
     fn set_timeouts(&self, _: Option<Duration>) -> io::Result<()> {
         Ok(())
     }
+    fn fd(&self) -> Option<RawFd> {
+        None
+    }
+    fn set_nonblocking(&self, _: bool) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// How many cases each wire reader's fuzz test runs: `DBRACE_FUZZ_CASES`, else `default`.
@@ -295,6 +381,41 @@ mod tests {
         p.clear_deadline();
         p.set_idle(Some(Duration::from_millis(300)));
         assert!(p.read(&mut [0; 8]).is_err());
+    }
+
+    /// A fiber whose last read emptied its socket parks before reading again, and still
+    /// reads at once what came while it did something else, and soon what comes after.
+    #[test]
+    fn a_drained_socket_in_a_fiber_misses_no_reply() {
+        let (a, mut peer) = UnixStream::pair().unwrap();
+        let feeder = std::thread::spawn(move || {
+            peer.write_all(b"1").unwrap();
+            // While the fiber sleeps: the loop hears it, the fiber is not waiting.
+            std::thread::sleep(Duration::from_millis(30));
+            peer.write_all(b"2").unwrap();
+            // While the fiber waits, parked before it tried.
+            std::thread::sleep(Duration::from_millis(150));
+            peer.write_all(b"3").unwrap();
+            peer
+        });
+        let task = move || {
+            let mut p = Patient::new(a).unwrap();
+            let mut b = [0u8; 8];
+            assert_eq!(p.read(&mut b).unwrap(), 1);
+            assert!(p.drained, "a short read in a fiber empties a plain socket");
+            crate::fiber::sleep(Duration::from_millis(100));
+            let t = Instant::now();
+            assert_eq!((p.read(&mut b).unwrap(), b[0]), (1, b'2'));
+            // At once, not after a slice (200 ms), with room for a busy machine.
+            assert!(t.elapsed() < Duration::from_millis(100), "read at once: {:?}", t.elapsed());
+            let t = Instant::now();
+            assert_eq!((p.read(&mut b).unwrap(), b[0]), (1, b'3'));
+            // Woken by the loop when it came (about 80 ms on), not after a slice (200 ms).
+            assert!(t.elapsed() < Duration::from_millis(190), "woken when it came: {:?}", t.elapsed());
+        };
+        let out = crate::fiber::event_loop::run(vec![task]).map_err(|e| e.error).unwrap();
+        drop(feeder.join().unwrap());
+        out.into_iter().for_each(|o| o.unwrap());
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::scram::Mechanism;
 use super::url::Endpoint;
 use super::wire::Wire;
 use crate::engine::ConnectError;
+use crate::engine::kit::tls_failure::{self, Fixes};
 use bson::RawDocument;
 use std::time::Duration;
 
@@ -53,7 +54,18 @@ impl MongoClient {
         let unreachable = |e: &dyn std::fmt::Display| {
             ConnectError::Unreachable(format!("cannot connect to {where_}: {}", scrub(&e.to_string(), secret)))
         };
-        let wire = Wire::open(&ep.addr, ep.connect_timeout, Duration::from_secs(30)).map_err(|e| unreachable(&e))?;
+        let config = match &ep.tls {
+            Some(tls) => Some(tls.config().map_err(|e| {
+                ConnectError::Tls(format!("{where_}: {e}; check the files of tlsCAFile and tlsCertificateKeyFile"))
+            })?),
+            None => None,
+        };
+        let tls = config.is_some();
+        let mut wire =
+            Wire::open(&ep.addr, ep.connect_timeout, Duration::from_secs(30), config).map_err(|e| unreachable(&e))?;
+        if tls {
+            wire.handshake().map_err(|e| tls_failed(&e, &ep.addr, secret).unwrap_or_else(|| unreachable(&e)))?;
+        }
         let mut c = MongoClient { wire, db: db.to_string(), wc, path: String::with_capacity(64) };
         let hello = c.hello(ep).map_err(|e| match e {
             Failure::Io(_) => unreachable(&e),
@@ -87,6 +99,11 @@ impl MongoClient {
             })?;
         }
         Ok(c)
+    }
+
+    /// The TLS session in words (`TLSv1.3 TLS13_AES_256_GCM_SHA384`), or None.
+    pub fn tls(&self) -> Option<String> {
+        self.wire.tls()
     }
 
     /// Send the command `write` puts in its document (its name first), in database `db`;
@@ -172,6 +189,32 @@ impl MongoClient {
     pub fn drop_database(&mut self) -> Result<(), Failure> {
         self.run(|b| out::i32(b, "dropDatabase", 1)).map(drop)
     }
+}
+
+/// The URL options that fix a failed TLS session.
+const FIXES: Fixes = Fixes {
+    any_host: "tlsAllowInvalidHostnames=true",
+    roots: "tlsCAFile=FILE (or check nothing with tlsInsecure=true)",
+    client_cert: "tlsCertificateKeyFile=FILE (its certificate and key in one PEM)",
+    plain: "drop tls=true",
+};
+
+/// A failed TLS handshake with the server at `addr`, in one line, or None when `e` is no
+/// TLS failure.
+fn tls_failed(e: &std::io::Error, addr: &super::wire::Addr, secret: &str) -> Option<ConnectError> {
+    let server = match addr {
+        super::wire::Addr::Tcp(h, p) => format!("{h}:{p}"),
+        super::wire::Addr::Unix(p) => p.display().to_string(),
+    };
+    let m = match tls_failure::explain(e, &server, &FIXES) {
+        Some(m) => m,
+        // A server without TLS reads a TLS greeting as the start of a message, and may wait.
+        None if e.kind() == std::io::ErrorKind::TimedOut => format!(
+            "{server} sent no TLS answer in time ({e}): is TLS on there? (for a server without TLS, drop tls=true)"
+        ),
+        None => return None,
+    };
+    Some(ConnectError::Tls(scrub(&m, secret)))
 }
 
 /// Send the command `write` puts in its document on `wire`, in database `db`.

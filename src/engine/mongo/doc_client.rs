@@ -18,6 +18,9 @@ fn value(buf: &mut Vec<u8>, name: &str, v: DocValue) {
 }
 
 impl DocClient for MongoClient {
+    fn evented(&self) -> bool {
+        true
+    }
     fn drop_collection(&mut self, coll: &str) -> TxResult<()> {
         match self.run(|b| out::str(b, "drop", coll)) {
             Ok(_) => Ok(()),

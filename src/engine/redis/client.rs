@@ -6,8 +6,17 @@
 use super::endpoint::{Addr, Endpoint};
 use super::resp::{Conn, Replies, Reply};
 use crate::engine::kit::patient;
+use crate::engine::kit::tls_failure::{self, Fixes};
 use crate::engine::{ConnectError, HashField, HashIncr, KvClient, TxError, TxResult};
 use std::time::Duration;
+
+/// The `rediss://` options that fix a failed TLS session.
+const FIXES: Fixes = Fixes {
+    any_host: "ssl_check_hostname=false",
+    roots: "ssl_ca_certs=FILE (or check nothing with ssl_cert_reqs=none)",
+    client_cert: "ssl_certfile=FILE&ssl_keyfile=FILE",
+    plain: "write redis://",
+};
 
 /// Remove a secret from a message, whatever quoted it.
 fn scrub(msg: &str, secret: &str) -> String {
@@ -81,7 +90,15 @@ impl RedisClient {
     pub fn connect(ep: &Endpoint, prefix: &[u8]) -> std::result::Result<RedisClient, ConnectError> {
         let secret = ep.password.as_deref().unwrap_or("");
         let where_ = ep.redacted();
-        let conn = Conn::open(&ep.addr, ep.timeout).map_err(|e| {
+        let config = match &ep.tls {
+            Some(tls) => Some(tls.config().map_err(|e| {
+                ConnectError::Tls(format!(
+                    "{where_}: {e}; check the files of ssl_ca_certs, ssl_certfile and ssl_keyfile"
+                ))
+            })?),
+            None => None,
+        };
+        let conn = Conn::open(&ep.addr, ep.timeout, config).map_err(|e| {
             ConnectError::Unreachable(format!("cannot connect to {where_}: {}", scrub(&e.to_string(), secret)))
         })?;
         let mut c = RedisClient { conn, prefix: prefix.to_vec(), buf: Vec::with_capacity(256) };
@@ -105,8 +122,24 @@ impl RedisClient {
         };
         let replies = match c.conn.call(&c.buf, n) {
             Ok(r) => r,
+            Err(e) if ep.tls.is_some() && e.kind() == std::io::ErrorKind::TimedOut => {
+                // A server without TLS reads a TLS greeting as the start of a command, and waits.
+                return Err(ConnectError::Tls(format!(
+                    "{server} sent no answer over TLS in time ({e}): is TLS on there? (for a server without TLS, write redis://)"
+                )));
+            }
+            Err(e) if let Some(m) = tls_failure::explain(&e, &server, &FIXES) => {
+                return Err(ConnectError::Tls(scrub(&m, secret)));
+            }
             Err(e) => {
                 let m = match e.kind() {
+                    // A server with TLS drops a client without it.
+                    std::io::ErrorKind::UnexpectedEof if ep.tls.is_none() && c.conn.unread().is_empty() => {
+                        format!("{} (is TLS on there? then write rediss://)", patient::foreign(&server, "Redis", b""))
+                    }
+                    std::io::ErrorKind::ConnectionReset if ep.tls.is_none() => {
+                        format!("cannot talk to {where_}: {e} (is TLS on there? then write rediss://)")
+                    }
                     std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof => {
                         patient::foreign(&server, "Redis", c.conn.unread())
                     }
@@ -123,6 +156,7 @@ impl RedisClient {
             Some(e) if e.starts_with("LOADING") => {
                 Err(ConnectError::Unreachable(format!("{where_} is loading its data: {e}")))
             }
+            Some(e) if e.contains("max number of clients") => Err(ConnectError::Full(format!("{where_}: {e}"))),
             // NOAUTH, WRONGPASS, a database out of range: the server said no.
             Some(e) => Err(ConnectError::Refused(format!("{where_} refused the connection: {e}"))),
             None => {
@@ -132,10 +166,15 @@ impl RedisClient {
         }
     }
 
+    /// The TLS session in words (`TLSv1.3 TLS13_AES_256_GCM_SHA384`), or None.
+    pub fn tls(&self) -> Option<String> {
+        self.conn.tls()
+    }
+
     /// Send the `n` commands packed in `buf` at once and read their replies (a pipeline:
     /// one round trip); a server error in any reply is a failure.
     fn roundtrip(&mut self, n: usize) -> TxResult<Replies<'_>> {
-        let replies = self.conn.call(&self.buf, n).map_err(|e| TxError::Fail(format!("redis: {e}")))?;
+        let replies = self.conn.call(&self.buf, n).map_err(|e| TxError::Lost(format!("redis: {e}")))?;
         match first_error(replies) {
             Some(e) => Err(TxError::Fail(format!("redis: {e}"))),
             None => Ok(replies),
@@ -273,6 +312,9 @@ fn text(v: &Value) -> String {
 }
 
 impl KvClient for RedisClient {
+    fn evented(&self) -> bool {
+        true
+    }
     fn set(&mut self, key: &[u8], value: &[u8]) -> TxResult<()> {
         self.buf.clear();
         self.buf.extend_from_slice(b"*3\r\n$3\r\nSET\r\n");

@@ -6,7 +6,9 @@
 use super::endpoint::Addr;
 use crate::engine::kit::patient::{self, Patient};
 use crate::engine::kit::stream::Stream;
+use rustls::ClientConfig;
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The longest bulk string a server may send (Redis's proto-max-bulk-len, 512 MiB) and
@@ -182,14 +184,18 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Connect; reads and writes wait until `within` from now (the login's deadline) at
-    /// most, until `logged_in`.
-    pub fn open(addr: &Addr, within: Option<Duration>) -> io::Result<Conn> {
+    /// Connect, in TLS when `tls` (its handshake runs with the first write); reads and
+    /// writes wait until `within` from now (the login's deadline) at most, until `logged_in`.
+    pub fn open(addr: &Addr, within: Option<Duration>, tls: Option<Arc<ClientConfig>>) -> io::Result<Conn> {
         let started = Instant::now();
         let limit = within.unwrap_or(patient::FOREVER);
         let stream = match addr {
             Addr::Unix(path) => Stream::Unix(patient::connect_unix(path, limit)?),
             Addr::Tcp(host, port) => Stream::Tcp(patient::connect_tcp(host, *port, limit)?),
+        };
+        let stream = match (tls, addr) {
+            (Some(config), Addr::Tcp(host, _)) => stream.into_tls(host, config)?,
+            _ => stream,
         };
         let mut stream = Patient::new(stream)?;
         stream.set_deadline(started, within);
@@ -204,6 +210,11 @@ impl Conn {
     pub fn logged_in(&mut self, io: Duration) {
         self.stream.clear_deadline();
         self.stream.set_idle(Some(io));
+    }
+
+    /// The TLS session in words, or None on a plain connection.
+    pub fn tls(&self) -> Option<String> {
+        self.stream.get_ref().tls()
     }
 
     /// What the server sent that was not read as a reply (after a bad one, from where it starts).
@@ -226,7 +237,8 @@ impl Conn {
     }
 
     fn send(&mut self, packed: &[u8]) -> io::Result<()> {
-        self.stream.write_all(packed)
+        // A TLS session may keep part of what was written in its buffer until flushed.
+        self.stream.write_all(packed).and_then(|()| self.stream.flush())
     }
 
     /// Read until `n` whole replies are buffered; where they lie in `buf`, and in `ends`
