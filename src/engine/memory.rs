@@ -34,6 +34,7 @@ impl Engine for Memory {
             unlogged: true,
             wal: None,
             settings: Vec::new(),
+            tls: false,
         })
     }
     fn setting_keys(&self) -> &'static [&'static str] {

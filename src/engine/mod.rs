@@ -78,6 +78,15 @@ pub trait Engine: Sync {
     fn default_image(&self) -> Option<&'static str> {
         None
     }
+    /// The setting that caps its throwaway server's connections and the server's default,
+    /// when that default is low enough for `--clients` to pass (PostgreSQL's 100).
+    fn connection_limit(&self) -> Option<(&'static str, u32)> {
+        None
+    }
+    /// Whether its throwaway servers can run with TLS (`+tls` profiles, `--tls`).
+    fn serves_tls(&self) -> bool {
+        false
+    }
     /// Refuse, before anything starts, a profile this engine cannot run on `target`.
     fn check(&self, _profile: &Profile, _target: &Target, _machine: &Machine) -> Result<()> {
         Ok(())
@@ -151,6 +160,17 @@ pub enum Connection {
     Doc(Box<dyn DocClient>),
 }
 
+impl Connection {
+    /// Whether many such connections may share a thread (see `SqlClient::evented`).
+    pub fn evented(&self) -> bool {
+        match self {
+            Connection::Sql(c) => c.evented(),
+            Connection::Kv(c) => c.evented(),
+            Connection::Doc(c) => c.evented(),
+        }
+    }
+}
+
 /// A parameter of a prepared statement, borrowed so the hot path never allocates.
 #[derive(Clone, Copy, Debug)]
 pub enum Param<'a> {
@@ -186,6 +206,9 @@ pub enum TxError {
     /// A unique-key violation: a conflict for a workload whose retry can succeed
     /// (sysbench's delete + insert racing another client's), a failure for the others.
     Duplicate(String),
+    /// The connection is gone (closed, reset, the server shut down or ended the session):
+    /// no statement on it can succeed, a new connection may.
+    Lost(String),
     /// Anything else.
     Fail(String),
 }
@@ -194,7 +217,7 @@ impl std::fmt::Display for TxError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TxError::Retry => f.write_str("conflict (retryable)"),
-            TxError::Fail(m) | TxError::Duplicate(m) => f.write_str(m),
+            TxError::Fail(m) | TxError::Duplicate(m) | TxError::Lost(m) => f.write_str(m),
         }
     }
 }
@@ -207,7 +230,15 @@ pub enum ConnectError {
     Unreachable(String),
     /// The server answered but said no (credentials, unknown database or role).
     Refused(String),
+    /// TLS failed or is missing where the URL insists on it: the message names the fix.
+    Tls(String),
+    /// The server takes no more connections (PostgreSQL's max_connections, MySQL's,
+    /// Redis's maxclients).
+    Full(String),
 }
+
+/// What a server that takes no more connections tells the user to do.
+const FULL: &str = ": the server takes no more connections; raise its connection limit (max_connections, maxclients) or run fewer --clients";
 
 impl ConnectError {
     /// A server given by `--url` that is not there or says no: the user's URL to fix;
@@ -221,6 +252,8 @@ impl ConnectError {
                 bad_input!("{m}; check the host and port in --url and that the server runs")
             }
             ConnectError::Refused(m) => bad_input!("{m}; check the user, password and database in --url"),
+            ConnectError::Tls(m) => bad_input!("{m}"),
+            ConnectError::Full(m) => bad_input!("{m}{FULL}"),
         }
     }
 }
@@ -228,7 +261,8 @@ impl ConnectError {
 impl std::fmt::Display for ConnectError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ConnectError::Unreachable(m) | ConnectError::Refused(m) => f.write_str(m),
+            ConnectError::Unreachable(m) | ConnectError::Refused(m) | ConnectError::Tls(m) => f.write_str(m),
+            ConnectError::Full(m) => write!(f, "{m}{FULL}"),
         }
     }
 }
@@ -251,9 +285,18 @@ pub enum Dialect {
 pub trait SqlClient: Send {
     /// The SQL dialect, for the few statements that cannot be written portably.
     fn dialect(&self) -> Dialect;
+    /// Whether every wait of this connection is on a socket a fiber can park on, so
+    /// that many clients may share a thread (`--threads`).
+    fn evented(&self) -> bool {
+        false
+    }
     /// Create a table, volatile (UNLOGGED, MEMORY, …) when the profile says so, with a
     /// primary key on `key`: declared at once, or after the load where that is faster.
     fn create_table(&mut self, name: &str, columns: &str, key: Option<&str>) -> TxResult<()>;
+    /// Whether one table loads faster over several connections at once than over one.
+    fn splits_loads(&self) -> bool {
+        false
+    }
     /// Finish a bulk load: deferred primary keys, statistics (pgbench's vacuum step).
     fn finish_load(&mut self) -> TxResult<()> {
         Ok(())
@@ -299,6 +342,11 @@ pub trait SqlClient: Send {
 
 /// A key-value connection: what key-value workloads drive.
 pub trait KvClient: Send {
+    /// Whether every wait of this connection is on a socket a fiber can park on, so
+    /// that many clients may share a thread (`--threads`).
+    fn evented(&self) -> bool {
+        false
+    }
     /// Store `value` under `key`.
     fn set(&mut self, key: &[u8], value: &[u8]) -> TxResult<()>;
     /// Read `key` into `out`; whether it existed.
@@ -369,6 +417,11 @@ pub type DocField<'a> = dyn FnMut(&str, &str, i64) + 'a;
 
 /// A document connection: what document workloads drive, in collections of one database.
 pub trait DocClient: Send {
+    /// Whether every wait of this connection is on a socket a fiber can park on, so
+    /// that many clients may share a thread (`--threads`).
+    fn evented(&self) -> bool {
+        false
+    }
     /// Drop collection `coll` if it exists (a fresh data set).
     fn drop_collection(&mut self, coll: &str) -> TxResult<()>;
     /// Insert `docs` in one round trip (a duplicate `_id` is `TxError::Duplicate`).

@@ -247,11 +247,21 @@ fn merge_repeat(parts: &[&RepeatResult], names: &[&str], label: &str, every: Opt
         settings: first.settings.clone(),
         start_s: max(|p| p.start_s),
         connect_s: parts.iter().filter_map(|p| p.connect_s).reduce(f64::max),
+        threads: parts.iter().filter_map(|p| p.threads).reduce(|a, b| a + b),
         load_s: max(|p| p.load_s),
+        // The slowest shard's load is the merged one's.
+        load_phases: parts
+            .iter()
+            .max_by(|a, b| a.load_s.total_cmp(&b.load_s))
+            .map_or_else(Vec::new, |p| p.load_phases.clone()),
         transactions,
         warmup_transactions: sum(|p| p.warmup_transactions),
         errors: sum(|p| p.errors),
         retries: sum(|p| p.retries),
+        retried: sum(|p| p.retried),
+        failed: sum(|p| p.failed),
+        reconnects: sum(|p| p.reconnects),
+        reconnect_s: parts.iter().map(|p| p.reconnect_s).sum(),
         duration_s,
         tps: if duration_s > 0.0 { transactions as f64 / duration_s } else { 0.0 },
         latency_ms: Latency::of(&hist),
@@ -272,14 +282,19 @@ fn merge_intervals(parts: &[&RepeatResult], every: Option<f64>) -> Result<Vec<In
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         let mut hist = new_histogram();
-        let mut errors = 0;
+        let mut sum = Interval::default();
         for s in parts.iter().filter_map(|p| p.intervals.get(i)) {
             hist.add(decode(&s.histogram)?).map_err(|e| failed!("cannot add interval histograms: {e:?}"))?;
-            errors += s.errors;
+            sum.errors += s.errors;
+            sum.retries += s.retries;
+            sum.retried += s.retried;
+            sum.failed += s.failed;
+            sum.reconnects += s.reconnects;
+            sum.reconnect_s += s.reconnect_s;
         }
         let start_s = every
             .map_or_else(|| parts.iter().find_map(|p| p.intervals.get(i)).map_or(0.0, |s| s.start_s), |e| i as f64 * e);
-        out.push(Interval { start_s, transactions: hist.len(), errors, histogram: encode_histogram(&hist) });
+        out.push(Interval { start_s, transactions: hist.len(), histogram: encode_histogram(&hist), ..sum });
     }
     Ok(out)
 }

@@ -12,7 +12,7 @@ pub use histogram::{decode_histogram, encode_histogram, new_histogram};
 pub use merge::{ShardFile, merge};
 pub use options::{OptionField, RunOptions};
 pub use precision::{CellPrecision, PrecisionOutcome, StopReason};
-pub use repeat::{Interval, Latency, RepeatResult, RepeatStatus, ScheduleStats};
+pub use repeat::{Interval, Latency, LoadPhase, RepeatResult, RepeatStatus, ScheduleStats};
 pub use statements::{StatementLatency, merge_statements};
 
 use crate::error::Result;

@@ -71,6 +71,13 @@ pub struct RunOptions {
     /// `--start-at`: when every repeat's measured phase was to begin (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_at: Option<String>,
+    /// `--max-tries`: tries a conflicting transaction had in all (0: unlimited); absent:
+    /// tried again until it had conflicted for 10 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tries: Option<u32>,
+    /// `--reconnect`: clients whose connection was lost connected again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reconnect: bool,
 }
 
 /// One option of a run in the words reports use: the HTML environment table lists them,
@@ -115,6 +122,15 @@ impl RunOptions {
         push("confidence", crate::stats::percent(self.confidence), false);
         push("rate", self.rate.map_or("none (closed loop)".into(), |r| format!("{r} tps")), true);
         push("latency limit", self.latency_limit_ms.map_or("none".into(), |l| format!("{l} ms")), true);
+        let tries = match self.max_tries {
+            None => "until 10 s of conflicts".to_string(),
+            Some(0) => "unlimited".to_string(),
+            Some(n) => n.to_string(),
+        };
+        push("max tries", tries, true);
+        if self.reconnect {
+            push("reconnect", "on a lost connection".into(), false);
+        }
         push("scale", self.scale.to_string(), true);
         if ran("oltp") {
             push("oltp tables", format!("{} × {} rows", self.tables, self.table_size), true);

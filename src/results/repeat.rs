@@ -49,16 +49,41 @@ pub struct RepeatResult {
     /// connection time"); absent in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_s: Option<f64>,
+    /// Worker threads that drove the clients, several clients to a thread when fewer
+    /// (`--threads`); absent in files written before clients could share a thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
     /// Seconds spent creating and loading the data set.
     pub load_s: f64,
+    /// Those seconds by phase of the load (create, load, vacuum, indexes; a phase run
+    /// side by side counts its wall time once); absent in files from before they were
+    /// timed, and for workloads whose load is one step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load_phases: Vec<LoadPhase>,
     /// Transactions committed while measured.
     pub transactions: u64,
     /// Transactions committed during warm-up.
     pub warmup_transactions: u64,
-    /// Failed transactions while measured.
+    /// Failed transactions while measured (whatever the cause: out of tries, a lost
+    /// connection, an error of the workload's).
     pub errors: u64,
-    /// Conflicts retried while measured (e.g. SQLITE_BUSY).
+    /// Retries of measured transactions after a conflict (serialization failure, deadlock,
+    /// SQLITE_BUSY): each try after a transaction's first.
     pub retries: u64,
+    /// Measured transactions tried more than once, committed in the end or not (pgbench's
+    /// "transactions retried"); absent in files from before it was counted.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retried: u64,
+    /// Measured transactions that conflicted on every try they had (`--max-tries`), among
+    /// `errors` (pgbench's "failed transactions").
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed: u64,
+    /// New connections made after a lost one while measured (`--reconnect`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reconnects: u64,
+    /// Seconds from those losses to the clients running again, summed over clients.
+    #[serde(default, skip_serializing_if = "is_nothing")]
+    pub reconnect_s: f64,
     /// Measured wall time, seconds.
     pub duration_s: f64,
     /// Transactions per second.
@@ -91,7 +116,7 @@ pub struct RepeatResult {
 
 /// One slice of a repeat's measured phase (`--log-interval`), as pgbench's aggregated log
 /// lines, with the slice's whole latency histogram so slices and shards can be merged.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// Seconds from the measured phase's start to this slice's start.
     pub start_s: f64,
@@ -99,6 +124,21 @@ pub struct Interval {
     pub transactions: u64,
     /// Failed transactions that ended in it.
     pub errors: u64,
+    /// Retries of the transactions that ended in it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u64,
+    /// Transactions tried more than once that ended in it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retried: u64,
+    /// Transactions that ran out of tries in it (among `errors`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed: u64,
+    /// Reconnections that ended in it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reconnects: u64,
+    /// Seconds those reconnections took, summed over clients.
+    #[serde(default, skip_serializing_if = "is_nothing")]
+    pub reconnect_s: f64,
     /// HdrHistogram of their latency in nanoseconds, V2 deflate, base64 (as `histogram`).
     pub histogram: String,
 }
@@ -128,11 +168,17 @@ impl RepeatResult {
             settings: BTreeMap::new(),
             start_s: 0.0,
             connect_s: None,
+            threads: None,
             load_s: 0.0,
+            load_phases: Vec::new(),
             transactions: 0,
             warmup_transactions: 0,
             errors: 0,
             retries: 0,
+            retried: 0,
+            failed: 0,
+            reconnects: 0,
+            reconnect_s: 0.0,
             duration_s: 0.0,
             tps: 0.0,
             latency_ms: Latency::default(),
@@ -146,6 +192,23 @@ impl RepeatResult {
             measure_started_at: None,
         }
     }
+}
+
+/// One phase of loading a data set and the seconds it took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadPhase {
+    /// What the phase did, in the workload's words ("generate", "vacuum and keys").
+    pub phase: String,
+    /// Wall seconds.
+    pub s: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_nothing(s: &f64) -> bool {
+    *s == 0.0
 }
 
 /// Latency figures in milliseconds.
@@ -193,14 +256,21 @@ mod tests {
         let closed = serde_json::to_value(&r).unwrap();
         assert!(closed.get("schedule").is_none());
         assert!(closed.get("intervals").is_none() && closed.get("connect_s").is_none(), "{closed}");
+        for absent in ["retried", "failed", "reconnects", "reconnect_s"] {
+            assert!(closed.get(absent).is_none(), "a run without them writes what it wrote before: {closed}");
+        }
         let back: RepeatResult = serde_json::from_value(closed).unwrap();
         assert_eq!(back.schedule, None);
         r.schedule = Some(ScheduleStats { lag_avg_ms: 0.25, lag_max_ms: 3.5, skipped: 7, late: 11 });
         let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back.schedule, r.schedule);
-        r.intervals = vec![Interval { start_s: 1.0, transactions: 3, errors: 1, histogram: "x".into() }];
+        r.intervals =
+            vec![Interval { start_s: 1.0, transactions: 3, errors: 1, histogram: "x".into(), ..Interval::default() }];
         r.connect_s = Some(0.01);
+        (r.retried, r.failed, r.reconnects, r.reconnect_s) = (4, 1, 2, 0.5);
+        r.intervals[0].reconnects = 2;
         let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!((back.retried, back.failed, back.reconnects, back.reconnect_s), (4, 1, 2, 0.5));
         assert_eq!((back.intervals, back.connect_s), (r.intervals, r.connect_s));
 
         let old = serde_json::json!({"duration_s": 1.0, "transactions": null, "warmup_s": 0.2, "repeat": 3,

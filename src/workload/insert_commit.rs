@@ -2,7 +2,7 @@
 //! (a SET of a new key on key-value engines, an insertOne of a new document on document
 //! engines). It measures the cost of a commit.
 
-use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions, step};
+use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, step};
 use crate::engine::{Connection, DocClient, DocValue, Interface, KvClient, NewDoc, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
 
@@ -24,7 +24,8 @@ impl Workload for InsertCommit {
     fn interfaces(&self) -> &'static [Interface] {
         &[Interface::Sql, Interface::Kv, Interface::Doc]
     }
-    fn prepare(&self, conn: &mut Connection, _opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
+    fn prepare(&self, load: &mut Loader, _opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
+        let conn = load.conn();
         if let Connection::Sql(c) = conn {
             step("create table", c.create_table(TABLE, "client integer, seq integer, payload varchar(100)", None))?;
             step("finish the load", c.finish_load())?;

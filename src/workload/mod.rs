@@ -6,6 +6,7 @@
 
 pub mod counters;
 pub mod insert_commit;
+mod load;
 pub mod oltp;
 pub mod script;
 pub mod tpcb;
@@ -14,6 +15,7 @@ pub mod ycsb;
 use crate::engine::{Connection, Interface, SqlClient, TxResult};
 use crate::error::Result;
 pub use crate::options::workload::{Verdict, WorkloadOptions};
+pub use load::Loader;
 use std::sync::Arc;
 
 /// What clients do, as the plan sees it: a name, the client interfaces it drives and the
@@ -42,9 +44,10 @@ pub trait Workload: Send + Sync {
     fn size_options(&self, opts: &WorkloadOptions) -> String {
         format!("--scale {}", opts.scale)
     }
-    /// Create and bulk-load the data set of one repeat of a cell; the result builds that
-    /// repeat's clients and verifies it, and is dropped with it.
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>>;
+    /// Create and bulk-load the data set of one repeat of a cell over `load`'s
+    /// connections, timing its phases there; the result builds that repeat's clients and
+    /// verifies it, and is dropped with it.
+    fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>>;
 }
 
 /// One repeat of a cell's workload, its data loaded: it owns what the repeat's clients

@@ -3,7 +3,7 @@
 //! sbtest1..N. Each group of statements picks its table uniformly and draws its ids from
 //! sysbench 1.0's default distribution, 'special', as sysbench does.
 
-use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql, step, until_signal};
+use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql, step, until_signal};
 use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxError, TxResult};
 use crate::error::Result;
 use crate::rng::Rng;
@@ -155,11 +155,14 @@ impl Workload for Oltp {
         format!("--tables {} --table-size {}", opts.tables, opts.table_size)
     }
     /// As sysbench's prepare, table by table: create, bulk insert (k from the default
-    /// distribution, c and pad from the templates), then the secondary index k_N.
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
-        let c = sql(conn, self.name)?;
+    /// distribution, c and pad from the templates), then the secondary index k_N; the
+    /// tables side by side, each loaded on a connection of its own (a table's rows
+    /// depend on its number alone), then their indexes side by side.
+    fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         let (tables, rows) = sizes(opts);
-        for t in 1..=tables {
+        let numbers: Vec<usize> = (1..=tables).collect();
+        load.side_by_side("generate", &numbers, |conn, &t| {
+            let c = sql(conn, self.name)?;
             let name = format!("sbtest{t}");
             step(&format!("create {name}"), c.create_table(&name, COLUMNS, Some("id")))?;
             let mut strings = Rng::new(TEXT_SEED ^ t as u64);
@@ -170,9 +173,12 @@ impl Workload for Oltp {
                 vec![Datum::Int(id), Datum::Int(k), Datum::Text(text(&cv).into()), Datum::Text(text(&pad).into())]
             }));
             step(&format!("load {name}"), c.load(&name, &["id", "k", "c", "pad"], &mut data))?;
-            step("finish the load", c.finish_load())?;
-            step(&format!("create index k_{t}"), c.batch(&format!("CREATE INDEX k_{t} ON {name}(k)")))?;
-        }
+            step("finish the load", c.finish_load())
+        })?;
+        load.side_by_side("indexes", &numbers, |conn, &t| {
+            let c = sql(conn, self.name)?;
+            step(&format!("create index k_{t}"), c.batch(&format!("CREATE INDEX k_{t} ON sbtest{t}(k)")))
+        })?;
         Ok(Box::new(Cell { name: self.name, mix: self.mix, tables, rows }))
     }
 }

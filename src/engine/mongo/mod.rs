@@ -78,6 +78,9 @@ impl Engine for Mongo {
     fn url_schemes(&self) -> &'static [&'static str] {
         &["mongodb", "mongodb+srv"]
     }
+    fn serves_tls(&self) -> bool {
+        true
+    }
     fn bin_flag(&self) -> Option<BinFlag> {
         Some(BinFlag { long: "mongo-bin", help: "Directory of the mongod binary [default: found on PATH]" })
     }
@@ -85,6 +88,12 @@ impl Engine for Mongo {
         if profile.wal.is_some_and(|w| w != profile.location) {
             return Err(bad_input!(
                 "profile '{}' puts a write-ahead log apart from the data; mongod keeps its journal inside its dbpath",
+                profile.name
+            ));
+        }
+        if profile.tls && *target == Target::Managed && machine.launcher == Kind::Docker {
+            return Err(bad_input!(
+                "profile '{}' runs mongod with TLS, which dbrace does only with --launcher native so far; drop +tls or --tls, or use --launcher native",
                 profile.name
             ));
         }
@@ -190,21 +199,30 @@ fn in_container(launch: &Launch) -> Result<MongoInstance> {
     Ok(inst)
 }
 
-/// The connection handed to a user's tools: MONGODB_URI and DATABASE_URL.
+/// The connection handed to a user's tools: MONGODB_URI and DATABASE_URL; with TLS,
+/// `tls=true` and the CA's file (`tlsCAFile`), the host name checked.
 fn exposed(inst: MongoInstance) -> Result<Exposed> {
     let ep = &inst.endpoint;
     let Addr::Tcp(host, port) = &ep.addr else {
         return Err(failed!("a mongod handed to a command listens on TCP"));
     };
     let password = ep.password.clone().unwrap_or_default();
+    let tls = match ep.tls.as_ref().and_then(|t| t.root_cert.as_ref()) {
+        Some(ca) => format!("tls=true&tlsCAFile={}", access::encode(&ca.to_string_lossy()).replace("%2F", "/")),
+        None => String::new(),
+    };
     let (url, redacted) = match &ep.user {
         Some(user) => {
             let (u, r) = access::urls("mongodb", user, &password, host, *port, &inst.db);
-            let q = format!("?authSource={}", access::encode(&ep.auth_source));
+            let mut q = format!("?authSource={}", access::encode(&ep.auth_source));
+            if !tls.is_empty() {
+                q = format!("{q}&{tls}");
+            }
             (u + &q, r + &q)
         }
         None => {
-            let u = format!("mongodb://{host}:{port}/{}", access::encode(&inst.db));
+            let q = if tls.is_empty() { String::new() } else { format!("?{tls}") };
+            let u = format!("mongodb://{host}:{port}/{}{q}", access::encode(&inst.db));
             (u.clone(), u)
         }
     };

@@ -11,9 +11,11 @@ pub mod wire;
 
 use super::ConnectError;
 use super::access::{self, Exposed};
+use super::kit::tls::{Mode, Tls};
 use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
 use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
 use crate::error::Result;
+use crate::instance::certs::{self, Certs};
 use crate::launcher::{Kind, docker};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::MyClient;
@@ -107,7 +109,20 @@ impl Engine for Mysql {
             help: "Directory of the MariaDB/MySQL server binaries (mariadbd or mysqld) [default: found]",
         })
     }
+    fn connection_limit(&self) -> Option<(&'static str, u32)> {
+        Some(("max_connections", 151))
+    }
+    fn serves_tls(&self) -> bool {
+        true
+    }
     fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
+        if profile.tls && *target == Target::Managed && machine.launcher == Kind::Docker {
+            return Err(bad_input!(
+                "profile '{}': mysql runs a throwaway server with TLS on the native launcher only; \
+                 use --launcher native, or drop +tls",
+                profile.name
+            ));
+        }
         kit::target::check(
             profile,
             target,
@@ -139,7 +154,7 @@ impl Engine for Mysql {
         self.check(profile, &Target::Managed, machine)
     }
     fn expose(&self, launch: &Launch) -> Result<Exposed> {
-        Ok(exposed(managed_instance(launch)?))
+        exposed(managed_instance(launch)?)
     }
 }
 
@@ -157,13 +172,21 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
     }
     let expected = merged(expected, &profile.settings);
     let mut noted = BTreeMap::new();
+    // With TLS its clients come over TCP: TLS needs it, and the socket would be trusted as
+    // secure without it.
+    let (listen, certs) = match profile.tls {
+        true => (tls_listen(launch.listen), Some(certs::make(dir.path(), run_as.as_ref())?)),
+        false => (launch.listen, None),
+    };
     let (server, root, port, version) = match machine.launcher {
         Kind::Native => {
             let b = managed::binaries(machine.bin_dir(NAME))?;
             let template = managed::template(launcher, &b, run_as.as_ref(), &profile.settings)?;
-            let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
+            let started =
+                managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, listen, certs.as_ref())?;
             (started.server, started.root, started.port, Some(b.version))
         }
+        Kind::Docker if profile.tls => return Err(failed!("mysql: no TLS with the docker launcher")),
         Kind::Docker => {
             let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
             let started = container::start(
@@ -185,8 +208,14 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
         Some(port) => managed::account(&root, port, launch.access)?,
         None => root,
     };
+    let at = match &certs {
+        // Checked as a careful client checks it: the chain to the throwaway CA, and the name.
+        Some(c) => at.with_tls(Tls::new(Mode::VerifyFull, Some(c.ca.clone()), None))?,
+        None => at,
+    };
     let mut inst = MyInstance {
         at,
+        certs,
         session: Vec::new(),
         expected,
         memory_tables: profile.unlogged,
@@ -210,22 +239,45 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
     Ok(inst)
 }
 
-/// The connection handed to a user's tools: DATABASE_URL and the mysql client's variables.
-fn exposed(inst: MyInstance) -> Exposed {
+/// Where `+tls` clients connect: TCP, on the port asked for if any.
+fn tls_listen(listen: access::Listen) -> access::Listen {
+    match listen {
+        access::Listen::Socket => access::Listen::Tcp(None),
+        tcp => tcp,
+    }
+}
+
+/// The connection handed to a user's tools: DATABASE_URL and the mysql client's variables;
+/// with TLS the URL's `ssl-mode=VERIFY_IDENTITY&ssl-ca=…`, and `MYSQL_HOME` naming a
+/// directory whose my.cnf tells the mariadb and mysql clients the same (no MYSQL_*
+/// variable carries TLS).
+fn exposed(inst: MyInstance) -> Result<Exposed> {
     let o = &inst.at.opts;
     let (user, password) = (o.user().unwrap_or_default().to_string(), o.pass().unwrap_or_default().to_string());
     let (host, port, db) = (o.ip_or_hostname().to_string(), o.tcp_port(), o.db_name().unwrap_or_default().to_string());
-    let (url, redacted) = access::urls("mysql", &user, &password, &host, port, &db);
-    let env = vec![
-        ("DATABASE_URL".to_string(), url.clone()),
+    let (mut url, mut redacted) = access::urls("mysql", &user, &password, &host, port, &db);
+    let mut env = vec![
         ("MYSQL_HOST".to_string(), host),
         ("MYSQL_TCP_PORT".to_string(), port.to_string()),
         ("MYSQL_USER".to_string(), user),
         ("MYSQL_PWD".to_string(), password.clone()),
         ("MYSQL_DATABASE".to_string(), db),
     ];
+    if let Some(c) = &inst.certs {
+        let ca = c.ca.display().to_string();
+        let user = o.user().unwrap_or_default();
+        let tls = format!("?ssl-mode=VERIFY_IDENTITY&ssl-ca={}", access::encode(&ca));
+        url.push_str(&tls);
+        redacted.push_str(&tls);
+        let home = c.ca.parent().unwrap_or(std::path::Path::new("/"));
+        // The user too: MYSQL_USER is read by some tools, not by the mariadb client.
+        let cnf = format!("[client]\nuser={user}\nssl-ca={ca}\nssl-verify-server-cert\n");
+        crate::instance::datadir::write_private(&home.join("my.cnf"), &cnf, None)?;
+        env.push(("MYSQL_HOME".to_string(), home.display().to_string()));
+    }
+    env.insert(0, ("DATABASE_URL".to_string(), url.clone()));
     // A socket path would win over the host for clients that see one.
-    Exposed { instance: Box::new(inst), url, redacted, env, unset: &["MYSQL_UNIX_PORT"], password }
+    Ok(Exposed { instance: Box::new(inst), url, redacted, env, unset: &["MYSQL_UNIX_PORT"], password })
 }
 
 fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
@@ -235,6 +287,7 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
     let session = merged(if profile.unlogged { memory_settings() } else { Vec::new() }, &profile.settings);
     let mut inst = MyInstance {
         at: admin.with_database(&db),
+        certs: None,
         expected: session.clone(),
         session,
         memory_tables: profile.unlogged,
@@ -260,6 +313,8 @@ fn url_database(admin: Endpoint, name: String) -> UrlDatabase {
 /// A fresh MySQL database to measure.
 struct MyInstance {
     at: Endpoint,
+    /// The throwaway CA and server certificate of a server with TLS.
+    certs: Option<Certs>,
     /// SET SESSION on every connection (url targets).
     session: Vec<(String, String)>,
     /// What `SELECT @@…` must say.
@@ -293,6 +348,7 @@ impl MyInstance {
             None => format!("tcp {}:{}", self.at.opts.ip_or_hostname(), self.at.opts.tcp_port()),
         };
         out.insert("transport".to_string(), via);
+        out.insert("tls".to_string(), c.tls().unwrap_or("off").to_string());
         let version = c.value("SELECT VERSION()").map_err(|e| failed!("mysql: SELECT VERSION(): {e}"))?;
         out.insert("version".to_string(), version.unwrap_or_default());
         let rb = ReadBack { engine: "mysql", profile, recorded: RECORDED, expected: &self.expected };

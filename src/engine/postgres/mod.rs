@@ -13,9 +13,11 @@ mod login;
 pub mod managed;
 mod messages;
 mod placeholders;
+mod tls;
 
 use super::ConnectError;
-use super::access::{self, Exposed};
+use super::access::{self, Exposed, Listen};
+use super::kit::tls::{Mode as TlsMode, Tls};
 use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
 use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
 use crate::error::Result;
@@ -23,7 +25,9 @@ use crate::launcher::{Kind, docker};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
+use extended::Named;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The PostgreSQL engine.
 pub struct Postgres;
@@ -101,6 +105,12 @@ impl Engine for Postgres {
         })
     }
     fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
+        if profile.tls && *target == Target::Managed && machine.launcher == Kind::Docker {
+            return Err(bad_input!(
+                "profile '{}': postgres runs with TLS on the native launcher only; drop +tls (or --tls), or use --launcher native",
+                profile.name
+            ));
+        }
         kit::target::check(
             profile,
             target,
@@ -126,6 +136,12 @@ impl Engine for Postgres {
     fn exposes(&self) -> bool {
         true
     }
+    fn connection_limit(&self) -> Option<(&'static str, u32)> {
+        Some(("max_connections", 100))
+    }
+    fn serves_tls(&self) -> bool {
+        true
+    }
     fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
         if profile.unlogged {
             return Err(bad_input!(
@@ -148,13 +164,25 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
     let wal = launch.storage.wal.as_ref();
     let run_as = USER.for_launch(machine.run_as())?;
     let launcher = crate::launcher::chosen(machine.launcher);
-    let expected = merged(durability_settings(profile.durability), &profile.settings);
+    let mut base = durability_settings(profile.durability);
+    let mut listen = launch.listen;
+    let mut root_cert = None;
+    if profile.tls {
+        let (settings, ca) = managed::with_tls(dir.path(), run_as.as_ref())?;
+        base.extend(settings);
+        root_cert = Some(ca);
+        // TLS runs over TCP: the socket stays for dbrace's own setup, trusted and plain.
+        if listen == Listen::Socket {
+            listen = Listen::Tcp(None);
+        }
+    }
+    let expected = merged(base, &profile.settings);
     let mut noted = BTreeMap::new();
     let (server, socket, port, version) = match machine.launcher {
         Kind::Native => {
             let b = managed::binaries(machine.bin_dir(NAME))?;
             let template = managed::template(launcher, &b, run_as.as_ref())?;
-            let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, launch.listen)?;
+            let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
             (started.server, started.socket, started.port, Some(b.version))
         }
         Kind::Docker => {
@@ -181,16 +209,21 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
             (started.server, started.login, started.port, None)
         }
     };
-    let info = match port {
+    let mut info = match port {
         Some(port) => managed::account(&socket, port, launch.access)?,
         None => socket,
     };
+    if root_cert.is_some() {
+        // Checked as a careful client checks a server: the CA's chain and the host name.
+        info.tls = Tls::new(TlsMode::VerifyFull, root_cert, None);
+    }
     let mut inst = PgInstance {
         info,
         session: Vec::new(),
         expected,
         unlogged: profile.unlogged,
         protocol: machine.protocol,
+        named: Arc::default(),
         version: version.clone().unwrap_or_default(),
         settings: BTreeMap::new(),
         owned: Owned::Server(server),
@@ -217,8 +250,18 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
 fn exposed(inst: PgInstance) -> Exposed {
     let i = &inst.info;
     let password = i.password.clone().unwrap_or_default();
-    let (url, redacted) = access::urls("postgresql", &i.user, &password, &i.host, i.port, &i.database);
-    let env = vec![
+    let (mut url, mut redacted) = access::urls("postgresql", &i.user, &password, &i.host, i.port, &i.database);
+    let mut tls_env = Vec::new();
+    if let Some(ca) = &i.tls.root_cert {
+        // libpq's own words, so psql and every libpq or JDBC-style client check the server.
+        let ca = ca.to_string_lossy().into_owned();
+        let query = format!("?sslmode={}&sslrootcert={}", i.tls.mode.name(), access::encode(&ca).replace("%2F", "/"));
+        url.push_str(&query);
+        redacted.push_str(&query);
+        tls_env.push(("PGSSLMODE".to_string(), i.tls.mode.name().to_string()));
+        tls_env.push(("PGSSLROOTCERT".to_string(), ca));
+    }
+    let mut env = vec![
         ("DATABASE_URL".to_string(), url.clone()),
         ("PGHOST".to_string(), i.host.clone()),
         ("PGPORT".to_string(), i.port.to_string()),
@@ -226,6 +269,7 @@ fn exposed(inst: PgInstance) -> Exposed {
         ("PGPASSWORD".to_string(), password.clone()),
         ("PGDATABASE".to_string(), i.database.clone()),
     ];
+    env.extend(tls_env);
     // PGHOSTADDR wins over PGHOST, and a service file can name another server.
     Exposed { instance: Box::new(inst), url, redacted, env, unset: &["PGHOSTADDR", "PGSERVICE"], password }
 }
@@ -245,6 +289,7 @@ fn on_url(profile: &Profile, url: &str, protocol: Protocol) -> Result<Box<dyn In
         session,
         unlogged: profile.unlogged,
         protocol,
+        named: Arc::default(),
         version: c.server_version.clone(),
         settings: BTreeMap::new(),
         owned: Owned::Url(url_database(admin, db)),
@@ -264,6 +309,9 @@ fn url_database(admin: ConnInfo, name: String) -> UrlDatabase {
     UrlDatabase::new(name, sql, Box::new(run))
 }
 
+/// The protocol recorded when named statements were lost and the connections fell back.
+const FELL_BACK: &str = "extended (prepared statements did not survive the pooler)";
+
 /// A fresh PostgreSQL database to measure.
 struct PgInstance {
     info: ConnInfo,
@@ -274,6 +322,8 @@ struct PgInstance {
     unlogged: bool,
     /// How statements travel (`--protocol`).
     protocol: Protocol,
+    /// What its connections learn together about named statements.
+    named: Arc<Named>,
     version: String,
     settings: BTreeMap<String, String>,
     owned: Owned<UrlDatabase>,
@@ -281,8 +331,9 @@ struct PgInstance {
 
 impl PgInstance {
     fn client(&self) -> Result<PgClient> {
-        let mut c = PgClient::connect(&self.info, self.unlogged).map_err(|e| self.owned.unreachable(e))?;
+        let mut c = PgClient::connect(&self.info, self.unlogged).map_err(|e| self.unreachable(e))?;
         c.set_protocol(self.protocol);
+        c.share_names(&self.named);
         kit::session::apply(
             &mut c,
             &self.session,
@@ -290,6 +341,20 @@ impl PgInstance {
             |k, v, e| bad_input!("postgres refused SET {k} = {v}: {e}; check the value given with --set"),
         )?;
         Ok(c)
+    }
+
+    /// A connection that failed. PgBouncer's "no such database" for the database the run
+    /// just made is a pooler with no route to it: the fix is in its configuration.
+    fn unreachable(&self, e: ConnectError) -> crate::error::Error {
+        match (&self.owned, &e) {
+            (Owned::Url(db), ConnectError::Refused(said)) if said.contains("no such database") => bad_input!(
+                "{}:{} has no route to the database {} the run made behind it (\"no such database\" is PgBouncer's answer for one its [databases] section does not list); dbrace makes a database per repeat, so give pgbouncer.ini a fallback line `* = host=SERVER port=PORT` (docs/engines.md), or point --url at the server itself",
+                self.info.host,
+                self.info.port,
+                db.name,
+            ),
+            _ => self.owned.unreachable(e),
+        }
     }
 
     /// SHOW the recorded settings and those we set; fail when one did not take.
@@ -303,6 +368,7 @@ impl PgInstance {
             format!("tcp {}:{}", self.info.host, self.info.port)
         };
         out.insert("transport".to_string(), via);
+        out.insert("tls".to_string(), c.tls().unwrap_or_else(|| "off".to_string()));
         let rb = ReadBack { engine: "postgres", profile, recorded: RECORDED, expected: &self.expected };
         rb.read(&mut out, |key| match c.show(key) {
             Ok(v) => Ok(Some(v)),
@@ -337,9 +403,39 @@ impl Instance for PgInstance {
         self.version.clone()
     }
     fn settings(&self) -> BTreeMap<String, String> {
-        self.settings.clone()
+        let mut settings = self.settings.clone();
+        if self.named.lost().is_some() {
+            settings.insert("protocol".into(), FELL_BACK.into());
+        }
+        settings
     }
     fn alive(&self) -> Result<()> {
         self.owned.alive()
+    }
+}
+
+impl Drop for PgInstance {
+    /// The fallback is said once per process (again only to add that SET values do not
+    /// hold), once the instance's clients are done (not under a progress bar); each cell
+    /// records it as its protocol.
+    fn drop(&mut self) {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        const NOTED: u8 = 1;
+        const SET_NOTED: u8 = 2;
+        static SAID: AtomicU8 = AtomicU8::new(0);
+        let Some(why) = self.named.lost() else { return };
+        let says = if self.session.is_empty() { NOTED } else { NOTED | SET_NOTED };
+        if SAID.fetch_or(says, Ordering::Relaxed) & says == says {
+            return;
+        }
+        let set = if self.session.is_empty() {
+            ""
+        } else {
+            "; its SET values (async, --set) hold only on the server connection that ran them, so they may not be in effect"
+        };
+        eprintln!(
+            "dbrace: note: named prepared statements did not survive between transactions at {}:{} ({why}), as behind a transaction pooler such as PgBouncer; its connections fell back to --protocol extended (Parse, Bind, Execute every time), recorded as the protocol in the results{set}",
+            self.info.host, self.info.port
+        );
     }
 }

@@ -80,7 +80,10 @@ impl Engine for Redis {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     }
     fn url_schemes(&self) -> &'static [&'static str] {
-        &["redis", "redis+unix"]
+        &["redis", "rediss", "redis+unix"]
+    }
+    fn serves_tls(&self) -> bool {
+        true
     }
     /// `unlogged` keeps nothing at all: recorded as durability off.
     fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {
@@ -148,8 +151,16 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
     let (server, endpoint, version) = match machine.launcher {
         Kind::Native => {
             let b = managed::binary()?;
-            let (server, endpoint) =
-                managed::start(launcher, &b, dir, run_as.as_ref(), &expected, launch.listen, launch.access)?;
+            let (server, endpoint) = managed::start(
+                launcher,
+                &b,
+                dir,
+                run_as.as_ref(),
+                &expected,
+                launch.listen,
+                launch.access,
+                profile.tls,
+            )?;
             // Where the data really is: the filesystem of its dir says ram or disk.
             noted.insert("dir_filesystem".to_string(), crate::instance::location::fs_type(dir.path()));
             (server, endpoint, Some(b.version))
@@ -187,7 +198,8 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
     Ok(inst)
 }
 
-/// The connection handed to a user's tools: REDIS_URL.
+/// The connection handed to a user's tools: REDIS_URL, and with TLS `rediss://` that
+/// checks the certificate and host name against the CA's file, which REDIS_CA_CERT names.
 fn exposed(inst: RedisInstance) -> Result<Exposed> {
     let ep = &inst.endpoint;
     let endpoint::Addr::Tcp(host, port) = &ep.addr else {
@@ -196,9 +208,24 @@ fn exposed(inst: RedisInstance) -> Result<Exposed> {
     let password = ep.password.clone().unwrap_or_default();
     // `default` named: redis-cli reads `redis://:PASSWORD@…` as an empty user name.
     let user = ep.username.clone().unwrap_or_else(|| "default".to_string());
-    let (url, redacted) = access::urls("redis", &user, &password, host, *port, &ep.db.to_string());
-    let env = vec![("REDIS_URL".to_string(), url.clone())];
+    let scheme = if ep.tls.is_some() { "rediss" } else { "redis" };
+    let (mut url, mut redacted) = access::urls(scheme, &user, &password, host, *port, &ep.db.to_string());
+    let mut env = Vec::new();
+    if let Some(ca) = ep.tls.as_ref().and_then(|t| t.root_cert.as_ref()) {
+        let ca = ca.to_string_lossy();
+        // redis-py's names; its check of the host name is spelled out, older versions lack it.
+        let q = format!("?ssl_cert_reqs=required&ssl_check_hostname=true&ssl_ca_certs={}", query_value(&ca));
+        url.push_str(&q);
+        redacted.push_str(&q);
+        env.push(("REDIS_CA_CERT".to_string(), ca.into_owned()));
+    }
+    env.insert(0, ("REDIS_URL".to_string(), url.clone()));
     Ok(Exposed { instance: Box::new(inst), url, redacted, env, unset: &[], password })
+}
+
+/// A file path as a URL query's value: percent-encoded, its slashes left as they are.
+fn query_value(path: &str) -> String {
+    access::encode(path).replace("%2F", "/")
 }
 
 fn on_url(url: &str) -> Result<Box<dyn Instance>> {
@@ -233,6 +260,7 @@ fn read_back(
 ) -> Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     out.insert("transport".to_string(), endpoint.transport());
+    out.insert("tls".to_string(), c.tls().unwrap_or_else(|| "off".to_string()));
     let rb = ReadBack { engine: "redis", profile, recorded: RECORDED, expected };
     rb.read(&mut out, |key| match c.config_get(key) {
         Ok(v) => Ok(v),

@@ -15,7 +15,7 @@ pub use crate::options::counters as options;
 mod pick;
 mod sql;
 
-use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions};
+use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions};
 use crate::engine::{Connection, Interface};
 use crate::error::Result;
 use buckets::Granularity;
@@ -193,13 +193,13 @@ impl Workload for Counters {
             o.range
         )
     }
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
+    fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         let o = &opts.counters;
         let data = match self.role {
             Role::Write => None,
             Role::Read => Some(clock::dataset(o)),
         };
-        match conn {
+        match load.conn() {
             Connection::Sql(c) => sql::prepare(c.as_mut(), o, data.as_deref())?,
             Connection::Kv(c) => {
                 if let Some(d) = &data {

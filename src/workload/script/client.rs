@@ -130,6 +130,8 @@ impl ScriptClient {
 enum Failure {
     Retry,
     Msg(String),
+    /// The connection is gone: the runner may reconnect.
+    Lost(String),
 }
 
 impl Transactor for ScriptClient {
@@ -175,15 +177,14 @@ impl Transactor for ScriptClient {
                         let s = &mut self.stats[si][op.command];
                         match f {
                             Failure::Retry => s.retries += 1,
-                            Failure::Msg(_) => s.failures += 1,
+                            Failure::Msg(_) | Failure::Lost(_) => s.failures += 1,
                         }
                     }
+                    let at = || format!("{}:{}", script.file, script.commands[op.command].pos.line);
                     return Err(match f {
                         Failure::Retry => TxError::Retry,
-                        Failure::Msg(m) => {
-                            let line = script.commands[op.command].pos.line;
-                            TxError::Fail(format!("{}:{line}: {m}", script.file))
-                        }
+                        Failure::Msg(m) => TxError::Fail(format!("{}: {m}", at())),
+                        Failure::Lost(m) => TxError::Lost(format!("{}: {m}", at())),
                     });
                 }
             }
@@ -340,6 +341,7 @@ impl Run<'_> {
 fn failure(e: TxError) -> Failure {
     match e {
         TxError::Retry => Failure::Retry,
+        TxError::Lost(m) => Failure::Lost(m),
         TxError::Fail(m) | TxError::Duplicate(m) => Failure::Msg(m),
     }
 }
@@ -390,7 +392,7 @@ fn sleep(micros: i64) -> Result<(), Failure> {
         if crate::signals::pending().is_some() {
             return Err(Failure::Msg("\\sleep interrupted".into()));
         }
-        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+        crate::fiber::sleep((end - now).min(Duration::from_millis(50)));
     }
 }
 

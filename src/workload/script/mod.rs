@@ -16,7 +16,9 @@ mod sql;
 mod value;
 mod vars;
 
-use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql as sql_client, step, tpcb};
+use super::{
+    CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql as sql_client, step, tpcb,
+};
 use crate::engine::{Connection, Interface};
 use crate::error::Result;
 use crate::padding::Padded;
@@ -234,12 +236,12 @@ impl Workload for Mix {
     fn estimated_bytes(&self, opts: &WorkloadOptions) -> u64 {
         if self.data == Data::Pgbench { tpcb::estimated_bytes(opts) } else { 0 }
     }
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
-        let c = sql_client(conn, &self.name)?;
+    fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         if self.data == Data::Pgbench {
-            tpcb::load_tables(c, opts)?;
+            tpcb::load_tables(load, &self.name, opts)?;
         }
         if let Some((path, sql)) = &self.init {
+            let c = sql_client(load.conn(), &self.name)?;
             step(&format!("--script-init {}", path.display()), c.batch(sql))?;
         }
         Ok(Box::new(Cell {

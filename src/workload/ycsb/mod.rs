@@ -13,7 +13,7 @@ mod kv;
 mod sequence;
 mod sql;
 
-use super::{CellWorkload, Transactor, Verdict, Workload, WorkloadOptions};
+use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions};
 use crate::engine::{Connection, Interface};
 use crate::error::Result;
 use crate::rng::Rng;
@@ -98,8 +98,8 @@ impl Workload for Ycsb {
     fn size_options(&self, opts: &WorkloadOptions) -> String {
         format!("--records {}", opts.records)
     }
-    fn prepare(&self, conn: &mut Connection, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
-        match conn {
+    fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
+        match load.conn() {
             Connection::Sql(c) => sql::load(c.as_mut(), opts.records)?,
             Connection::Kv(c) => kv::load(c.as_mut(), opts.records)?,
             Connection::Doc(c) => doc::load(c.as_mut(), opts.records)?,
