@@ -31,6 +31,8 @@ pub struct Request {
     pub options: WorkloadOptions,
     /// The options of `script:` workloads.
     pub script: workload::script::Config,
+    /// Every profile's throwaway server runs with TLS (`--tls`), as if each ended in `+tls`.
+    pub tls: bool,
     /// How this machine's servers are found, run and reached.
     pub machine: Machine,
 }
@@ -73,6 +75,11 @@ pub const DEFAULT_PROFILES: &[&str] = &["disk", "ram", "async", "nosync", "unlog
 /// workload keeps five repeats of every cell, a throwaway server each, within a minute.
 pub const DEFAULT_WORKLOADS: &[&str] = &["insert-commit"];
 
+/// The profiles asked for (the default set when none), each with TLS under `--tls`.
+fn profile_names(given: &[String], tls: bool) -> Vec<String> {
+    profile::with_tls(or_default(given, DEFAULT_PROFILES), tls)
+}
+
 fn or_default(given: &[String], default: &[&str]) -> Vec<String> {
     if given.is_empty() { default.iter().map(|s| s.to_string()).collect() } else { given.to_vec() }
 }
@@ -96,14 +103,8 @@ pub fn build(req: &Request) -> Result<Plan> {
             }
         });
     }
-    let profiles = or_default(&req.profiles, DEFAULT_PROFILES)
-        .iter()
-        .map(|n| {
-            Profile::builtin(n).ok_or_else(|| {
-                bad_input!("unknown profile '{n}'; valid profiles: {}", profile::builtin_names().join(", "))
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let profiles =
+        profile_names(&req.profiles, req.tls).iter().map(|n| Profile::named(n)).collect::<Result<Vec<_>>>()?;
     let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS), &req.script)?;
     if req.workloads.is_empty() {
         // Defaults adapt to the engines; only workloads the user named must all run.
@@ -144,6 +145,13 @@ pub fn build(req: &Request) -> Result<Plan> {
                 }
                 let variants = variants(sweep.as_ref(), e.name(), &req.options);
                 for (p, variant) in profiles.iter().flat_map(|p| variants.iter().map(move |v| (p, v))) {
+                    if p.tls && !e.serves_tls() {
+                        note(
+                            &mut skipped,
+                            format!("{} × {}: {} has no server to run with TLS", e.name(), p.name, e.name()),
+                        );
+                        continue;
+                    }
                     let Some(mut profile) = e.resolve_profile(p) else {
                         continue;
                     };
@@ -183,7 +191,10 @@ pub fn build(req: &Request) -> Result<Plan> {
             return Err(err);
         }
     }
-    if let Some(p) = req.profiles.iter().find(|p| !cells.iter().any(|c| c.profile.name.split('+').next() == Some(p))) {
+    let named = profile_names(&req.profiles, req.tls);
+    if !req.profiles.is_empty()
+        && let Some(p) = named.iter().find(|p| !cells.iter().any(|c| c.profile.is_named(p)))
+    {
         let why = skipped.iter().find(|s| s.contains(&format!(" × {p}: "))).cloned().unwrap_or_default();
         return Err(bad_input!("profile '{p}' runs on no engine of this run ({why})"));
     }

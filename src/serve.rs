@@ -17,7 +17,7 @@ pub fn run(a: ServeArgs) -> Result<i32> {
     signals::install();
     let machine = launched(machine(&a.locations), &a.launcher);
     let engine = engine::by_name(&a.engine)?;
-    let profile = exec::profiles(std::slice::from_ref(&a.profile), engine, &machine)?.remove(0);
+    let profile = exec::profiles(std::slice::from_ref(&a.profile), a.launcher.tls, engine, &machine)?.remove(0);
     let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
     let access = exec::access(&a.access);
     if let Some(port) = access.port {

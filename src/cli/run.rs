@@ -4,7 +4,7 @@ use super::{ChartArgs, LocationArgs};
 use crate::options::parse::{
     parse_clients, parse_count, parse_duration, parse_latency_limit, parse_log_interval, parse_max_repeat,
     parse_min_repeat, parse_positive_duration, parse_progress, parse_rate, parse_records, parse_repeat, parse_scale,
-    parse_table_size, parse_tables,
+    parse_table_size, parse_tables, parse_threads,
 };
 use crate::report::Format;
 use clap::Args;
@@ -43,6 +43,11 @@ pub struct RunArgs {
     #[arg(long, short = 'c', value_delimiter = ',', default_value = "1", value_name = "N[,N…]",
           allow_hyphen_values = true, value_parser = parse_clients)]
     pub clients: Vec<u32>,
+    /// Worker threads that share the clients of a server engine's cell, each running its
+    /// clients' connections on one event loop (pgbench's -j); SQLite and the memory store
+    /// give every client a thread [default: one per CPU core, at most one per client]
+    #[arg(long, short = 'j', value_name = "N", allow_hyphen_values = true, value_parser = parse_threads)]
+    pub threads: Option<u32>,
     /// Measured time per repeat, e.g. 10s, 500ms, 2m (a bare number is seconds)
     #[arg(long, short = 'T', value_name = "TIME", default_value = "0.3s", allow_hyphen_values = true,
           value_parser = parse_positive_duration, conflicts_with = "transactions")]
@@ -61,6 +66,17 @@ pub struct RunArgs {
     /// those already that late when their turn comes (pgbench's -L)
     #[arg(long, value_name = "MS", allow_hyphen_values = true, value_parser = parse_latency_limit)]
     pub latency_limit: Option<Duration>,
+    /// Try a transaction that fails with a serialization failure or deadlock up to N times
+    /// in all, from its start with the same random values, then count it as failed
+    /// (pgbench's --max-tries); 0: until it succeeds or the measured time ends
+    /// [default: tried again until it has conflicted for 10 s]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_max_tries)]
+    pub max_tries: Option<u32>,
+    /// When a client's connection is lost (server restarted, connection killed), count
+    /// the transaction as failed, connect again and go on, and count the reconnections
+    /// and the time lost; without it the run fails
+    #[arg(long)]
+    pub reconnect: bool,
     /// Repeats per cell, interleaved across cells (A B C A B C …) [default: 5]
     #[arg(long, short = 'r', value_name = "N", allow_hyphen_values = true, value_parser = parse_repeat)]
     pub repeat: Option<u32>,
@@ -174,6 +190,11 @@ pub struct RunArgs {
     pub launcher: super::LauncherArgs,
 }
 
+/// `--max-tries`: a count of tries, 0 for unlimited.
+fn parse_max_tries(s: &str) -> Result<u32, String> {
+    s.trim().parse().map_err(|_| format!("'{s}' is not a number of tries; e.g. --max-tries 10, or 0 for unlimited"))
+}
+
 /// A precision as a percentage of the median, e.g. 3% (a bare number is a percentage too).
 fn parse_precision(s: &str) -> Result<f64, String> {
     crate::compare::parse_percent(s).map_err(|e| format!("{e}; e.g. --precision 3% for ±3% of the median"))
@@ -182,6 +203,15 @@ fn parse_precision(s: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_tries_are_counts() {
+        assert_eq!(parse_max_tries("10").unwrap(), 10);
+        assert_eq!(parse_max_tries("0").unwrap(), 0);
+        for bad in ["-1", "ten", "", "1.5"] {
+            assert!(parse_max_tries(bad).unwrap_err().contains("--max-tries 10"), "{bad}");
+        }
+    }
 
     #[test]
     fn precisions_are_percentages_of_the_median() {

@@ -79,6 +79,7 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
     for (n, h) in profile::builtin_help() {
         println!("  {n:<11} {h}");
     }
+    println!("  PROFILE+tls the same, its throwaway server with TLS (docs/tls.md)");
     println!("workloads:");
     for w in workload::all() {
         let on: Vec<_> = engine::all().iter().filter(|e| w.drives(e.interface())).map(|e| e.name()).collect();

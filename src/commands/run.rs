@@ -21,6 +21,11 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
             "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
         ));
     }
+    if a.max_tries == Some(0) && a.transactions.is_some() && a.latency_limit.is_none() {
+        return Err(bad_input!(
+            "--max-tries 0 tries a conflicting transaction without end, and --transactions waits for every one; measure for a --duration instead, or give --max-tries N"
+        ));
+    }
     let confidence = a.confidence;
     let precision = precision_target(&a, confidence)?;
     if let (Some(i), None) = (a.log_interval, a.transactions)
@@ -59,6 +64,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         sweep: a.sweep.clone(),
         options: workload.clone(),
         script: script_config(&a)?,
+        tls: a.launcher.tls,
         machine,
     })?;
     check_shard(&a, &plan)?;
@@ -79,6 +85,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     let progress = Progress { enabled: !a.quiet };
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     reap_locations(&locations, progress);
+    crate::startup::open_files();
     reap_containers(&plan.machine, progress);
     for c in &plan.cells {
         c.workload.check(&c.options)?;
@@ -124,6 +131,9 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         log_interval,
         shard: a.shard,
         start_at: a.start_at,
+        tries: runner::recovery::Tries::from_flag(a.max_tries),
+        reconnect: a.reconnect,
+        threads: a.threads,
     };
     let mut results = Results {
         schema: SCHEMA,
@@ -164,6 +174,8 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
             shard: a.shard.map(|s| s.label()),
             shards: None,
             start_at: a.start_at.map(|t| humantime::format_rfc3339_millis(t).to_string()),
+            max_tries: a.max_tries,
+            reconnect: a.reconnect,
         },
         cells: Vec::new(),
         precision_outcome: None,

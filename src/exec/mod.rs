@@ -38,12 +38,13 @@ struct Job {
 
 /// Resolve a profile list for `engine` as exec and serve run it: built-in names only, each
 /// one the engine can hand to a command.
-pub fn profiles(names: &[String], engine: &dyn Engine, machine: &Machine) -> Result<Vec<Profile>> {
+pub fn profiles(names: &[String], tls: bool, engine: &dyn Engine, machine: &Machine) -> Result<Vec<Profile>> {
     let mut out: Vec<Profile> = Vec::new();
-    for n in names {
-        let p = Profile::builtin(n).ok_or_else(|| {
-            bad_input!("unknown profile '{n}'; valid profiles: {}", crate::profile::builtin_names().join(", "))
-        })?;
+    for n in crate::profile::with_tls(names.to_vec(), tls) {
+        let p = Profile::named(&n)?;
+        if p.tls && !engine.serves_tls() {
+            return Err(bad_input!("{} has no server to run with TLS; drop --tls or +tls", engine.name()));
+        }
         let p = engine.resolve_profile(&p).ok_or_else(|| bad_input!("{} has no '{n}' mode", engine.name()))?;
         if out.iter().any(|x| x.name == p.name) {
             return Err(bad_input!("profile '{n}' is given twice; name each profile once"));
@@ -69,7 +70,7 @@ fn check(a: &ExecArgs, machine: Machine) -> Result<Job> {
         command::check(p, "--prepare")?;
     }
     let engine = engine::by_name(&a.engine)?;
-    let profiles = profiles(&a.profile, engine, &machine)?;
+    let profiles = profiles(&a.profile, a.launcher.tls, engine, &machine)?;
     let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
     let access = access(&a.access);
     if let Some(port) = access.port {

@@ -31,7 +31,8 @@ fn fmt(v: f64, (scale, name, digits): (f64, &str, usize)) -> String {
 }
 
 fn help(profile: &str) -> &'static str {
-    crate::profile::builtin_help().into_iter().find(|(n, _)| *n == profile).map_or("", |(_, h)| h)
+    let base = profile.strip_suffix(crate::profile::TLS_SUFFIX).unwrap_or(profile);
+    crate::profile::builtin_help().into_iter().find(|(n, _)| *n == base).map_or("", |(_, h)| h)
 }
 
 fn text(r: &ExecResults, s: &Summary) -> String {

@@ -18,6 +18,11 @@ pub fn parse_clients(s: &str) -> Result<u32, String> {
     bounded(s, "clients", 10_000).map(|v| v as u32)
 }
 
+/// `--threads`: worker threads, 1 to 1,000.
+pub fn parse_threads(s: &str) -> Result<u32, String> {
+    bounded(s, "threads", 1_000).map(|v| v as u32)
+}
+
 /// `--scale`: pgbench scale units, 1 to 100,000.
 pub fn parse_scale(s: &str) -> Result<u32, String> {
     bounded(s, "scale", 100_000).map(|v| v as u32)

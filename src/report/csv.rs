@@ -38,8 +38,12 @@ pub fn render(rows: &[Row]) -> Result<String> {
     // Open-loop columns only when the run had a schedule: closed-loop CSV stays as it was.
     let open_loop = rows.iter().any(|r| r.schedule.is_some());
     let schedule_head = ["lag_avg_ms", "lag_max_ms", "skipped", "skipped_pct", "late", "late_pct"];
+    // Likewise the counts of retried, failed and reconnected transactions, when any.
+    let recovered = rows.iter().any(|r| r.retried + r.failed + r.reconnects > 0);
+    let recovery_head = ["retried", "failed", "reconnects", "reconnect_s"];
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
-    let head = head.iter().chain(schedule_head.iter().filter(|_| open_loop));
+    let head =
+        head.iter().chain(schedule_head.iter().filter(|_| open_loop)).chain(recovery_head.iter().filter(|_| recovered));
     w.write_record(head).map_err(err)?;
     for r in rows {
         let (t, l, x, s) = (r.tps, r.latency_ms, r.vs_baseline, r.schedule);
@@ -83,7 +87,11 @@ pub fn render(rows: &[Row]) -> Result<String> {
             r.retries.to_string(),
             r.client_cpu_us_per_tx.to_string(),
         ];
-        w.write_record(base.iter().chain(schedule.iter().filter(|_| open_loop))).map_err(err)?;
+        let recovery =
+            [r.retried.to_string(), r.failed.to_string(), r.reconnects.to_string(), r.reconnect_s.to_string()];
+        let record =
+            base.iter().chain(schedule.iter().filter(|_| open_loop)).chain(recovery.iter().filter(|_| recovered));
+        w.write_record(record).map_err(err)?;
     }
     let bytes = w.into_inner().map_err(|e| failed!("cannot write CSV: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())

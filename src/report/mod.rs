@@ -61,8 +61,16 @@ pub struct Row {
     pub baseline: Option<String>,
     /// Failed transactions, all repeats.
     pub errors: u64,
-    /// Retried conflicts, all repeats.
+    /// Retries after conflicts, all repeats.
     pub retries: u64,
+    /// Transactions tried more than once, all repeats.
+    pub retried: u64,
+    /// Transactions that conflicted on every try they had (among `errors`), all repeats.
+    pub failed: u64,
+    /// New connections after lost ones (`--reconnect`), all repeats.
+    pub reconnects: u64,
+    /// Seconds those reconnections cost, summed over clients and repeats.
+    pub reconnect_s: f64,
     /// Client CPU per transaction, microseconds.
     pub client_cpu_us_per_tx: f64,
     /// Per-statement latency of a script workload over the measured repeats.
@@ -166,6 +174,10 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             baseline: base.map(|j| results.cells[j].id.clone()),
             errors: c.repeats.iter().map(|r| r.errors).sum(),
             retries: c.repeats.iter().map(|r| r.retries).sum(),
+            retried: c.repeats.iter().map(|r| r.retried).sum(),
+            failed: c.repeats.iter().map(|r| r.failed).sum(),
+            reconnects: c.repeats.iter().map(|r| r.reconnects).sum(),
+            reconnect_s: c.repeats.iter().map(|r| r.reconnect_s).sum(),
             client_cpu_us_per_tx: if transactions > 0 { cpu * 1e6 / transactions as f64 } else { 0.0 },
             statements: measured.iter().fold(Vec::new(), |mut all, r| {
                 crate::results::merge_statements(&mut all, &r.statements);
@@ -307,6 +319,28 @@ fn num(v: f64) -> String {
 }
 
 /// Lines under the table: what the numbers mean, the machine, and anything that went wrong.
+/// A cell's failed, retried and reconnected transactions in one line, as pgbench counts
+/// them; none when there were none.
+fn failures_line(r: &Row) -> Option<String> {
+    if r.errors == 0 && r.retries == 0 && r.reconnects == 0 {
+        return None;
+    }
+    let mut line = format!("{}: {} failed transactions", r.id, r.errors);
+    if r.failed > 0 {
+        line.push_str(&format!(" ({} out of tries)", r.failed));
+    }
+    match (r.retried, r.retries) {
+        (0, 0) => {}
+        // Files from before transactions retried were counted.
+        (0, n) => line.push_str(&format!(", {n} retries")),
+        (t, n) => line.push_str(&format!(", {t} transactions retried ({n} retries)")),
+    }
+    if r.reconnects > 0 {
+        line.push_str(&format!("; {} reconnects, {:.3} s lost to them", r.reconnects, r.reconnect_s));
+    }
+    Some(line)
+}
+
 fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
     let mut n = Vec::new();
     n.push(interval_note(results, rows, baseline));
@@ -347,8 +381,8 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         if r.verify_failed > 0 {
             n.push(format!("{}: consistency check FAILED in {} repeat(s)", r.id, r.verify_failed));
         }
-        if r.errors > 0 || r.retries > 0 {
-            n.push(format!("{}: {} failed transactions, {} retried conflicts", r.id, r.errors, r.retries));
+        if let Some(line) = failures_line(r) {
+            n.push(line);
         }
     }
     if let (Some(outcome), Some(p)) = (&results.precision_outcome, results.options.precision) {

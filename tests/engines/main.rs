@@ -11,4 +11,5 @@ mod mongo;
 mod mysql;
 mod postgres;
 mod redis;
+mod tls_run;
 mod wrong_server;

@@ -165,6 +165,7 @@ mod tests {
                 transactions: 3,
                 errors: 0,
                 histogram: String::new(),
+                ..Default::default()
             })
             .collect();
         assert_eq!(rates_of(&r, Some(0.5)), vec![(0.25, 6.0), (0.75, 6.0), (1.25, 6.0), (1.75, 6.0)]);

@@ -24,7 +24,8 @@ fn every_workload_runs_and_verifies_on_a_url_server() {
     let sb = Sandbox::new();
     let out = sb.out("all.json");
     let ws = "insert-commit,counters,ycsb-a,ycsb-b,ycsb-c,ycsb-d,ycsb-e,ycsb-f";
-    sb.cmd(&["run", "-q", "-e", "mongo", "--url", &s.url(), "-p", "disk", "-w", ws, "-c", "2", "-t", "40"])
+    // Four clients as fibers of one worker thread (--threads 1).
+    sb.cmd(&["run", "-q", "-e", "mongo", "--url", &s.url(), "-p", "disk", "-w", ws, "-c", "4", "-j", "1", "-t", "40"])
         .args(["--warmup", "0s", "-r", "1", "--records", "300", "--counters-keys", "4", "--counters-spread", "1d"])
         .args(["--out", out.to_str().unwrap()])
         .assert()
@@ -35,9 +36,12 @@ fn every_workload_runs_and_verifies_on_a_url_server() {
     for (id, status, verified) in &st {
         assert!(status == "\"ok\"" && *verified, "{id}: {status} {}", r);
     }
-    let counters = &r["cells"].as_array().unwrap().iter().find(|c| c["id"] == "mongo/disk/counters-write/c2").unwrap()
+    for c in r["cells"].as_array().unwrap() {
+        assert_eq!(c["repeats"][0]["threads"], 1, "{}", c["id"]);
+    }
+    let counters = &r["cells"].as_array().unwrap().iter().find(|c| c["id"] == "mongo/disk/counters-write/c4").unwrap()
         ["repeats"][0]["verify"]["detail"];
-    assert!(counters.as_str().unwrap().contains("80 tracks"), "{counters}");
+    assert!(counters.as_str().unwrap().contains("160 tracks"), "{counters}");
     // The other pattern of tracks: one update per bucket, the same sums.
     let out = sb.out("per-bucket.json");
     sb.cmd(&["run", "-q", "-e", "mongo", "--url", &s.url(), "-p", "async", "-w", "counters-write"])

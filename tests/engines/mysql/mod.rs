@@ -3,6 +3,7 @@
 //! (scripts/test starts it and gives it the account `dbrace_test` with the test password).
 
 mod only;
+mod tls;
 
 use crate::common::Sandbox;
 use crate::conformance::{EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, UrlTarget};

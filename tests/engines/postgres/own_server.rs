@@ -3,6 +3,7 @@
 
 use crate::common::{is_root, signal, user_ids};
 use std::process::Command;
+use std::time::Duration;
 
 /// The password of its role `owner`.
 pub const PASSWORD: &str = "own-server-pw-4f1c";
@@ -15,6 +16,9 @@ pub fn url(port: u16, password: &str) -> String {
 /// The running server; its directory goes when it is dropped.
 pub struct OwnServer {
     child: std::process::Child,
+    /// How it is started again (`restart`).
+    postgres: Command,
+    bin: std::path::PathBuf,
     _dir: tempfile::TempDir,
     /// Its TCP port on 127.0.0.1.
     pub port: u16,
@@ -58,10 +62,16 @@ impl OwnServer {
         postgres.stderr(std::process::Stdio::null());
         as_user(&mut postgres);
         let child = postgres.spawn().unwrap();
-        let server = OwnServer { child, _dir: dir, port };
+        let server = OwnServer { child, postgres, bin, _dir: dir, port };
+        server.wait_ready();
+        server
+    }
+
+    /// Wait until it answers.
+    fn wait_ready(&self) {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !Command::new(bin.join("pg_isready"))
-            .args(["-q", "-h", "127.0.0.1", "-p", &port.to_string()])
+        while !Command::new(self.bin.join("pg_isready"))
+            .args(["-q", "-h", "127.0.0.1", "-p", &self.port.to_string()])
             .status()
             .unwrap()
             .success()
@@ -69,7 +79,16 @@ impl OwnServer {
             assert!(std::time::Instant::now() < deadline, "the test's own server did not start");
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        server
+    }
+
+    /// Stop it (fast shutdown: every connection dropped), leave it down for `down`, and
+    /// start it again on the same data and port; returns once it answers.
+    pub fn restart(&mut self, down: Duration) {
+        signal(self.child.id() as i32, libc::SIGINT);
+        let _ = self.child.wait();
+        std::thread::sleep(down);
+        self.child = self.postgres.spawn().unwrap();
+        self.wait_ready();
     }
 
     /// Its URL with `password`.

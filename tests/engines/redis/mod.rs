@@ -5,6 +5,7 @@
 
 mod only;
 mod own_server;
+mod tls;
 
 use crate::common::Sandbox;
 use crate::conformance::{EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, Untouched, UrlTarget};
@@ -175,8 +176,13 @@ fn password_server() -> PasswordServer {
             (case(&["-e", "redis", "--url", &url, "-p", "nosync"]), "only disk"),
             (case(&["-e", "redis", "--url", &url, "--set", "appendfsync=no"]), "every client"),
             (
-                case(&["-e", "redis", "--url", &format!("rediss://:{SECRET}@127.0.0.1:1")]),
-                "no engine speaks 'rediss://'",
+                case(&[
+                    "-e",
+                    "redis",
+                    "--url",
+                    &format!("rediss://:{SECRET}@127.0.0.1:{port}/0?ssl_cert_reqs=sometimes"),
+                ]),
+                "ssl_cert_reqs=sometimes",
             ),
             (case(&["-e", "sqlite", "--url", &url]), "sqlite takes no --url"),
         ],

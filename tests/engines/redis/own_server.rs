@@ -1,5 +1,7 @@
 //! A redis-server of the test's own on a free port, with a password; killed when dropped.
 
+use std::ffi::OsStr;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -19,20 +21,29 @@ impl OwnServer {
     pub fn start() -> OwnServer {
         let dir = tempfile::tempdir().unwrap();
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--requirepass", SECRET])
-            .args(["--save", "", "--appendonly", "no", "--dir"])
-            .arg(dir.path())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server runs (apt-get install redis-server)");
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(start.elapsed() < Duration::from_secs(10), "own redis-server did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let port_arg = port.to_string();
+        let args = ["--port", &port_arg, "--bind", "127.0.0.1", "--requirepass", SECRET];
+        let child = redis_server(args, dir.path(), port);
         OwnServer { child, port, _dir: dir }
     }
+}
+
+/// A redis-server with `args`, keeping nothing on disk, its files in `dir`, once it
+/// listens on 127.0.0.1:`port`.
+pub fn redis_server(args: impl IntoIterator<Item = impl AsRef<OsStr>>, dir: &Path, port: u16) -> Child {
+    let child = Command::new("redis-server")
+        .args(args)
+        .args(["--save", "", "--appendonly", "no", "--dir"])
+        .arg(dir)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-server runs (apt-get install redis-server)");
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(10), "the test's own redis-server did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child
 }
 
 impl Drop for OwnServer {
