@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::Sandbox;
+use common::{Sandbox, whole_slices};
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -121,13 +121,7 @@ fn a_run_with_reconnect_rides_out_terminated_backends_and_shows_the_dip() {
     // The database was closed for a second: every client lost about that long.
     let lost = r["reconnect_s"].as_f64().unwrap();
     assert!(lost > 3.0 && lost < 4.0 * 10.0, "{lost}");
-    let mut slices: Vec<u64> =
-        r["intervals"].as_array().unwrap().iter().map(|i| i["transactions"].as_u64().unwrap()).collect();
-    // The last slice may be a sliver of the measured time.
-    slices.pop();
-    let mut sorted = slices.clone();
-    sorted.sort_unstable();
-    let median = sorted[sorted.len() / 2];
+    let (slices, median) = whole_slices(r);
     assert!(median > 100, "{slices:?}");
     let dipped = slices.iter().filter(|&&n| n < median / 10).count();
     assert!(dipped >= 2, "a second without connections is a dip of whole slices: {slices:?}");

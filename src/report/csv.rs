@@ -39,7 +39,7 @@ pub fn render(rows: &[Row]) -> Result<String> {
     let open_loop = rows.iter().any(|r| r.schedule.is_some());
     let schedule_head = ["lag_avg_ms", "lag_max_ms", "skipped", "skipped_pct", "late", "late_pct"];
     // Likewise the counts of retried, failed and reconnected transactions, when any.
-    let recovered = rows.iter().any(|r| r.retried + r.failed + r.reconnects > 0);
+    let recovered = rows.iter().any(|r| r.tally.retried + r.tally.failed + r.tally.reconnects > 0);
     let recovery_head = ["retried", "failed", "reconnects", "reconnect_s"];
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
     let head =
@@ -83,12 +83,13 @@ pub fn render(rows: &[Row]) -> Result<String> {
                 _ => x.map(|x| x.verdict.label().to_string()).unwrap_or_default(),
             },
             r.baseline.clone().unwrap_or_default(),
-            r.errors.to_string(),
-            r.retries.to_string(),
+            r.tally.errors.to_string(),
+            r.tally.retries.to_string(),
             r.client_cpu_us_per_tx.to_string(),
         ];
+        let t = &r.tally;
         let recovery =
-            [r.retried.to_string(), r.failed.to_string(), r.reconnects.to_string(), r.reconnect_s.to_string()];
+            [t.retried.to_string(), t.failed.to_string(), t.reconnects.to_string(), t.reconnect_s.to_string()];
         let record =
             base.iter().chain(schedule.iter().filter(|_| open_loop)).chain(recovery.iter().filter(|_| recovered));
         w.write_record(record).map_err(err)?;

@@ -13,7 +13,7 @@ mod table;
 
 use crate::baseline::Baseline;
 use crate::error::Result;
-use crate::results::{Latency, RepeatStatus, Results, RunStatus, decode_histogram};
+use crate::results::{Latency, RepeatStatus, Results, RunStatus, Tally, decode_histogram};
 use crate::stats::{self, Estimate, Ratio};
 use serde::Serialize;
 
@@ -59,18 +59,9 @@ pub struct Row {
     pub vs_baseline: Option<Ratio>,
     /// The baseline cell's id.
     pub baseline: Option<String>,
-    /// Failed transactions, all repeats.
-    pub errors: u64,
-    /// Retries after conflicts, all repeats.
-    pub retries: u64,
-    /// Transactions tried more than once, all repeats.
-    pub retried: u64,
-    /// Transactions that conflicted on every try they had (among `errors`), all repeats.
-    pub failed: u64,
-    /// New connections after lost ones (`--reconnect`), all repeats.
-    pub reconnects: u64,
-    /// Seconds those reconnections cost, summed over clients and repeats.
-    pub reconnect_s: f64,
+    /// Failed, retried and reconnected transactions, all repeats.
+    #[serde(flatten)]
+    pub tally: Tally,
     /// Client CPU per transaction, microseconds.
     pub client_cpu_us_per_tx: f64,
     /// Per-statement latency of a script workload over the measured repeats.
@@ -108,7 +99,7 @@ impl Schedule {
             return None;
         }
         let tx: u64 = with.iter().map(|(r, _)| r.transactions).sum();
-        let errors: u64 = with.iter().map(|(r, _)| r.errors).sum();
+        let errors: u64 = with.iter().map(|(r, _)| r.tally.errors).sum();
         let skipped: u64 = with.iter().map(|(_, s)| s.skipped).sum();
         let late: u64 = with.iter().map(|(_, s)| s.late).sum();
         let pct = |n: u64, of: u64| if of > 0 { 100.0 * n as f64 / of as f64 } else { 0.0 };
@@ -172,12 +163,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             failure: c.repeats.iter().find(|r| r.status == RepeatStatus::Failed).and_then(|r| r.error.clone()),
             vs_baseline: base.filter(|_| !samples[i].is_empty()).map(|j| stats::ratio(&samples[i], &samples[j], level)),
             baseline: base.map(|j| results.cells[j].id.clone()),
-            errors: c.repeats.iter().map(|r| r.errors).sum(),
-            retries: c.repeats.iter().map(|r| r.retries).sum(),
-            retried: c.repeats.iter().map(|r| r.retried).sum(),
-            failed: c.repeats.iter().map(|r| r.failed).sum(),
-            reconnects: c.repeats.iter().map(|r| r.reconnects).sum(),
-            reconnect_s: c.repeats.iter().map(|r| r.reconnect_s).sum(),
+            tally: c.repeats.iter().map(|r| &r.tally).sum(),
             client_cpu_us_per_tx: if transactions > 0 { cpu * 1e6 / transactions as f64 } else { 0.0 },
             statements: measured.iter().fold(Vec::new(), |mut all, r| {
                 crate::results::merge_statements(&mut all, &r.statements);
@@ -321,11 +307,12 @@ fn num(v: f64) -> String {
 /// Lines under the table: what the numbers mean, the machine, and anything that went wrong.
 /// A cell's failed, retried and reconnected transactions in one line, as pgbench counts
 /// them; none when there were none.
-fn failures_line(r: &Row) -> Option<String> {
+fn failures_line(row: &Row) -> Option<String> {
+    let r = &row.tally;
     if r.errors == 0 && r.retries == 0 && r.reconnects == 0 {
         return None;
     }
-    let mut line = format!("{}: {} failed transactions", r.id, r.errors);
+    let mut line = format!("{}: {} failed transactions", row.id, r.errors);
     if r.failed > 0 {
         line.push_str(&format!(" ({} out of tries)", r.failed));
     }

@@ -256,12 +256,7 @@ fn merge_repeat(parts: &[&RepeatResult], names: &[&str], label: &str, every: Opt
             .map_or_else(Vec::new, |p| p.load_phases.clone()),
         transactions,
         warmup_transactions: sum(|p| p.warmup_transactions),
-        errors: sum(|p| p.errors),
-        retries: sum(|p| p.retries),
-        retried: sum(|p| p.retried),
-        failed: sum(|p| p.failed),
-        reconnects: sum(|p| p.reconnects),
-        reconnect_s: parts.iter().map(|p| p.reconnect_s).sum(),
+        tally: parts.iter().map(|p| &p.tally).sum(),
         duration_s,
         tps: if duration_s > 0.0 { transactions as f64 / duration_s } else { 0.0 },
         latency_ms: Latency::of(&hist),
@@ -285,12 +280,7 @@ fn merge_intervals(parts: &[&RepeatResult], every: Option<f64>) -> Result<Vec<In
         let mut sum = Interval::default();
         for s in parts.iter().filter_map(|p| p.intervals.get(i)) {
             hist.add(decode(&s.histogram)?).map_err(|e| failed!("cannot add interval histograms: {e:?}"))?;
-            sum.errors += s.errors;
-            sum.retries += s.retries;
-            sum.retried += s.retried;
-            sum.failed += s.failed;
-            sum.reconnects += s.reconnects;
-            sum.reconnect_s += s.reconnect_s;
+            sum.tally += &s.tally;
         }
         let start_s = every
             .map_or_else(|| parts.iter().find_map(|p| p.intervals.get(i)).map_or(0.0, |s| s.start_s), |e| i as f64 * e);

@@ -7,6 +7,7 @@ mod options;
 mod precision;
 mod repeat;
 mod statements;
+mod tally;
 
 pub use histogram::{decode_histogram, encode_histogram, new_histogram};
 pub use merge::{ShardFile, merge};
@@ -14,6 +15,7 @@ pub use options::{OptionField, RunOptions};
 pub use precision::{CellPrecision, PrecisionOutcome, StopReason};
 pub use repeat::{Interval, Latency, LoadPhase, RepeatResult, RepeatStatus, ScheduleStats};
 pub use statements::{StatementLatency, merge_statements};
+pub use tally::Tally;
 
 use crate::error::Result;
 use crate::host::Host;

@@ -1,6 +1,7 @@
 //! One measured repeat of a cell: its figures, latency summary, schedule and slices.
 
 use super::statements::StatementLatency;
+use super::tally::Tally;
 use crate::options::workload::Verdict;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -64,26 +65,9 @@ pub struct RepeatResult {
     pub transactions: u64,
     /// Transactions committed during warm-up.
     pub warmup_transactions: u64,
-    /// Failed transactions while measured (whatever the cause: out of tries, a lost
-    /// connection, an error of the workload's).
-    pub errors: u64,
-    /// Retries of measured transactions after a conflict (serialization failure, deadlock,
-    /// SQLITE_BUSY): each try after a transaction's first.
-    pub retries: u64,
-    /// Measured transactions tried more than once, committed in the end or not (pgbench's
-    /// "transactions retried"); absent in files from before it was counted.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub retried: u64,
-    /// Measured transactions that conflicted on every try they had (`--max-tries`), among
-    /// `errors` (pgbench's "failed transactions").
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub failed: u64,
-    /// New connections made after a lost one while measured (`--reconnect`).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub reconnects: u64,
-    /// Seconds from those losses to the clients running again, summed over clients.
-    #[serde(default, skip_serializing_if = "is_nothing")]
-    pub reconnect_s: f64,
+    /// What failed, was retried or reconnected while measured.
+    #[serde(flatten)]
+    pub tally: Tally,
     /// Measured wall time, seconds.
     pub duration_s: f64,
     /// Transactions per second.
@@ -122,23 +106,9 @@ pub struct Interval {
     pub start_s: f64,
     /// Transactions committed that ended in it.
     pub transactions: u64,
-    /// Failed transactions that ended in it.
-    pub errors: u64,
-    /// Retries of the transactions that ended in it.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub retries: u64,
-    /// Transactions tried more than once that ended in it.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub retried: u64,
-    /// Transactions that ran out of tries in it (among `errors`).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub failed: u64,
-    /// Reconnections that ended in it.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub reconnects: u64,
-    /// Seconds those reconnections took, summed over clients.
-    #[serde(default, skip_serializing_if = "is_nothing")]
-    pub reconnect_s: f64,
+    /// What failed, was retried or reconnected in it.
+    #[serde(flatten)]
+    pub tally: Tally,
     /// HdrHistogram of their latency in nanoseconds, V2 deflate, base64 (as `histogram`).
     pub histogram: String,
 }
@@ -173,12 +143,7 @@ impl RepeatResult {
             load_phases: Vec::new(),
             transactions: 0,
             warmup_transactions: 0,
-            errors: 0,
-            retries: 0,
-            retried: 0,
-            failed: 0,
-            reconnects: 0,
-            reconnect_s: 0.0,
+            tally: Tally::default(),
             duration_s: 0.0,
             tps: 0.0,
             latency_ms: Latency::default(),
@@ -201,14 +166,6 @@ pub struct LoadPhase {
     pub phase: String,
     /// Wall seconds.
     pub s: f64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_nothing(s: &f64) -> bool {
-    *s == 0.0
 }
 
 /// Latency figures in milliseconds.
@@ -264,13 +221,14 @@ mod tests {
         r.schedule = Some(ScheduleStats { lag_avg_ms: 0.25, lag_max_ms: 3.5, skipped: 7, late: 11 });
         let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back.schedule, r.schedule);
-        r.intervals =
-            vec![Interval { start_s: 1.0, transactions: 3, errors: 1, histogram: "x".into(), ..Interval::default() }];
+        let slice = Tally { errors: 1, reconnects: 2, ..Tally::default() };
+        r.intervals = vec![Interval { start_s: 1.0, transactions: 3, tally: slice, histogram: "x".into() }];
         r.connect_s = Some(0.01);
-        (r.retried, r.failed, r.reconnects, r.reconnect_s) = (4, 1, 2, 0.5);
-        r.intervals[0].reconnects = 2;
-        let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
-        assert_eq!((back.retried, back.failed, back.reconnects, back.reconnect_s), (4, 1, 2, 0.5));
+        r.tally = Tally { retried: 4, failed: 1, reconnects: 2, reconnect_s: 0.5, ..r.tally };
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains(r#""retried":4,"failed":1,"reconnects":2,"reconnect_s":0.5"#), "flattened: {text}");
+        let back: RepeatResult = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.tally, r.tally);
         assert_eq!((back.intervals, back.connect_s), (r.intervals, r.connect_s));
 
         let old = serde_json::json!({"duration_s": 1.0, "transactions": null, "warmup_s": 0.2, "repeat": 3,

@@ -6,45 +6,12 @@
 //! After the measurement the clients' intervals are merged into one HdrHistogram each.
 
 use crate::error::Result;
-use crate::results::{Interval, encode_histogram, new_histogram};
+use crate::results::{Interval, Tally, encode_histogram, new_histogram};
 use hdrhistogram::Histogram;
 use std::time::{Duration, Instant};
 
 /// Distinct latencies a slice is expected to hold at most (a wider one grows the buffer).
 const SCRATCH: usize = 4096;
-
-/// What a client counted in one interval besides latencies.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Tally {
-    /// Failed transactions that ended in it.
-    pub errors: u64,
-    /// Retries of the transactions that ended in it.
-    pub retries: u64,
-    /// Transactions tried more than once that ended in it.
-    pub retried: u64,
-    /// Transactions that ran out of tries in it (among `errors`).
-    pub failed: u64,
-    /// Reconnections that ended in it.
-    pub reconnects: u64,
-    /// The time those reconnections took.
-    pub reconnect_time: Duration,
-}
-
-impl Tally {
-    fn is_empty(&self) -> bool {
-        *self == Tally::default()
-    }
-
-    /// Add `o`'s counts to these.
-    pub fn add(&mut self, o: &Tally) {
-        self.errors += o.errors;
-        self.retries += o.retries;
-        self.retried += o.retried;
-        self.failed += o.failed;
-        self.reconnects += o.reconnects;
-        self.reconnect_time += o.reconnect_time;
-    }
-}
 
 /// One client's finished interval.
 pub struct ClientInterval {
@@ -120,7 +87,7 @@ impl Recorder {
     pub fn reconnected(&mut self, end: Instant, lost: Duration) {
         let t = self.at(end);
         t.reconnects += 1;
-        t.reconnect_time += lost;
+        t.reconnect_s += lost.as_secs_f64();
     }
 
     /// The tally of the interval `end` falls in.
@@ -181,7 +148,7 @@ pub fn merge(clients: Vec<Vec<ClientInterval>>, every: Duration, duration: Durat
         hist.reset();
         let mut tally = Tally::default();
         while let Some(c) = it.next_if(|c| c.index == index) {
-            tally.add(&c.tally);
+            tally += &c.tally;
             for (v, k) in c.counts {
                 hist.record_n(v, k).map_err(|e| failed!("cannot merge interval histograms: {e:?}"))?;
             }
@@ -189,12 +156,7 @@ pub fn merge(clients: Vec<Vec<ClientInterval>>, every: Duration, duration: Durat
         out.push(Interval {
             start_s: index as f64 * every.as_secs_f64(),
             transactions: hist.len(),
-            errors: tally.errors,
-            retries: tally.retries,
-            retried: tally.retried,
-            failed: tally.failed,
-            reconnects: tally.reconnects,
-            reconnect_s: tally.reconnect_time.as_secs_f64(),
+            tally,
             histogram: encode_histogram(&hist),
         });
     }
@@ -229,11 +191,12 @@ mod tests {
         b.failed(t0 + ms(240));
         b.reconnected(t0 + ms(245), ms(40));
         let merged = merge(vec![a.finish(), b.finish()], every, ms(250)).unwrap();
-        let counts: Vec<(f64, u64, u64)> = merged.iter().map(|i| (i.start_s, i.transactions, i.errors)).collect();
+        let counts: Vec<(f64, u64, u64)> = merged.iter().map(|i| (i.start_s, i.transactions, i.tally.errors)).collect();
         assert_eq!(counts, vec![(0.0, 21, 0), (0.1, 20, 1), (0.2, 11, 0)]);
         let third = &merged[2];
-        assert_eq!((third.retries, third.retried, third.failed, third.reconnects), (3, 1, 1, 1));
-        assert!((third.reconnect_s - 0.04).abs() < 1e-9 && merged[1].reconnects == 0);
+        let t = third.tally;
+        assert_eq!((t.retries, t.retried, t.failed, t.reconnects), (3, 1, 1, 1));
+        assert!((t.reconnect_s - 0.04).abs() < 1e-9 && merged[1].tally.reconnects == 0);
         let h = decode_histogram(&merged[2].histogram).unwrap();
         assert_eq!(h.len(), 11);
         assert!(h.equivalent(h.max(), 123_456_789), "{}", h.max());

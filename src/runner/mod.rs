@@ -271,7 +271,7 @@ fn summarize(
     let mut hist = crate::results::new_histogram();
     let mut timeline: Vec<u64> = Vec::new();
     let (mut measured, mut committed, mut cpu) = (0, 0, Duration::ZERO);
-    let mut tally = intervals::Tally::default();
+    let mut tally = crate::results::Tally::default();
     let (mut lag_sum_ns, mut lag_max_ns, mut skipped, mut late) = (0, 0, 0, 0);
     let mut last_end = None;
     let mut failure: Option<String> = None;
@@ -281,7 +281,7 @@ fn summarize(
         hist.add(&r.hist).map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
         measured += r.measured;
         committed += r.committed;
-        tally.add(&r.tally);
+        tally += &r.tally;
         cpu += r.cpu;
         lag_sum_ns += r.lag_sum_ns;
         lag_max_ns = lag_max_ns.max(r.lag_max_ns);
@@ -342,12 +342,7 @@ fn summarize(
         load_phases: Vec::new(),
         transactions: measured,
         warmup_transactions: committed - measured,
-        errors: tally.errors,
-        retries: tally.retries,
-        retried: tally.retried,
-        failed: tally.failed,
-        reconnects: tally.reconnects,
-        reconnect_s: tally.reconnect_time.as_secs_f64(),
+        tally,
         duration_s,
         tps: if duration_s > 0.0 { measured as f64 / duration_s } else { 0.0 },
         latency_ms: Latency::of(&hist),

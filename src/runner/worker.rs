@@ -5,10 +5,11 @@
 
 use crate::engine::TxError;
 use crate::padding::Padded;
+use crate::results::Tally;
 use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
 use crate::runner::gauge::Gauge;
-use crate::runner::intervals::{ClientInterval, Recorder, Tally};
+use crate::runner::intervals::{ClientInterval, Recorder};
 use crate::runner::recovery::{Back, Reconnect, Tries};
 use crate::runner::schedule::Schedule;
 use crate::workload::Transactor;
@@ -411,7 +412,7 @@ pub fn run_recovering(
                     let back = Instant::now();
                     if measuring {
                         r.tally.reconnects += 1;
-                        r.tally.reconnect_time += back - end;
+                        r.tally.reconnect_s += (back - end).as_secs_f64();
                         if let Some(s) = slices.as_mut() {
                             s.reconnected(back, back - end);
                         }

@@ -139,6 +139,18 @@ pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// A repeat's `--log-interval` slices' transactions, the last (perhaps a sliver of the
+/// measured time) left out, and their median.
+pub fn whole_slices(repeat: &serde_json::Value) -> (Vec<u64>, u64) {
+    let mut slices: Vec<u64> =
+        repeat["intervals"].as_array().unwrap().iter().map(|i| i["transactions"].as_u64().unwrap()).collect();
+    slices.pop();
+    let mut sorted = slices.clone();
+    sorted.sort_unstable();
+    let median = sorted[sorted.len() / 2];
+    (slices, median)
+}
+
 /// Short timings so the suite stays fast; correctness, not speed, is asserted.
 pub const QUICK: &[&str] = &["-q", "--duration", "0.3s", "--warmup", "0.05s"];
 

@@ -160,13 +160,7 @@ mod tests {
         let mut r = repeat(vec![5, 5], 2.0);
         assert_eq!(rates_of(&r, Some(0.5)), rates(&r));
         r.intervals = (0..4)
-            .map(|i| crate::results::Interval {
-                start_s: i as f64 * 0.5,
-                transactions: 3,
-                errors: 0,
-                histogram: String::new(),
-                ..Default::default()
-            })
+            .map(|i| crate::results::Interval { start_s: i as f64 * 0.5, transactions: 3, ..Default::default() })
             .collect();
         assert_eq!(rates_of(&r, Some(0.5)), vec![(0.25, 6.0), (0.75, 6.0), (1.25, 6.0), (1.75, 6.0)]);
         assert_eq!(rates_of(&r, None), rates(&r));

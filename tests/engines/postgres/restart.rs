@@ -4,7 +4,7 @@
 //! Six clients on two threads: clients that share a thread reconnect in turn.
 
 use super::own_server::{self, OwnServer};
-use crate::common::{Sandbox, read_json};
+use crate::common::{Sandbox, read_json, whole_slices};
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -55,13 +55,7 @@ fn a_run_with_reconnect_rides_out_a_restart_of_the_server() {
     assert!(r["reconnects"].as_u64().unwrap() >= 6, "every client reconnected: {r}");
     assert_eq!(r["threads"], 2, "{r}");
     assert!(r["reconnect_s"].as_f64().unwrap() > 0.0, "{r}");
-    let mut slices: Vec<u64> =
-        r["intervals"].as_array().unwrap().iter().map(|i| i["transactions"].as_u64().unwrap()).collect();
-    // The last slice may be a sliver of the measured time.
-    slices.pop();
-    let mut sorted = slices.clone();
-    sorted.sort_unstable();
-    let median = sorted[sorted.len() / 2];
+    let (slices, median) = whole_slices(r);
     let dip = slices.iter().position(|&n| n < median / 4).unwrap_or_else(|| panic!("no dip: {slices:?}"));
     assert!(slices[dip..].iter().any(|&n| n > median / 2), "throughput came back after the restart: {slices:?}");
 }
