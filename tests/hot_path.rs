@@ -96,8 +96,7 @@ fn allocations_paced(
     // Two small oltp tables: a range still reads 100 rows; counters of a few keys.
     let counters = CountersOptions { keys: 3, ..CountersOptions::default() };
     let opts = WorkloadOptions { tables: 2, table_size: 1000, counters, ..WorkloadOptions::default() };
-    let open = || inst.connect();
-    let mut cell = w.prepare(&mut Loader::new(inst.connect().unwrap(), &open), &opts).unwrap();
+    let mut cell = w.prepare(&mut Loader::new(&**inst).unwrap(), &opts).unwrap();
     let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
     let ctl = Control::observed(1, observe);
     ctl.phase.store(MEASURE, Ordering::Release);
@@ -177,8 +176,7 @@ fn no_allocation_per_transaction() {
 /// one event loop, setup excluded.
 fn fiber_allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
     let server = Server::start(engine);
-    let open = || server.inst.connect();
-    let mut load = Loader::new(server.inst.connect().unwrap(), &open);
+    let mut load = Loader::new(&*server.inst).unwrap();
     let mut cell = w.prepare(&mut load, &WorkloadOptions::default()).unwrap();
     let ctl = Control::new(3);
     ctl.phase.store(MEASURE, Ordering::Release);

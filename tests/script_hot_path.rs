@@ -40,8 +40,7 @@ fn allocations(engine: &dyn Engine, w: &dyn workload::Workload, n: u64) -> u64 {
     let (profile, machine) = (Profile::builtin("nosync").unwrap(), Machine::default());
     let inst = engine.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
     let opts = WorkloadOptions { scale: 1, ..WorkloadOptions::default() };
-    let open = || inst.connect();
-    let mut cell = w.prepare(&mut workload::Loader::new(inst.connect().unwrap(), &open), &opts).unwrap();
+    let mut cell = w.prepare(&mut workload::Loader::new(&*inst).unwrap(), &opts).unwrap();
     let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
     let ctl = Control::new(1);
     ctl.phase.store(MEASURE, Ordering::Release);

@@ -78,6 +78,9 @@ impl Instance for MemoryInstance {
     fn version(&self) -> String {
         env!("CARGO_PKG_VERSION").to_string()
     }
+    fn embedded(&self) -> bool {
+        true
+    }
     fn settings(&self) -> BTreeMap<String, String> {
         BTreeMap::from([
             ("store".to_string(), "sharded hash map".to_string()),

@@ -148,6 +148,11 @@ pub trait Instance: Send + Sync {
     fn alive(&self) -> Result<()> {
         Ok(())
     }
+    /// Whether the engine runs in dbrace's process: its connections share one store
+    /// (SQLite's file locks), so they open and load one at a time, not side by side.
+    fn embedded(&self) -> bool {
+        false
+    }
 }
 
 /// A connection of either interface.

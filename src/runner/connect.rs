@@ -13,7 +13,7 @@ const AT_ONCE: usize = 8;
 /// more connections says so in its engine's words).
 pub fn open(instance: &dyn Instance, n: usize) -> Result<Vec<Connection>> {
     let first = instance.connect()?;
-    if !first.evented() {
+    if instance.embedded() {
         return std::iter::once(Ok(first)).chain((1..n).map(|_| instance.connect())).collect();
     }
     let others = crate::jobs::side_by_side(&mut [(); AT_ONCE], n.saturating_sub(1), |_, _| instance.connect());

@@ -165,8 +165,7 @@ fn measure(
     let load_start = Instant::now();
     // Loading has its own connections, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).
-    let open = || instance.connect();
-    let mut loader = crate::workload::Loader::new(instance.connect()?, &open);
+    let mut loader = crate::workload::Loader::new(&*instance)?;
     let mut prepared = cell.workload.prepare(&mut loader, &cell.options)?;
     let load_phases = loader.finish();
     let load_s = load_start.elapsed().as_secs_f64();

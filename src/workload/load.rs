@@ -2,30 +2,27 @@
 //! instance's for loading side by side (tables, or ranges of one table where the engine
 //! gains from it), and the time each phase of the load took.
 
-use crate::engine::Connection;
+use crate::engine::{Connection, Instance};
 use crate::error::Result;
 use crate::results::LoadPhase;
 use std::time::Instant;
-
-/// Opens one more connection to the instance being loaded.
-pub type Open<'a> = &'a (dyn Fn() -> Result<Connection> + Sync);
 
 /// A repeat's loading connections and the phases timed on them.
 pub struct Loader<'a> {
     /// The first connection, then those opened for side-by-side phases.
     conns: Vec<Connection>,
-    open: Open<'a>,
+    instance: &'a dyn Instance,
     /// Connections that may load at once (1: an embedded engine, whose writers queue).
     width: usize,
     phases: Vec<LoadPhase>,
 }
 
 impl<'a> Loader<'a> {
-    /// Load over `first`, opening more with `open` when a phase can use them: a
-    /// server's, one per core; an embedded engine's writers queue, so it has one.
-    pub fn new(first: Connection, open: Open<'a>) -> Loader<'a> {
-        let width = if first.evented() { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { 1 };
-        Loader { conns: vec![first], open, width, phases: Vec::new() }
+    /// Load `instance` over a first connection, opening more when a phase can use them:
+    /// a server's, one per core; an embedded engine's writers queue, so it has one.
+    pub fn new(instance: &'a dyn Instance) -> Result<Loader<'a>> {
+        let width = if instance.embedded() { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) };
+        Ok(Loader { conns: vec![instance.connect()?], instance, width, phases: Vec::new() })
     }
 
     /// The first connection, for what runs on one.
@@ -68,7 +65,7 @@ impl<'a> Loader<'a> {
     ) -> Result<()> {
         let wanted = self.width.min(items.len());
         while self.conns.len() < wanted {
-            self.conns.push((self.open)()?);
+            self.conns.push(self.instance.connect()?);
         }
         let done = crate::jobs::side_by_side(&mut self.conns[..wanted], items.len(), |c, i| job(c, &items[i]));
         done.into_iter().flatten().collect()
@@ -94,17 +91,13 @@ mod tests {
     use crate::engine::{Engine, Launch, Machine, Target};
     use std::sync::Mutex;
 
-    fn memory() -> Connection {
+    #[test]
+    fn side_by_side_runs_every_item_once_and_stops_at_a_failure() {
         let profile = crate::profile::Profile::builtin("ram").unwrap();
         let (storage, machine) = (crate::instance::Storage::default(), Machine::default());
         let launch = Launch::run(&profile, &Target::Managed, &storage, &machine);
-        crate::engine::memory::Memory.launch(&launch).unwrap().connect().unwrap()
-    }
-
-    #[test]
-    fn side_by_side_runs_every_item_once_and_stops_at_a_failure() {
-        let open = || -> Result<Connection> { Err(crate::error::Error::Run("no more connections here".into())) };
-        let mut l = Loader::new(memory(), &open);
+        let memory = crate::engine::memory::Memory.launch(&launch).unwrap();
+        let mut l = Loader::new(&*memory).unwrap();
         assert_eq!(l.width(), 1, "an embedded engine loads over one connection");
         let done = Mutex::new(Vec::new());
         l.side_by_side("tables", &[1, 2, 3], |_, i| {

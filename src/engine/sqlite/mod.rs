@@ -157,6 +157,9 @@ impl Instance for SqliteInstance {
     fn version(&self) -> String {
         rusqlite::version().to_string()
     }
+    fn embedded(&self) -> bool {
+        true
+    }
     fn settings(&self) -> BTreeMap<String, String> {
         self.settings.clone()
     }
