@@ -36,3 +36,20 @@ pub fn refused(sb: &Sandbox, engine: &str, profile: &str, url: &str, says: &[&st
         assert!(err.contains(s), "{url}: '{s}' in {err}");
     }
 }
+
+/// The settings of a `-p ram,ram+tls` run's two cells of `engine` and `workload`, each
+/// repeat measured and verified, checked as a plain session and a TLS 1.3 one over TCP
+/// on 127.0.0.1.
+pub fn plain_and_tls(results: &serde_json::Value, engine: &str, workload: &str) -> [serde_json::Value; 2] {
+    let cells = results["cells"].as_array().unwrap();
+    let [plain, tls] = ["ram", "ram+tls"].map(|profile| {
+        let id = format!("{engine}/{profile}/{workload}/c1");
+        let cell = cells.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no {id}: {results}"));
+        assert_eq!(cell["repeats"][0]["status"], "ok", "{cell}");
+        cell["repeats"][0]["settings"].clone()
+    });
+    assert_eq!(plain["tls"], "off", "{plain}");
+    assert!(tls["tls"].as_str().unwrap().starts_with("TLSv1.3 TLS13_"), "{tls}");
+    assert!(tls["transport"].as_str().unwrap().starts_with("tcp 127.0.0.1:"), "{tls}");
+    [plain, tls]
+}
