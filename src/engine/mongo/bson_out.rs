@@ -101,17 +101,12 @@ pub struct Index {
 
 impl Index {
     /// The decimal name of item `i`.
-    pub fn of(mut i: usize) -> Index {
+    pub fn of(i: usize) -> Index {
         let mut digits = [0u8; 20];
-        let mut start = digits.len();
-        loop {
-            start -= 1;
-            digits[start] = b'0' + (i % 10) as u8;
-            i /= 10;
-            if i == 0 {
-                break;
-            }
-        }
+        let mut text = itoa::Buffer::new();
+        let d = text.format(i).as_bytes();
+        let start = digits.len() - d.len();
+        digits[start..].copy_from_slice(d);
         Index { digits, start }
     }
 

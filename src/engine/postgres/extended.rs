@@ -103,22 +103,14 @@ const NAME_LEN: usize = 32;
 /// connection's its own, so a server connection another client prepared on never runs a
 /// statement of the same name that is not this one's.
 fn stmt_name(conn: u32, s: Stmt, buf: &mut [u8; NAME_LEN]) -> &str {
-    let mut i = buf.len();
-    let mut put = |mut n: usize, tag: u8| {
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        i -= 1;
-        buf[i] = tag;
-    };
-    put(s.0, b's');
-    put(conn as usize, b'c');
-    std::str::from_utf8(&buf[i..]).unwrap_or("c0s0")
+    let (mut c, mut n) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let parts: [&[u8]; 4] = [b"c", c.format(conn).as_bytes(), b"s", n.format(s.0).as_bytes()];
+    let mut len = 0;
+    for p in parts {
+        buf[len..len + p.len()].copy_from_slice(p);
+        len += p.len();
+    }
+    std::str::from_utf8(&buf[..len]).unwrap_or("c0s0")
 }
 
 /// One execution in the extended protocol, as libpq's PQsendQueryPrepared (or, with

@@ -268,36 +268,19 @@ fn bulk(buf: &mut Vec<u8>, parts: &[&[u8]]) {
 
 /// Append an integer as a bulk string.
 fn int_bulk(buf: &mut Vec<u8>, n: i64) {
-    let mut digits = [0; 20];
-    let d = decimal(&mut digits, n.unsigned_abs());
-    header(buf, b'$', d.len() + usize::from(n < 0));
-    if n < 0 {
-        buf.push(b'-');
-    }
+    let mut text = itoa::Buffer::new();
+    let d = text.format(n).as_bytes();
+    header(buf, b'$', d.len());
     buf.extend_from_slice(d);
     buf.extend_from_slice(b"\r\n");
 }
 
-/// Append a RESP header line: `kind` (`*` or `$`) and a count.
+/// Append a RESP header line: `kind` (`*` or `$`) and a count (itoa: faster than
+/// `write!`'s formatting machinery, and this runs several times per command).
 fn header(buf: &mut Vec<u8>, kind: u8, n: usize) {
-    let mut digits = [0; 20];
     buf.push(kind);
-    buf.extend_from_slice(decimal(&mut digits, n as u64));
+    buf.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     buf.extend_from_slice(b"\r\n");
-}
-
-/// `n` in decimal, written at the end of `digits` (faster than `write!`, which goes
-/// through the formatting machinery; this runs several times per command).
-fn decimal(digits: &mut [u8; 20], mut n: u64) -> &[u8] {
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &digits[i..];
-        }
-    }
 }
 
 /// A reply as text (setup and read-back only).

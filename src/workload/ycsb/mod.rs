@@ -193,17 +193,8 @@ impl Key {
     pub fn of(n: u64) -> Key {
         let mut buf = [0u8; 24];
         buf[..4].copy_from_slice(b"user");
-        let mut digits = [0u8; 20];
-        let (mut v, mut i) = (generator::fnv64(n), digits.len());
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        let d = &digits[i..];
+        let mut digits = itoa::Buffer::new();
+        let d = digits.format(generator::fnv64(n)).as_bytes();
         buf[4..4 + d.len()].copy_from_slice(d);
         Key { buf, len: 4 + d.len() }
     }
