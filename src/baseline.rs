@@ -38,6 +38,43 @@ impl Baseline {
     }
 }
 
+/// What decides a cell's baseline: its engine, profile, workload and clients.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Key<'a> {
+    /// The engine's name.
+    pub engine: &'a str,
+    /// The profile's name.
+    pub profile: &'a str,
+    /// The workload's name.
+    pub workload: &'a str,
+    /// Concurrent clients.
+    pub clients: u32,
+}
+
+impl Baseline {
+    /// The baseline cell of each cell: same workload and clients, the baseline profile on
+    /// the same engine when it has one, else on the first engine that does; only cells
+    /// for which `measured` holds can be one.
+    pub fn of_each(&self, cells: &[Key], measured: impl Fn(usize) -> bool) -> Vec<Option<usize>> {
+        let is_base = |c: &Key, j: usize, same_engine: bool| {
+            let x = &cells[j];
+            x.workload == c.workload
+                && x.clients == c.clients
+                && self.matches(x.engine, x.profile)
+                && (!same_engine || x.engine == c.engine)
+                && measured(j)
+        };
+        cells
+            .iter()
+            .map(|c| {
+                (0..cells.len())
+                    .find(|&j| is_base(c, j, true))
+                    .or_else(|| (0..cells.len()).find(|&j| is_base(c, j, false)))
+            })
+            .collect()
+    }
+}
+
 impl std::fmt::Display for Baseline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.engine {

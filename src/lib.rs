@@ -20,6 +20,7 @@ pub mod instance;
 pub mod jobs;
 pub mod launcher;
 pub mod man;
+pub mod noise;
 pub mod options;
 pub mod padding;
 pub mod plan;

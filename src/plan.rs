@@ -191,9 +191,8 @@ pub fn build(req: &Request) -> Result<Plan> {
             return Err(err);
         }
     }
-    let named = profile_names(&req.profiles, req.tls);
     if !req.profiles.is_empty()
-        && let Some(p) = named.iter().find(|p| !cells.iter().any(|c| c.profile.is_named(p)))
+        && let Some(p) = profiles.iter().map(|p| &p.name).find(|p| !cells.iter().any(|c| c.profile.is_named(p)))
     {
         let why = skipped.iter().find(|s| s.contains(&format!(" × {p}: "))).cloned().unwrap_or_default();
         return Err(bad_input!("profile '{p}' runs on no engine of this run ({why})"));

@@ -110,8 +110,19 @@ impl Profile {
         })
     }
 
-    /// The profile `name` names: a built-in one, with TLS when it ends in `+tls`.
+    /// The profile `name` names: a built-in one, with TLS when it ends in `+tls`; or
+    /// `ALIAS=PROFILE`, that profile under a name of the user's (a second `disk` cell beside
+    /// the first tells how far two identical cells differ: an A/A control).
     pub fn named(name: &str) -> crate::error::Result<Profile> {
+        if let Some((alias, base)) = name.split_once('=') {
+            check_alias(alias, name)?;
+            if base.contains('=') {
+                return Err(bad_input!(
+                    "profile '{name}' names an alias of an alias; write ALIAS=PROFILE, e.g. disk2=disk"
+                ));
+            }
+            return Profile::named(base).map(|p| Profile { name: alias.to_string(), ..p });
+        }
         let (base, tls) = match name.strip_suffix(TLS_SUFFIX) {
             Some(base) => (base, true),
             None => (name, false),
@@ -136,6 +147,18 @@ impl Profile {
     }
 }
 
+/// An alias is a plain name: letters, digits, `-` and `_`, not a built-in one's, and
+/// without the `+` that sweeps and `+tls` add.
+fn check_alias(alias: &str, given: &str) -> crate::error::Result<()> {
+    let plain = !alias.is_empty() && alias.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !plain || Profile::builtin(alias).is_some() {
+        return Err(bad_input!(
+            "profile '{given}': the name before '=' must be a new name of letters, digits, - and _ (e.g. disk2=disk), not a built-in profile's"
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +173,17 @@ mod tests {
         assert_eq!((p("ram-nosync").location, p("ram-nosync").durability), (LocationKind::Ram, Durability::Off));
         assert!(p("unlogged").unlogged && !p("disk").unlogged);
         assert!(Profile::builtin("fast").is_none());
+    }
+
+    #[test]
+    fn an_alias_names_a_copy_of_a_builtin() {
+        let p = Profile::named("disk2=disk").unwrap();
+        assert_eq!((p.name.as_str(), p.location, p.durability), ("disk2", LocationKind::Disk, Durability::Durable));
+        let t = Profile::named("secure=ram+tls").unwrap();
+        assert!(t.tls && t.name == "secure" && t.location == LocationKind::Ram);
+        for bad in ["=disk", "ram=disk", "a b=disk", "x+y=disk", "d2=fast", "d2=d3=disk"] {
+            assert!(Profile::named(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

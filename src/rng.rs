@@ -37,6 +37,13 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// `items` in an order drawn uniformly at random (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.range(0, i as i64) as usize);
+        }
+    }
+
     /// A uniform integer in `lo..=hi` (unbiased: Lemire's method with rejection).
     pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
         let span = (hi - lo) as u64 + 1;

@@ -16,7 +16,8 @@ pub struct ExecArgs {
     /// or sqlite (a database file in the profile's location)
     #[arg(long, short = 'e', default_value = "postgres", value_name = "ENGINE")]
     pub engine: String,
-    /// Profiles, comma-separated; the first is the baseline (see `dbrace engines`)
+    /// Profiles, comma-separated, or NAME=PROFILE for a copy under another name; the first
+    /// is the baseline (see `dbrace engines`)
     #[arg(long, short = 'p', value_delimiter = ',', default_value = "disk,ram-nosync", value_name = "LIST")]
     pub profile: Vec<String>,
     /// Timed runs per profile, interleaved across profiles (A B C A B C …)

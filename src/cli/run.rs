@@ -18,7 +18,9 @@ pub struct RunArgs {
     /// [default: sqlite, postgres (when installed), memory]
     #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST")]
     pub engine: Vec<String>,
-    /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged, wal-ram [default: disk,ram,async,nosync,unlogged]
+    /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged, wal-ram, or
+    /// NAME=PROFILE for a copy under another name (disk2=disk: an A/A control)
+    /// [default: disk,ram,async,nosync,unlogged]
     #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
     /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
@@ -77,9 +79,19 @@ pub struct RunArgs {
     /// and the time lost; without it the run fails
     #[arg(long)]
     pub reconnect: bool,
-    /// Repeats per cell, interleaved across cells (A B C A B C …) [default: 5]
+    /// Repeats per cell, in rounds of every cell in a random order, instead of --budget
     #[arg(long, short = 'r', value_name = "N", allow_hyphen_values = true, value_parser = parse_repeat)]
     pub repeat: Option<u32>,
+    /// Wall time for the whole run, from its start to the end of its last round: rounds
+    /// go on while some cell's comparison with its baseline is not settled, and a cell
+    /// leaves them once its own are (docs/statistics.md) [default: 55s, unless --repeat or
+    /// --precision is given]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_positive_duration)]
+    pub budget: Option<Duration>,
+    /// Launch and load a fresh instance for every repeat, even where the workload lets a
+    /// cell keep its server and data set from one repeat to the next
+    #[arg(long)]
+    pub fresh: bool,
     /// Instead of --repeat: repeat in interleaved rounds until every cell's interval of the
     /// median is within ±P% of it at 95% confidence (e.g. 3%), or --max-time is spent
     #[arg(long, value_name = "P%", allow_hyphen_values = true, value_parser = parse_precision)]

@@ -14,8 +14,14 @@ use crate::results::{Results, RunOptions, RunStatus, SCHEMA, now_rfc3339};
 use crate::runner::{self, Settings, progress::Progress};
 use crate::startup::{check_writable, default_results_path, launched, machine, reap_containers, reap_locations};
 use crate::{signals, workload};
+use std::time::{Duration, Instant};
+
+/// `--budget` when neither it, `--repeat` nor `--precision` is given: the default matrix
+/// with PostgreSQL in about a minute on a two-core machine, server stops included.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(55);
 
 pub(super) fn run(a: RunArgs) -> Result<i32> {
+    let began = Instant::now();
     if a.latency_limit.is_some() && a.rate.is_none() {
         return Err(bad_input!(
             "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
@@ -28,6 +34,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     }
     let confidence = a.confidence;
     let precision = precision_target(&a, confidence)?;
+    let budget = budget(&a)?;
     if let (Some(i), None) = (a.log_interval, a.transactions)
         && i > a.duration
     {
@@ -72,8 +79,11 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         // A shard's file is only merged well with its slices: every shard keeps them.
         a.shard.map(|_| a.duration.min(std::time::Duration::from_secs(1)))
     });
+    if let Some(b) = budget {
+        check_budget(b, &plan, &a)?;
+    }
     if a.dry_run {
-        print!("{}", dry_run(&plan, &a, precision.as_ref().map(|t| (t, confidence))));
+        print!("{}", dry_run(&plan, &a, precision.as_ref().map(|t| (t, confidence)), budget));
         return Ok(0);
     }
     let out = match &a.out {
@@ -90,8 +100,6 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     for c in &plan.cells {
         c.workload.check(&c.options)?;
     }
-    check_space(&plan, &locations)?;
-    runner::preflight(&plan.cells, &plan.machine, &locations)?;
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
     }
@@ -134,7 +142,12 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         tries: runner::recovery::Tries::from_flag(a.max_tries),
         reconnect: a.reconnect,
         threads: a.threads,
+        fresh: a.fresh,
+        budget,
     };
+    check_space(&plan, &locations, &settings)?;
+    let cx = runner::Context { machine: &plan.machine, settings: &settings, locations: &locations, progress };
+    let kept = runner::preflight(&plan.cells, cx)?;
     let mut results = Results {
         schema: SCHEMA,
         dbrace_version: crate::version::VERSION.to_string(),
@@ -149,8 +162,8 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
             duration_s: settings.duration.map(|d| d.as_secs_f64()),
             transactions: settings.transactions,
             warmup_s: settings.warmup.as_secs_f64(),
-            // Under --precision, the rounds run (the matrix counts them up).
-            repeat: if precision.is_some() { 0 } else { settings.repeat },
+            // Under --precision or --budget, the rounds run (the matrix counts them up).
+            repeat: if precision.is_some() || budget.is_some() { 0 } else { settings.repeat },
             scale: a.scale,
             tables: a.tables,
             table_size: a.table_size,
@@ -176,11 +189,15 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
             start_at: a.start_at.map(|t| humantime::format_rfc3339_millis(t).to_string()),
             max_tries: a.max_tries,
             reconnect: a.reconnect,
+            budget_s: budget.map(|b| b.as_secs_f64()),
+            fresh: a.fresh,
         },
         cells: Vec::new(),
         precision_outcome: None,
+        budget_outcome: None,
     };
-    let outcome = runner::matrix::run(&plan.cells, &plan.machine, &settings, &locations, &mut results, &out, progress);
+    let start = runner::matrix::Start { cells: &plan.cells, cx, kept, began };
+    let outcome = runner::matrix::run(start, &mut results, &out);
     // Whatever happened, show what was measured and where it is kept.
     let mut charts = Ok(());
     if results.cells.iter().any(|c| !c.repeats.is_empty()) {
@@ -241,6 +258,48 @@ fn check_shard(a: &RunArgs, plan: &plan::Plan) -> Result<()> {
     Ok(())
 }
 
+/// `--budget` as given, or the default when nothing else says how often cells run; refused
+/// beside `--repeat` or `--precision`, which decide that too.
+fn budget(a: &RunArgs) -> Result<Option<Duration>> {
+    let other = match (a.repeat, a.precision) {
+        (Some(n), _) => Some(format!("--repeat {n}")),
+        (None, Some(_)) => Some("--precision".to_string()),
+        _ => None,
+    };
+    match (a.budget, other) {
+        (Some(b), Some(flag)) => Err(bad_input!(
+            "--budget {} and {flag} both decide how often cells run; drop one of them",
+            humantime::format_duration(b)
+        )),
+        (Some(b), None) => Ok(Some(b)),
+        // One measured phase to line up: --start-at runs one repeat.
+        (None, None) if a.start_at.is_none() => Ok(Some(DEFAULT_BUDGET)),
+        _ => Ok(None),
+    }
+}
+
+/// One round of every cell: the warm-up and measured time of each, and a throwaway
+/// server's start where it has one.
+fn round_estimate(plan: &plan::Plan, a: &RunArgs) -> f64 {
+    let each = a.warmup.as_secs_f64() + if a.transactions.is_some() { 0.0 } else { a.duration.as_secs_f64() };
+    plan.cells.len() as f64 * each
+}
+
+/// Refuse a budget that cannot hold one round of every cell, before anything starts.
+fn check_budget(budget: Duration, plan: &plan::Plan, a: &RunArgs) -> Result<()> {
+    let round = round_estimate(plan, a);
+    if budget.as_secs_f64() < round {
+        return Err(bad_input!(
+            "--budget {} cannot hold one round of these {} cells ({} of warm-up and measured time); give --budget {} or more, or fewer cells",
+            humantime::format_duration(budget),
+            plan.cells.len(),
+            secs(round),
+            secs((round * 2.0).ceil().max(1.0))
+        ));
+    }
+    Ok(())
+}
+
 /// `--precision` and its bounds as a stopping rule, or none; refuses the flags that bound
 /// it without it, and bounds that can never reach `level`.
 fn precision_target(a: &RunArgs, level: f64) -> Result<Option<runner::precision::Target>> {
@@ -286,7 +345,12 @@ fn precision_target(a: &RunArgs, level: f64) -> Result<Option<runner::precision:
 }
 
 /// What `--dry-run` prints: the cells, a rough time for each, and the run as a config file.
-fn dry_run(plan: &plan::Plan, a: &RunArgs, precision: Option<(&runner::precision::Target, f64)>) -> String {
+fn dry_run(
+    plan: &plan::Plan,
+    a: &RunArgs,
+    precision: Option<(&runner::precision::Target, f64)>,
+    budget: Option<Duration>,
+) -> String {
     let measured = a.warmup.as_secs_f64() + a.duration.as_secs_f64();
     let repeat = a.repeat.unwrap_or(crate::cli::DEFAULT_REPEAT);
     let mut out = String::new();
@@ -298,9 +362,9 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs, precision: Option<(&runner::precision
         let load = c.workload.estimated_bytes(&c.options) as f64 / 50e6;
         let each = server + load + if a.transactions.is_some() { a.warmup.as_secs_f64() } else { measured };
         total += each * f64::from(repeat);
-        out += &match precision {
-            Some(_) => format!("  {:width$}  ≈ {} a repeat\n", c.id(), secs(each)),
-            None => format!("  {:width$}  ≈ {} × {}\n", c.id(), repeat, secs(each)),
+        out += &match (precision, budget) {
+            (None, None) => format!("  {:width$}  ≈ {} × {}\n", c.id(), repeat, secs(each)),
+            _ => format!("  {:width$}  ≈ {} a repeat\n", c.id(), secs(each)),
         };
     }
     let per = match a.transactions {
@@ -324,7 +388,15 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs, precision: Option<(&runner::precision
                 secs(at_most),
             )
         }
-        None => format!("would measure {} cells × {} repeats, ≈ {}{per}:\n", plan.cells.len(), repeat, secs(total)),
+        None => match budget {
+            Some(b) => format!(
+                "would measure {} cells in rounds, a round ≈ {}{per}, until every cell's comparison with its baseline is settled or --budget {} is spent:\n",
+                plan.cells.len(),
+                secs(total / f64::from(repeat)),
+                secs(b.as_secs_f64())
+            ),
+            None => format!("would measure {} cells × {} repeats, ≈ {}{per}:\n", plan.cells.len(), repeat, secs(total)),
+        },
     };
     out.insert_str(0, &head);
     for s in &plan.skipped {
@@ -357,18 +429,26 @@ fn script_config(a: &RunArgs) -> Result<workload::script::Config> {
     })
 }
 
-/// Refuse a data set that cannot fit its location, before loading fills it up.
-fn check_space(plan: &plan::Plan, locations: &Locations) -> Result<()> {
+/// Refuse a data set that cannot fit its location, before loading fills it up: the cells
+/// that keep their instances hold their data sets all at once.
+fn check_space(plan: &plan::Plan, locations: &Locations, s: &Settings) -> Result<()> {
+    let mut kept = [0u64; 2];
     for c in &plan.cells {
         let opts = &c.options;
         let need = c.workload.estimated_bytes(opts);
         let loc = locations.get(c.profile.location);
-        if c.engine.needs_data_dir(&c.profile, &c.target) && need > loc.free_bytes {
+        if !c.engine.needs_data_dir(&c.profile, &c.target) {
+            continue;
+        }
+        let held = &mut kept[usize::from(loc.kind == crate::profile::LocationKind::Ram)];
+        *held += if s.keeps(c) { need } else { 0 };
+        if need.max(*held) > loc.free_bytes {
+            let fix = if need > loc.free_bytes { "" } else { ", or --fresh to hold one data set at a time" };
             return Err(bad_input!(
-                "{} with {} needs about {} in {} ({}), which has {} free; give a smaller data set or choose another {} location",
+                "{} with {} needs about {} in {} ({}), which has {} free; give a smaller data set or choose another {} location{fix}",
                 c.workload.name(),
                 c.workload.size_options(opts),
-                gib(need),
+                gib(need.max(*held)),
                 loc.path.display(),
                 loc.fs_type,
                 gib(loc.free_bytes),

@@ -66,6 +66,18 @@ impl Locations {
     }
 }
 
+impl Locations {
+    /// Write back what is dirty on the disk location's filesystem (syncfs), so that the
+    /// kernel's writeback of earlier work (a template copied, a load, another cell's
+    /// unsynced commits) is paid here rather than inside the next measured phase.
+    pub fn settle(&self) {
+        if let Ok(dir) = std::fs::File::open(&self.disk.path) {
+            // SAFETY: syncfs takes an open descriptor, which `dir` owns until it drops.
+            unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&dir)) };
+        }
+    }
+}
+
 /// The user's cache dir for dbrace: $XDG_CACHE_HOME/dbrace or ~/.cache/dbrace.
 pub fn cache_dir() -> Result<PathBuf> {
     if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {

@@ -11,9 +11,9 @@ mod markdown;
 pub mod precision;
 mod table;
 
-use crate::baseline::Baseline;
+use crate::baseline::{Baseline, Key};
 use crate::error::Result;
-use crate::results::{Latency, RepeatStatus, Results, RunStatus, Tally, decode_histogram};
+use crate::results::{CellResult, Latency, RepeatStatus, Results, RunStatus, Tally, decode_histogram};
 use crate::stats::{self, Estimate, Ratio};
 use serde::Serialize;
 
@@ -118,14 +118,13 @@ impl Schedule {
 
 /// Summarize every cell against `baseline` (`PROFILE` or `ENGINE:PROFILE`).
 pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
-    let samples: Vec<Vec<f64>> = results
-        .cells
-        .iter()
-        .map(|c| c.repeats.iter().filter(|r| r.status.measured()).map(|r| r.tps).collect())
-        .collect();
+    let samples: Vec<stats::Repeats> = results.cells.iter().map(CellResult::measured_repeats).collect();
     let level = results.options.confidence;
     let b = Baseline::parse(baseline);
     b.validate(results.cells.iter().map(|c| (c.engine.as_str(), c.profile.name.as_str())))?;
+    let keys: Vec<Key> = results.cells.iter().map(CellResult::key).collect();
+    let bases = b.of_each(&keys, |j| !samples[j].tps.is_empty());
+    let judging = results.options.judging();
     let mut out = Vec::new();
     for (i, c) in results.cells.iter().enumerate() {
         let measured: Vec<_> = c.repeats.iter().filter(|r| r.status.measured()).collect();
@@ -134,19 +133,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             hist.add(decode_histogram(&r.histogram)?)
                 .map_err(|e| bad_input!("cannot merge latency histograms of {}: {e:?}", c.id))?;
         }
-        // The baseline of a cell: same workload and clients, the baseline profile on the
-        // same engine when it has one, else on the first engine that does.
-        let is_base = |j: usize, same_engine: bool| {
-            let x = &results.cells[j];
-            x.workload == c.workload
-                && x.clients == c.clients
-                && b.matches(&x.engine, &x.profile.name)
-                && (!same_engine || x.engine == c.engine)
-                && !samples[j].is_empty()
-        };
-        let base = (0..results.cells.len())
-            .find(|&j| is_base(j, true))
-            .or_else(|| (0..results.cells.len()).find(|&j| is_base(j, false)));
+        let base = bases[i];
         let transactions: u64 = measured.iter().map(|r| r.transactions).sum();
         let cpu: f64 = measured.iter().map(|r| r.client_cpu_s).sum();
         out.push(Row {
@@ -158,10 +145,12 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             measured_repeats: measured.len(),
             failed_repeats: c.repeats.len() - measured.len(),
             verify_failed: c.repeats.iter().filter(|r| r.status == RepeatStatus::VerifyFailed).count(),
-            tps: (!samples[i].is_empty()).then(|| stats::estimate(&samples[i], level)),
+            tps: (!samples[i].tps.is_empty()).then(|| stats::estimate(&samples[i].tps, level)),
             latency_ms: (!measured.is_empty()).then(|| Latency::of(&hist)),
             failure: c.repeats.iter().find(|r| r.status == RepeatStatus::Failed).and_then(|r| r.error.clone()),
-            vs_baseline: base.filter(|_| !samples[i].is_empty()).map(|j| stats::ratio(&samples[i], &samples[j], level)),
+            vs_baseline: base
+                .filter(|_| !samples[i].tps.is_empty())
+                .map(|j| stats::judge(&samples[i], &samples[j], level, judging)),
             baseline: base.map(|j| results.cells[j].id.clone()),
             tally: c.repeats.iter().map(|r| &r.tally).sum(),
             client_cpu_us_per_tx: if transactions > 0 { cpu * 1e6 / transactions as f64 } else { 0.0 },

@@ -268,6 +268,9 @@ fn merge_repeat(parts: &[&RepeatResult], names: &[&str], label: &str, every: Opt
         schedule,
         intervals: merge_intervals(parts, every)?,
         measure_started_at: first.measure_started_at.clone(),
+        round: first.round,
+        kept: first.kept,
+        noise: first.noise,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The results file: a versioned schema holding every cell and repeat, rewritten
 //! atomically after each one so an interrupted run keeps what it measured.
 
+mod budget;
 mod histogram;
 mod merge;
 mod options;
@@ -9,6 +10,7 @@ mod repeat;
 mod statements;
 mod tally;
 
+pub use budget::BudgetOutcome;
 pub use histogram::{decode_histogram, encode_histogram, new_histogram};
 pub use merge::{ShardFile, merge};
 pub use options::{OptionField, RunOptions};
@@ -53,6 +55,9 @@ pub struct Results {
     /// How a `--precision` run's rounds went; absent for `--repeat N`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision_outcome: Option<PrecisionOutcome>,
+    /// How a `--budget` run's rounds went; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_outcome: Option<BudgetOutcome>,
 }
 
 /// How a run ended.
@@ -84,6 +89,27 @@ pub struct CellResult {
     pub clients: u32,
     /// Each repeat measured so far.
     pub repeats: Vec<RepeatResult>,
+}
+
+impl CellResult {
+    /// Its measured repeats' tps, with their rounds where every one records its round.
+    pub fn measured_repeats(&self) -> crate::stats::Repeats {
+        let measured: Vec<&RepeatResult> = self.repeats.iter().filter(|r| r.status.measured()).collect();
+        crate::stats::Repeats {
+            tps: measured.iter().map(|r| r.tps).collect(),
+            rounds: measured.iter().map(|r| r.round).collect(),
+        }
+    }
+
+    /// What decides its baseline.
+    pub fn key(&self) -> crate::baseline::Key<'_> {
+        crate::baseline::Key {
+            engine: &self.engine,
+            profile: &self.profile.name,
+            workload: &self.workload,
+            clients: self.clients,
+        }
+    }
 }
 
 /// Write `value` as pretty JSON atomically: a temporary file beside `path`, then rename.

@@ -78,6 +78,24 @@ pub struct RunOptions {
     /// `--reconnect`: clients whose connection was lost connected again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reconnect: bool,
+    /// `--budget`: the wall time the rounds had, seconds; each comparison was looked at as
+    /// rounds came in and left the rounds once settled (`repeat` is then the rounds run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+    /// `--fresh`: every repeat launched and loaded an instance of its own, even where the
+    /// workload lets a cell keep its server and data set from one repeat to the next.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh: bool,
+}
+
+impl RunOptions {
+    /// How this run's comparisons are judged: at the looks of a budget, or once.
+    pub fn judging(&self) -> crate::stats::Judging {
+        match self.budget_s {
+            Some(_) => crate::stats::Judging::Looks,
+            None => crate::stats::Judging::Once,
+        }
+    }
 }
 
 /// One option of a run in the words reports use: the HTML environment table lists them,
@@ -106,7 +124,13 @@ impl RunOptions {
             _ => {}
         }
         push("warm-up", format!("{} s", self.warmup_s), true);
-        push("repeats", format!("{} per cell, interleaved", self.repeat), false);
+        match self.budget_s {
+            Some(b) => push("budget", format!("{b} s, {} rounds run", self.repeat), false),
+            None => push("repeats", format!("{} per cell, interleaved", self.repeat), false),
+        }
+        if self.fresh {
+            push("servers", "a fresh instance and data set every repeat".into(), true);
+        }
         if let Some(p) = self.precision {
             push("precision", format!("±{} of the median", crate::stats::precision_percent(p)), false);
         }

@@ -31,6 +31,15 @@ impl RepeatStatus {
 pub struct RepeatResult {
     /// 1-based repeat number.
     pub repeat: u32,
+    /// The round it ran in (1-based), each round's cells in an order drawn at random, so
+    /// that two cells' repeats of one round can be compared as a pair; absent in files
+    /// from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// It ran on the instance and data set its cell's earlier repeat left (no launch, no
+    /// load): the cell kept them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kept: bool,
     /// Whether it measured and verified.
     pub status: RepeatStatus,
     /// Why it failed.
@@ -92,6 +101,10 @@ pub struct RepeatResult {
     /// The measured phase in `--log-interval` slices from its start; absent without it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<Interval>,
+    /// What else the machine did while it was measured (CPU steal, iowait, other
+    /// processes' CPU); absent where /proc could not be read, and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<crate::noise::Noise>,
     /// When the measured phase began by the wall clock (RFC 3339, microseconds), with
     /// `--start-at`: `dbrace merge` checks that shards began together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -155,6 +168,9 @@ impl RepeatResult {
             schedule: None,
             intervals: Vec::new(),
             measure_started_at: None,
+            round: None,
+            kept: false,
+            noise: None,
         }
     }
 }

@@ -26,6 +26,8 @@ pub struct Measurement {
     pub started: SystemTime,
     /// The signal that cut the measurement short.
     pub interrupted: Option<i32>,
+    /// What else the machine did meanwhile.
+    pub noise: Option<crate::noise::Noise>,
 }
 
 /// Phase and sampling state; `tick` it whenever `next` has passed.
@@ -42,6 +44,8 @@ pub struct Coordinator<'a> {
     window: (Instant, u64),
     interrupted: Option<i32>,
     lines: Option<Lines<'a>>,
+    /// The machine just before the measured phase, and just after it.
+    machine: (Option<crate::noise::Sample>, Option<crate::noise::Sample>),
 }
 
 impl<'a> Coordinator<'a> {
@@ -72,6 +76,7 @@ impl<'a> Coordinator<'a> {
             window: (now, 0),
             interrupted: None,
             lines,
+            machine: (None, None),
         };
         // No warm-up: measure from the first transaction of any client, not from the
         // first tick (other clients' threads may start before client 0 does).
@@ -82,6 +87,9 @@ impl<'a> Coordinator<'a> {
     }
 
     fn begin(&mut self, now: Instant) {
+        // Read at the end of the warm-up, so the reading costs the measurement nothing.
+        self.machine.0 = crate::noise::sample();
+        let now = if self.machine.0.is_some() { Instant::now() } else { now };
         let _ = self.ctl.measure_start.set(now);
         self.ctl.phase.store(MEASURE, Ordering::Release);
         self.start = Some(now);
@@ -145,6 +153,9 @@ impl<'a> Coordinator<'a> {
         let _ = self.ctl.measure_start.set(now);
         self.start.get_or_insert(now);
         self.stop = Some(now);
+        if self.machine.0.is_some() {
+            self.machine.1 = crate::noise::sample();
+        }
     }
 
     /// Keep ticking on a timer until the clients are stopped (client 0 has left its loop;
@@ -156,7 +167,11 @@ impl<'a> Coordinator<'a> {
         }
         let (start, stop) = (self.start.unwrap_or(self.warm_end), self.stop.unwrap_or(self.warm_end));
         let started = self.started.unwrap_or_else(SystemTime::now);
-        Measurement { start, stop, started, interrupted: self.interrupted }
+        let noise = match &self.machine {
+            (Some(a), Some(b)) => Some(crate::noise::between(a, b)),
+            _ => None,
+        };
+        Measurement { start, stop, started, interrupted: self.interrupted, noise }
     }
 
     /// Stop everything at once (client 0 panicked).

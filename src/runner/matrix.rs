@@ -1,31 +1,52 @@
-//! The matrix: every cell, repeats interleaved (A B C A B C …) so drift hits every cell
-//! alike; the results file is rewritten after each finished repeat.
+//! The matrix: every cell in rounds, each round's cells in an order drawn at random, so
+//! drift hits every cell alike and two cells' repeats of one round are a fair pair; the
+//! results file is rewritten after each finished repeat.
 
+use super::budget::Budget;
 use super::cell::Cell;
 use super::precision::{Next, Rounds, Target};
-use super::progress::Progress;
-use super::{Settings, run_repeat};
-use crate::engine::Machine;
+use super::{Context, Loaded, run_repeat};
 use crate::error::{Error, Result};
-use crate::instance::Locations;
 use crate::results::{CellResult, RepeatStatus, Results, RunStatus, StopReason, now_rfc3339};
+use crate::rng::Rng;
 use crate::signals;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// Run every cell `settings.repeat` times, or in rounds until `settings.precision` is
-/// reached, saving `results` to `out` after each repeat. Returns whether every repeat
-/// succeeded and verified.
-pub fn run(
-    cells: &[Cell],
-    machine: &Machine,
-    s: &Settings,
-    locations: &Locations,
-    results: &mut Results,
-    out: &Path,
-    progress: Progress,
-) -> Result<bool> {
-    results.cells = cells
+/// What decides which cells the next round repeats, and when the rounds stop.
+pub trait Rule {
+    /// The cells of the next round (in plan order), or why there is none, `elapsed` after
+    /// the rounds began.
+    fn next(&self, elapsed: Duration) -> Next;
+    /// One repeat of cell `i` in round `round` that took `took`: its tps, or `None` if it
+    /// failed or did not verify.
+    fn record(&mut self, i: usize, round: u32, tps: Option<f64>, took: Duration);
+    /// Close the round just run; the line that says where the rounds stand.
+    fn finish_round(&mut self, ids: &[String]) -> String;
+    /// Repeats of cell `i` so far.
+    fn repeats(&self, i: usize) -> u32;
+}
+
+/// Where the run starts: its cells, what their repeats need, and what the preflight
+/// launched and kept.
+pub struct Start<'a> {
+    /// The cells, in plan order.
+    pub cells: &'a [Cell],
+    /// How servers run, cells are driven, data lives and progress shows.
+    pub cx: Context<'a>,
+    /// Each cell's instance launched and loaded by the preflight, when it keeps one.
+    pub kept: Vec<Option<Loaded>>,
+    /// The wall clock of the run's start, which `--budget` counts from.
+    pub began: Instant,
+}
+
+/// Run every cell `repeat` times, in rounds until `precision` is reached, or until every
+/// comparison is settled or the budget is spent, saving `results` to `out` after each
+/// repeat. Returns whether every repeat succeeded and verified.
+pub fn run(start: Start, results: &mut Results, out: &Path) -> Result<bool> {
+    let s = start.cx.settings;
+    results.cells = start
+        .cells
         .iter()
         .map(|c| CellResult {
             id: c.id(),
@@ -37,12 +58,16 @@ pub fn run(
         })
         .collect();
     results.save(out)?;
-    let mut m = Matrix { cells, machine, s, locations, results, out, progress, all_ok: true };
-    let outcome = match s.precision {
-        None => m.fixed(),
-        Some(t) => m.precise(t),
+    let ids: Vec<String> = start.cells.iter().map(|c| c.id()).collect();
+    let mut m = Matrix { start, results, out, all_ok: true, order: Rng::new(s.seed ^ ORDER_STREAM) };
+    let outcome = match (s.precision, s.budget) {
+        (Some(t), _) => m.precise(t, &ids),
+        (None, Some(b)) => m.budgeted(b, &ids),
+        (None, None) => m.fixed(),
     };
     let all_ok = m.all_ok;
+    // Kept servers stop before the report is printed.
+    drop(m.start.kept);
     results.finished_at = Some(now_rfc3339());
     results.status = match &outcome {
         Ok(()) => RunStatus::Complete,
@@ -53,27 +78,28 @@ pub fn run(
     outcome.map(|()| all_ok)
 }
 
+/// The stream of the rounds' orders, apart from the clients' generators of the same seed.
+const ORDER_STREAM: u64 = 0x0de7_0f2a_ce11_5eed;
+
 /// One run of the matrix: what each repeat needs, and whether all went well.
 struct Matrix<'a> {
-    cells: &'a [Cell],
-    machine: &'a Machine,
-    s: &'a Settings,
-    locations: &'a Locations,
+    start: Start<'a>,
     results: &'a mut Results,
     out: &'a Path,
-    progress: Progress,
     all_ok: bool,
+    order: Rng,
 }
 
 impl Matrix<'_> {
     /// `--repeat N`: every cell N times.
     fn fixed(&mut self) -> Result<()> {
-        let total = self.cells.len() * self.s.repeat as usize;
-        let mut n = 0;
-        for repeat in 1..=self.s.repeat {
-            for i in 0..self.cells.len() {
-                n += 1;
-                self.repeat(i, repeat, &format!("[{n:>3}/{total}]"))?;
+        let (n, repeat) = (self.start.cells.len(), self.start.cx.settings.repeat);
+        let total = n * repeat as usize;
+        let mut done = 0;
+        for round in 1..=repeat {
+            for i in self.shuffled((0..n).collect()) {
+                done += 1;
+                self.repeat(i, round, round, &format!("[{done:>3}/{total}]"))?;
             }
         }
         // A signal during the last repeat's verify or teardown still counts.
@@ -82,43 +108,67 @@ impl Matrix<'_> {
 
     /// `--precision`: rounds of the cells still short, until none is left or time is up.
     /// The outcome is kept in the results whatever ends the rounds.
-    fn precise(&mut self, target: Target) -> Result<()> {
-        let ids: Vec<String> = self.cells.iter().map(|c| c.id()).collect();
-        let mut rounds = Rounds::new(target, self.s.confidence, ids.len());
-        let started = Instant::now();
-        let ended = (|| {
-            loop {
-                let cells = match rounds.next(started.elapsed()) {
-                    Next::Round(cells) => cells,
-                    Next::Stop(reason) => return signals::check().map(|()| reason),
-                };
-                let round = rounds.finished + 1;
-                for (j, &i) in cells.iter().enumerate() {
-                    let took = Instant::now();
-                    let repeat = rounds.repeats(i) + 1;
-                    let (status, tps) =
-                        self.repeat(i, repeat, &format!("[round {round} {}/{}]", j + 1, cells.len()))?;
-                    rounds.record(i, (status == RepeatStatus::Ok).then_some(tps), took.elapsed());
-                }
-                rounds.finish_round();
-                self.results.options.repeat = rounds.finished;
-                self.progress.line(&rounds.progress_line(&ids));
-            }
-        })();
-        let reason = match &ended {
-            Ok(reason) => *reason,
-            Err(Error::Interrupted(_)) => StopReason::Interrupted,
-            Err(_) => StopReason::Failed,
-        };
-        self.results.precision_outcome = Some(rounds.outcome(&ids, reason));
+    fn precise(&mut self, target: Target, ids: &[String]) -> Result<()> {
+        let mut rounds = Rounds::new(target, self.start.cx.settings.confidence, ids.len());
+        let (ended, finished) = self.rounds(&mut rounds, ids, Instant::now());
+        self.results.precision_outcome = Some(rounds.outcome(ids, stop_reason(&ended)));
+        self.results.options.repeat = finished;
         ended.map(drop)
     }
 
-    /// Measure repeat `repeat` of cell `i`, say how it went after `label`, keep it.
-    fn repeat(&mut self, i: usize, repeat: u32, label: &str) -> Result<(RepeatStatus, f64)> {
+    /// `--budget`: rounds of the cells whose comparisons are not settled yet, until none
+    /// is left or the budget is spent.
+    fn budgeted(&mut self, budget: Duration, ids: &[String]) -> Result<()> {
+        let (s, cells) = (self.start.cx.settings, self.start.cells);
+        let mut rule = Budget::new(cells, &self.results.options.baseline, s.confidence, budget);
+        let (ended, finished) = self.rounds(&mut rule, ids, self.start.began);
+        self.results.budget_outcome = Some(rule.outcome(finished, stop_reason(&ended)));
+        self.results.options.repeat = finished;
+        ended.map(drop)
+    }
+
+    /// Rounds as `rule` decides, `clock` the start its time counts from: why they stopped,
+    /// and how many finished.
+    fn rounds(&mut self, rule: &mut dyn Rule, ids: &[String], clock: Instant) -> (Result<StopReason>, u32) {
+        let mut finished = 0;
+        let ended = loop {
+            let cells = match rule.next(clock.elapsed()) {
+                Next::Round(cells) => cells,
+                Next::Stop(reason) => break signals::check().map(|()| reason),
+            };
+            let round = finished + 1;
+            let cells = self.shuffled(cells);
+            let run = cells.iter().enumerate().try_for_each(|(j, &i)| {
+                let took = Instant::now();
+                let repeat = rule.repeats(i) + 1;
+                let (status, tps) =
+                    self.repeat(i, repeat, round, &format!("[round {round} {}/{}]", j + 1, cells.len()))?;
+                rule.record(i, round, (status == RepeatStatus::Ok).then_some(tps), took.elapsed());
+                Ok(())
+            });
+            if let Err(e) = run {
+                break Err(e);
+            }
+            finished = round;
+            self.start.cx.progress.line(&rule.finish_round(ids));
+            self.results.options.repeat = finished;
+        };
+        (ended, finished)
+    }
+
+    /// `cells` in an order drawn at random for one round.
+    fn shuffled(&mut self, mut cells: Vec<usize>) -> Vec<usize> {
+        self.order.shuffle(&mut cells);
+        cells
+    }
+
+    /// Measure repeat `repeat` of cell `i` in round `round`, say how it went after
+    /// `label`, keep it.
+    fn repeat(&mut self, i: usize, repeat: u32, round: u32, label: &str) -> Result<(RepeatStatus, f64)> {
         signals::check()?;
-        let cell = &self.cells[i];
-        let r = run_repeat(cell, self.machine, repeat, self.s, self.locations, self.progress)?;
+        let st = &mut self.start;
+        let cell = &st.cells[i];
+        let r = run_repeat(cell, repeat, st.cx, &mut st.kept[i])?;
         let line = match r.status {
             RepeatStatus::Ok => match r.schedule {
                 Some(s) => format!("{:.0} tps, p95 {:.3} ms, lag avg {:.3} ms", r.tps, r.latency_ms.p95, s.lag_avg_ms),
@@ -130,10 +180,19 @@ impl Matrix<'_> {
             _ => format!("FAILED: {}", r.error.as_deref().unwrap_or("unknown error")),
         };
         self.all_ok &= r.status == RepeatStatus::Ok;
-        self.progress.line(&format!("{label} {} #{repeat}: {line}", cell.id()));
+        self.start.cx.progress.line(&format!("{label} {} #{repeat}: {line}", cell.id()));
         let done = (r.status, r.tps);
-        self.results.cells[i].repeats.push(r);
+        self.results.cells[i].repeats.push(crate::results::RepeatResult { round: Some(round), ..r });
         self.results.save(self.out)?;
         Ok(done)
+    }
+}
+
+/// Why the rounds stopped, for the outcome the results keep.
+fn stop_reason(ended: &Result<StopReason>) -> StopReason {
+    match ended {
+        Ok(reason) => *reason,
+        Err(Error::Interrupted(_)) => StopReason::Interrupted,
+        Err(_) => StopReason::Failed,
     }
 }

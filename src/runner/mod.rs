@@ -2,6 +2,7 @@
 //! up, measure N clients, verify, tear down. It drives `Transactor`s and records time;
 //! it knows no engine and no workload.
 
+pub mod budget;
 pub mod cell;
 pub mod connect;
 pub mod coordinator;
@@ -67,9 +68,22 @@ pub struct Settings {
     pub reconnect: bool,
     /// `--threads`: worker threads that share each cell's clients (default: one per core).
     pub threads: Option<u32>,
+    /// `--fresh`: every repeat on an instance and data set of its own.
+    pub fresh: bool,
+    /// `--budget`: the wall time the rounds may take, each comparison measured until its
+    /// verdict is settled (instead of `repeat`).
+    pub budget: Option<Duration>,
 }
 
 impl Settings {
+    /// Whether `cell` keeps its instance and data set from one repeat to the next: unless
+    /// `--fresh`, where its workload allows and more than one repeat may run.
+    pub fn keeps(&self, cell: &Cell) -> bool {
+        !self.fresh
+            && cell.workload.keeps_data()
+            && (self.repeat > 1 || self.precision.is_some() || self.budget.is_some())
+    }
+
     /// Client `i`'s share of the rate as its own schedule (pgbench gives each thread
     /// rate/threads; here every client is a thread).
     fn schedule(&self, clients: u32, i: u32, seed: u64) -> Option<Schedule> {
@@ -89,49 +103,110 @@ impl Settings {
     }
 }
 
+/// What every repeat of a run needs besides its cell: how servers run, how cells are
+/// driven, where data lives, and where progress is shown.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    /// How managed servers run.
+    pub machine: &'a Machine,
+    /// How every cell is driven.
+    pub settings: &'a Settings,
+    /// Where data lives.
+    pub locations: &'a Locations,
+    /// Progress bars and per-repeat lines.
+    pub progress: Progress,
+}
+
 /// Launch each distinct engine × profile once before measuring, so a setting the engine
 /// refuses is bad input reported in a second, not a failed cell after the whole matrix.
-pub fn preflight(cells: &[Cell], machine: &Machine, locations: &Locations) -> Result<()> {
+/// A cell that keeps its instance across repeats (`keeps`) launches and loads the one it
+/// keeps here; the others' instances are stopped again. Returns each cell's kept instance.
+pub fn preflight(cells: &[Cell], cx: Context) -> Result<Vec<Option<Loaded>>> {
+    let Context { machine, settings: s, locations, progress } = cx;
     let mut seen: Vec<String> = Vec::new();
+    let mut kept = Vec::new();
     for c in cells {
+        signals::check()?;
+        let refused = |e: Error| match e {
+            Error::Run(m) if !c.profile.settings.is_empty() => {
+                Error::Input(format!("{m}; check the values given with --set"))
+            }
+            other => other,
+        };
+        if s.keeps(c) {
+            let bar = progress.bar(&c.id(), 1000);
+            bar.set_message("loading");
+            kept.push(Some(load(c, cx).map_err(refused)?));
+            bar.finish_and_clear();
+            continue;
+        }
+        kept.push(None);
         let key = format!("{}/{}", c.engine.name(), c.profile.name);
         if seen.contains(&key) {
             continue;
         }
         seen.push(key);
         let storage = storage(c, locations)?;
-        c.engine.launch(&Launch::run(&c.profile, &c.target, &storage, machine)).map(drop).map_err(|e| match e {
-            Error::Run(m) if !c.profile.settings.is_empty() => {
-                Error::Input(format!("{m}; check the values given with --set"))
-            }
-            other => other,
-        })?;
+        c.engine.launch(&Launch::run(&c.profile, &c.target, &storage, machine)).map(drop).map_err(refused)?;
     }
-    Ok(())
+    Ok(kept)
 }
 
-/// Measure one repeat of one cell. A failure of the run becomes a failed repeat; bad
-/// input and interruption are returned as errors that end the whole run.
-pub fn run_repeat(
-    cell: &Cell,
-    machine: &Machine,
-    repeat: u32,
-    s: &Settings,
-    locations: &Locations,
-    progress: Progress,
-) -> Result<RepeatResult> {
+/// A cell's instance with its data set loaded, which repeats measure on: one repeat's
+/// own, or kept by the cell from one repeat to the next where its workload allows.
+pub struct Loaded {
+    // Fields drop in order: the workload's and the instance's connections go before the
+    // files they use.
+    workload: Box<dyn crate::workload::CellWorkload>,
+    instance: Box<dyn crate::engine::Instance>,
+    _storage: Storage,
+    /// Transactions committed on this data set by the repeats before (verify counts all).
+    committed: u64,
+    /// Launch and load as timed, for the first repeat that measures on it.
+    launched: Option<(f64, f64, Vec<crate::results::LoadPhase>)>,
+}
+
+/// Measure one repeat of one cell on `kept`, the instance its last repeat left, or on a
+/// fresh one; leave the instance in `kept` when the cell keeps it and the repeat went
+/// well. A failure of the run becomes a failed repeat; bad input and interruption are
+/// returned as errors that end the whole run.
+pub fn run_repeat(cell: &Cell, repeat: u32, cx: Context, kept: &mut Option<Loaded>) -> Result<RepeatResult> {
+    let s = cx.settings;
     let started_at = now_rfc3339();
-    let r = measure(cell, machine, repeat, s, locations, progress);
+    let label = format!("{} #{repeat}", cell.id());
+    let bar = cx.progress.bar(&label, s.transactions.map_or(1000, |t| t * clients_of(cell, s).len() as u64));
+    let r = match kept.take() {
+        Some(loaded) => Ok(loaded),
+        None => {
+            bar.set_message("loading");
+            load(cell, cx)
+        }
+    }
+    .and_then(|mut loaded| {
+        let r = measure(cell, &mut loaded, repeat, cx, &bar, &label);
+        if s.keeps(cell) && r.as_ref().is_ok_and(|r| r.status == RepeatStatus::Ok) {
+            *kept = Some(loaded);
+        }
+        r
+    });
+    bar.finish_and_clear();
     // A failure caused by the signal (a load cut short) is the signal, not a failed cell.
     if let (Err(Error::Run(_)), Some(sig)) = (&r, signals::pending()) {
         return Err(Error::Interrupted(sig));
     }
     match r {
         Err(Error::Run(msg)) => {
-            Ok(RepeatResult::failed(repeat, msg, started_at, cell.engine.version(machine).unwrap_or_default()))
+            Ok(RepeatResult::failed(repeat, msg, started_at, cell.engine.version(cx.machine).unwrap_or_default()))
         }
         other => other.map(|r| RepeatResult { started_at, ..r }),
     }
+}
+
+/// The clients of `cell` this process runs: all, or its shard's share. A shard's clients
+/// keep their numbers in the whole cell, so their seeds, schedules and the keys they
+/// insert are those one process would give them.
+fn clients_of(cell: &Cell, s: &Settings) -> std::ops::Range<u32> {
+    s.shard.map_or(0..cell.clients, |sh| sh.clients(cell.clients))
 }
 
 /// Fresh directories in the cell's locations, if its engine keeps files.
@@ -142,41 +217,44 @@ fn storage(cell: &Cell, locations: &Locations) -> Result<Storage> {
     Storage::create(&cell.profile, locations)
 }
 
-fn measure(
-    cell: &Cell,
-    machine: &Machine,
-    repeat: u32,
-    s: &Settings,
-    locations: &Locations,
-    progress: Progress,
-) -> Result<RepeatResult> {
-    let label = format!("{} #{repeat}", cell.id());
-    // A shard's clients keep their numbers in the whole cell, so their seeds, schedules
-    // and the keys they insert are those one process would give them.
-    let mine = s.shard.map_or(0..cell.clients, |sh| sh.clients(cell.clients));
-    let bar = progress.bar(&label, s.transactions.map_or(1000, |t| t * mine.len() as u64));
-    bar.set_message("loading");
-    // Declared first so it is dropped last: connections and the instance go before the files.
-    let storage = storage(cell, locations)?;
+/// Launch a fresh instance of `cell` and load its workload's data set.
+pub fn load(cell: &Cell, cx: Context) -> Result<Loaded> {
+    let storage = storage(cell, cx.locations)?;
     let start = Instant::now();
-    let profile = cell.launch_profile(mine.len());
-    let instance = cell.engine.launch(&Launch::run(&profile, &cell.target, &storage, machine))?;
+    let profile = cell.launch_profile(clients_of(cell, cx.settings).len());
+    let instance = cell.engine.launch(&Launch::run(&profile, &cell.target, &storage, cx.machine))?;
     let start_s = start.elapsed().as_secs_f64();
     let load_start = Instant::now();
     // Loading has its own connections, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).
     let mut loader = crate::workload::Loader::new(&*instance)?;
-    let mut prepared = cell.workload.prepare(&mut loader, &cell.options)?;
+    let workload = cell.workload.prepare(&mut loader, &cell.options)?;
     let load_phases = loader.finish();
     let load_s = load_start.elapsed().as_secs_f64();
     signals::check()?;
+    Ok(Loaded { workload, instance, _storage: storage, committed: 0, launched: Some((start_s, load_s, load_phases)) })
+}
 
+fn measure(
+    cell: &Cell,
+    loaded: &mut Loaded,
+    repeat: u32,
+    cx: Context,
+    bar: &indicatif::ProgressBar,
+    label: &str,
+) -> Result<RepeatResult> {
+    let s = cx.settings;
+    let mine = clients_of(cell, s);
+    let kept = loaded.launched.is_none();
+    let (start_s, load_s, load_phases) = loaded.launched.take().unwrap_or_default();
+    let (instance, prepared) = (&*loaded.instance, &mut *loaded.workload);
+    cx.locations.settle();
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
     let first_id = mine.start;
     // Connecting alone is timed (pgbench's "initial connection time"), not the workload's
     // statement preparation that follows each connection.
     let connecting = Instant::now();
-    let conns = connect::open(&*instance, mine.len())?;
+    let conns = connect::open(instance, mine.len())?;
     let connect_s = connecting.elapsed().as_secs_f64();
     let evented = conns.iter().all(Connection::evented);
     let clients = mine
@@ -189,7 +267,7 @@ fn measure(
     let mut clients = clients.into_iter().enumerate();
     let (_, first) = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
     let measure_at = match s.start_at {
-        Some(at) => Some(start::wait_for(at, s.warmup, &bar)?),
+        Some(at) => Some(start::wait_for(at, s.warmup, bar)?),
         None => None,
     };
     // A client that reconnects builds its transactor anew, as the ones above were built:
@@ -218,7 +296,7 @@ fn measure(
         let measured = &mut measured;
         // Client 0 runs on this thread and coordinates between its transactions (see
         // coordinator.rs); the phases start before any client does.
-        let mut coord = Coordinator::new(ctl, s, &bar, &label, measure_at);
+        let mut coord = Coordinator::new(ctl, s, bar, label, measure_at);
         let (pace, recovery0) = (s.schedule(n, first_id, seed), recovery(first_id));
         let mut loops: Vec<workers::Client> = vec![Box::new(move || {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -240,7 +318,6 @@ fn measure(
         workers::drive(loops, threads)
     };
     let m = measured.ok_or_else(|| failed!("client 0's worker thread failed before the measurement ended"))?;
-    bar.finish_and_clear();
     if let Some(sig) = m.interrupted {
         return Err(Error::Interrupted(sig));
     }
@@ -248,8 +325,9 @@ fn measure(
         .into_iter()
         .collect::<std::result::Result<Vec<WorkerReport>, _>>()
         .map_err(|p| failed!("a client panicked: {}", panic_message(&*p)))?;
-    let r = summarize(repeat, &*instance, &mut *prepared, reports, m, [start_s, connect_s, load_s], s)?;
-    Ok(RepeatResult { threads: Some(threads as u32), load_phases, ..r })
+    let r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s)?;
+    loaded.committed += r.transactions + r.warmup_transactions;
+    Ok(RepeatResult { threads: Some(threads as u32), load_phases, kept, ..r })
 }
 
 /// What a panic said, when it said it in words.
@@ -259,13 +337,13 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> &str {
 
 fn summarize(
     repeat: u32,
-    instance: &dyn crate::engine::Instance,
-    prepared: &mut dyn crate::workload::CellWorkload,
+    loaded: &mut Loaded,
     mut reports: Vec<WorkerReport>,
     m: Measurement,
     [start_s, connect_s, load_s]: [f64; 3],
     s: &Settings,
 ) -> Result<RepeatResult> {
+    let instance = &*loaded.instance;
     let duration_mode = s.duration.is_some();
     let mut hist = crate::results::new_histogram();
     let mut timeline: Vec<u64> = Vec::new();
@@ -314,7 +392,8 @@ fn summarize(
         None => Vec::new(),
     };
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
-    let verify = prepared.verify(&mut instance.connect()?, committed)?;
+    // A kept data set holds what every repeat on it committed.
+    let verify = loaded.workload.verify(&mut instance.connect()?, loaded.committed + committed)?;
     if failure.is_none() && measured == 0 {
         let why = first_error.as_deref().map_or(String::new(), |e| format!("; first error: {e}"));
         let skips = if skipped > 0 { format!("{skipped} skipped past --latency-limit, ") } else { String::new() };
@@ -358,5 +437,8 @@ fn summarize(
         }),
         intervals,
         measure_started_at: s.start_at.map(|_| humantime::format_rfc3339_micros(m.started).to_string()),
+        round: None,
+        kept: false,
+        noise: m.noise,
     })
 }

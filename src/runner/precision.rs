@@ -194,6 +194,22 @@ impl Rounds {
     }
 }
 
+impl super::matrix::Rule for Rounds {
+    fn next(&self, elapsed: Duration) -> Next {
+        Rounds::next(self, elapsed)
+    }
+    fn record(&mut self, i: usize, _round: u32, tps: Option<f64>, took: Duration) {
+        Rounds::record(self, i, tps, took);
+    }
+    fn finish_round(&mut self, ids: &[String]) -> String {
+        Rounds::finish_round(self);
+        self.progress_line(ids)
+    }
+    fn repeats(&self, i: usize) -> u32 {
+        Rounds::repeats(self, i)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

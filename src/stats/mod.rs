@@ -2,16 +2,20 @@
 //! against a baseline with their own interval and a three-way verdict.
 //!
 //! Both intervals are distribution-free and exact for independent repeats: the median's
-//! from order statistics (order.rs), the ratio's from the pairwise ratios and the
-//! Mann–Whitney distribution (shift.rs). Their levels are discrete, so each says the level
-//! it has; with too few repeats for the level asked, the widest interval the repeats
-//! allow is given with its own, lower level, and no verdict is claimed.
-//! docs/statistics.md explains the choice.
+//! from order statistics (order.rs); the ratio's from the within-round log-ratios and the
+//! signed-rank distribution where the two cells ran in the same rounds in a random order
+//! (signed_rank.rs), else from the pairwise ratios and the Mann–Whitney distribution
+//! (shift.rs). Their levels are discrete, so each says the level it has; with too few
+//! repeats for the level asked, the widest interval the repeats allow is given with its
+//! own, lower level, and no verdict is claimed. A run on a budget looks at its comparisons
+//! as rounds come in (looks.rs). docs/statistics.md explains the choice.
 
+pub mod looks;
 pub mod mann_whitney;
 pub mod normal;
 pub mod order;
 pub mod shift;
+pub mod signed_rank;
 
 use serde::{Deserialize, Serialize};
 
@@ -89,6 +93,71 @@ pub struct Ratio {
     pub confidence: Option<f64>,
     /// Faster, slower, no significant difference, or too few repeats to tell.
     pub verdict: Verdict,
+    /// Within-round pairs it was judged on (the signed-rank interval); absent when judged
+    /// on all repeats of both cells (the Mann–Whitney interval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<usize>,
+    /// Looks a budgeted run took before this one (the first is 1); absent for a run
+    /// judged once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub looks: Option<usize>,
+}
+
+impl Ratio {
+    /// Whether the interval is clear of 1 at the level asked: nothing more to measure.
+    pub fn settled(&self) -> bool {
+        matches!(self.verdict, Verdict::Faster | Verdict::Slower)
+    }
+}
+
+/// One cell's measured repeats: tps, and the round each ran in where the run drew the
+/// cells' order in each round at random (absent in files from before it did).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Repeats {
+    /// tps of each measured repeat.
+    pub tps: Vec<f64>,
+    /// The round of each, in the same order.
+    pub rounds: Option<Vec<u32>>,
+}
+
+impl Repeats {
+    /// The repeats of `self` and `other` that ran in the same round, in round order:
+    /// (self's, other's).
+    pub fn pairs(&self, other: &Repeats) -> Option<Vec<(f64, f64)>> {
+        let (mine, theirs) = (self.rounds.as_ref()?, other.rounds.as_ref()?);
+        let mut out: Vec<(u32, f64, f64)> = mine
+            .iter()
+            .zip(&self.tps)
+            .filter_map(|(r, a)| theirs.iter().position(|x| x == r).map(|j| (*r, *a, other.tps[j])))
+            .collect();
+        out.sort_by_key(|(r, _, _)| *r);
+        Some(out.into_iter().map(|(_, a, b)| (a, b)).collect())
+    }
+}
+
+/// How a run's comparisons are judged.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Judging {
+    /// Once, on everything measured (`--repeat N`, `--precision`, compare, a file of old).
+    Once,
+    /// At the looks of a budgeted run, stopping at the first settled one (looks.rs).
+    Looks,
+}
+
+/// `a / b` as one verdict for run, compare and exec: on the within-round pairs where the
+/// two ran in the same randomly ordered rounds and enough of them can reach `level` (or a
+/// budgeted run looked at them), else on all repeats of each.
+pub fn judge(a: &Repeats, b: &Repeats, level: f64, judging: Judging) -> Ratio {
+    match (a.pairs(b), judging) {
+        (Some(p), Judging::Looks) => sequential_ratio(&p, level),
+        (Some(p), Judging::Once) if paired_reaches(p.len(), level) => paired_ratio(&p, level),
+        _ => ratio(&a.tps, &b.tps, level),
+    }
+}
+
+/// Whether `n` pairs can give a paired interval at `level` (6 at 95%).
+fn paired_reaches(n: usize, level: f64) -> bool {
+    signed_rank::walsh_rank(n, level).is_some_and(|(_, l)| l >= level)
 }
 
 /// The largest k in 1..=max_k whose two-sided interval, missing with probability
@@ -140,7 +209,15 @@ pub fn estimate(xs: &[f64], level: f64) -> Estimate {
 /// (or the level the repeats allow) and what it says.
 pub fn ratio(a: &[f64], b: &[f64], level: f64) -> Ratio {
     let value = median(a) / median(b);
-    let none = Ratio { value, lo: None, hi: None, confidence: None, verdict: Verdict::TooFewRepeats };
+    let none = Ratio {
+        value,
+        lo: None,
+        hi: None,
+        confidence: None,
+        verdict: Verdict::TooFewRepeats,
+        pairs: None,
+        looks: None,
+    };
     if b.iter().any(|x| *x <= 0.0) {
         return none;
     }
@@ -149,7 +226,69 @@ pub fn ratio(a: &[f64], b: &[f64], level: f64) -> Ratio {
     };
     let pairs = sorted(&a.iter().flat_map(|x| b.iter().map(move |y| x / y)).collect::<Vec<_>>());
     let (lo, hi) = (pairs[k - 1], pairs[pairs.len() - k]);
-    let verdict = if l < level {
+    Ratio {
+        value,
+        lo: Some(lo),
+        hi: Some(hi),
+        confidence: Some(l),
+        verdict: verdict(lo, hi, l, level),
+        pairs: None,
+        looks: None,
+    }
+}
+
+/// `a / b` from within-round pairs (a_i, b_i): the exponential of the Hodges–Lehmann
+/// estimate of the log-ratios (the median of their Walsh averages), with the signed-rank
+/// interval at `level` (or the level the pairs allow).
+pub fn paired_ratio(pairs: &[(f64, f64)], level: f64) -> Ratio {
+    let none = Ratio {
+        value: median(&pairs.iter().map(|(a, b)| a / b).collect::<Vec<_>>()),
+        lo: None,
+        hi: None,
+        confidence: None,
+        verdict: Verdict::TooFewRepeats,
+        pairs: Some(pairs.len()),
+        looks: None,
+    };
+    if pairs.iter().any(|(a, b)| *a <= 0.0 || *b <= 0.0) {
+        return none;
+    }
+    let d: Vec<f64> = pairs.iter().map(|(a, b)| (a / b).ln()).collect();
+    let Some((k, l)) = signed_rank::walsh_rank(d.len(), level).filter(|(_, l)| *l > 0.0) else {
+        return none;
+    };
+    let w = signed_rank::walsh_averages(&d);
+    let (lo, hi) = (w[k - 1].exp(), w[w.len() - k].exp());
+    Ratio {
+        value: median(&w).exp(),
+        lo: Some(lo),
+        hi: Some(hi),
+        confidence: Some(l),
+        verdict: verdict(lo, hi, l, level),
+        ..none
+    }
+}
+
+/// Pairs as a budgeted run judged them: the first look whose interval is clear of 1, or
+/// the last look when none is; the level stated is the one over all looks (looks.rs).
+pub fn sequential_ratio(pairs: &[(f64, f64)], level: f64) -> Ratio {
+    let (mut last, mut spent) = (paired_ratio(pairs, level), 0.0);
+    for (j, look) in looks::schedule(level, pairs.len()).iter().enumerate() {
+        last = Ratio { looks: Some(j + 1), ..paired_ratio(&pairs[..look.pairs], look.level) };
+        // A look that reached its own level holds, with all the others, `level`; one that
+        // could not (too few pairs) holds what is left after the looks before it.
+        last.confidence = last.confidence.map(|c| if c >= look.level { level } else { c - spent });
+        if last.settled() {
+            break;
+        }
+        spent += 1.0 - look.level;
+    }
+    last
+}
+
+/// What an interval at `l` says, asked for `level`.
+fn verdict(lo: f64, hi: f64, l: f64, level: f64) -> Verdict {
+    if l < level {
         Verdict::TooFewRepeats
     } else if lo > 1.0 {
         Verdict::Faster
@@ -157,8 +296,7 @@ pub fn ratio(a: &[f64], b: &[f64], level: f64) -> Ratio {
         Verdict::Slower
     } else {
         Verdict::NoSignificantDifference
-    };
-    Ratio { value, lo: Some(lo), hi: Some(hi), confidence: Some(l), verdict }
+    }
 }
 
 /// The fewest repeats a side whose ratio interval reaches `level`: what a verdict needs
@@ -268,6 +406,62 @@ mod tests {
     #[test]
     fn repeats_a_verdict_needs() {
         assert_eq!([0.9, 0.95, 0.99, 0.999].map(repeats_for), [3, 4, 5, 7]);
+    }
+
+    #[test]
+    fn pairs_are_the_repeats_of_the_same_rounds_in_round_order() {
+        let a = Repeats { tps: vec![10.0, 30.0, 20.0], rounds: Some(vec![1, 3, 2]) };
+        let b = Repeats { tps: vec![1.0, 2.0], rounds: Some(vec![2, 1]) };
+        assert_eq!(a.pairs(&b), Some(vec![(10.0, 2.0), (20.0, 1.0)]));
+        assert_eq!(a.pairs(&Repeats { tps: vec![1.0], rounds: None }), None);
+    }
+
+    #[test]
+    fn paired_ratio_by_hand() {
+        // Log-ratios ln 2 ± a little: every Walsh average is above 0, so faster; six
+        // pairs at 95% give the extremes at 96.9%.
+        let pairs: Vec<(f64, f64)> = [2.0, 2.1, 1.9, 2.05, 1.95, 2.0].iter().map(|r| (100.0 * r, 100.0)).collect();
+        let r = paired_ratio(&pairs, LEVEL);
+        assert_eq!((r.verdict, r.pairs), (Verdict::Faster, Some(6)));
+        assert!((r.value - 2.0).abs() < 0.01 && r.lo == Some(1.9) && (r.hi.unwrap() - 2.1).abs() < 1e-9, "{r:?}");
+        assert!((r.confidence.unwrap() - 0.96875).abs() < 1e-12);
+        // Five pairs cannot reach 95%.
+        assert_eq!(paired_ratio(&pairs[..5], LEVEL).verdict, Verdict::TooFewRepeats);
+        // One pair the other way, among many, holds the verdict; the ranks, not the sizes.
+        let mut mixed = pairs.clone();
+        mixed.extend([(60.0, 100.0), (210.0, 100.0), (190.0, 100.0)]);
+        assert_eq!(paired_ratio(&mixed, LEVEL).verdict, Verdict::Faster);
+    }
+
+    #[test]
+    fn judged_on_pairs_where_the_rounds_allow_else_on_all_repeats() {
+        let rounds = |n: u32| Some((1..=n).collect::<Vec<_>>());
+        let a = Repeats { tps: vec![200.0, 210.0, 190.0, 205.0, 195.0, 200.0], rounds: rounds(6) };
+        let b = Repeats { tps: vec![100.0; 6], rounds: rounds(6) };
+        assert_eq!(judge(&a, &b, LEVEL, Judging::Once).pairs, Some(6));
+        // Five rounds cannot give a paired verdict at 95%: Mann–Whitney's 96.8% can.
+        let five = |r: &Repeats| Repeats { tps: r.tps[..5].to_vec(), rounds: rounds(5) };
+        let r = judge(&five(&a), &five(&b), LEVEL, Judging::Once);
+        assert_eq!((r.pairs, r.verdict), (None, Verdict::Faster));
+        // A file without rounds is judged as before.
+        let old = |r: &Repeats| Repeats { tps: r.tps.clone(), rounds: None };
+        assert_eq!(judge(&old(&a), &old(&b), LEVEL, Judging::Once).pairs, None);
+    }
+
+    #[test]
+    fn a_budget_s_looks_stop_at_the_first_settled_one_and_state_the_overall_level() {
+        // Clearly faster: settled at the first look, 7 pairs, stated at 95%.
+        let pairs: Vec<(f64, f64)> = (0..20).map(|i| (200.0 + f64::from(i % 3), 100.0)).collect();
+        let r = sequential_ratio(&pairs, LEVEL);
+        assert_eq!((r.verdict, r.pairs, r.looks, r.confidence), (Verdict::Faster, Some(7), Some(1), Some(LEVEL)));
+        // Identical: never settled; the last look, at all 12 pairs, the third.
+        let same: Vec<(f64, f64)> = (0..12).map(|i| (100.0 + f64::from(i % 5), 102.0 - f64::from(i % 4))).collect();
+        let r = sequential_ratio(&same, LEVEL);
+        assert_eq!((r.verdict, r.pairs, r.looks), (Verdict::NoSignificantDifference, Some(12), Some(3)));
+        // Too few for any look's level: what is left after no look is its own level.
+        let r = sequential_ratio(&pairs[..6], LEVEL);
+        assert_eq!(r.verdict, Verdict::TooFewRepeats);
+        assert!((r.confidence.unwrap() - 0.96875).abs() < 1e-12, "{r:?}");
     }
 
     #[test]

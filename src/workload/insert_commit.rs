@@ -24,6 +24,9 @@ impl Workload for InsertCommit {
     fn interfaces(&self) -> &'static [Interface] {
         &[Interface::Sql, Interface::Kv, Interface::Doc]
     }
+    fn keeps_data(&self) -> bool {
+        true
+    }
     fn prepare(&self, load: &mut Loader, _opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         let conn = load.conn();
         if let Connection::Sql(c) = conn {
@@ -33,25 +36,37 @@ impl Workload for InsertCommit {
         if let Connection::Doc(c) = conn {
             step("drop collection", c.drop_collection(TABLE))?;
         }
-        Ok(Box::new(Cell))
+        Ok(Box::new(Cell { built: Vec::new() }))
     }
 }
 
-/// A repeat of insert-commit: its clients share nothing.
-struct Cell;
+/// A cell's insert-commit data set: its clients share nothing but the numbering of the
+/// keys and documents they insert, unique across the repeats that keep it.
+struct Cell {
+    /// Transactors built so far for each client id: each build's sequence starts in a
+    /// range of its own, 2^28 inserts wide.
+    built: Vec<u64>,
+}
 
 impl CellWorkload for Cell {
     fn client(&mut self, conn: Connection, id: u32, _seed: u64) -> Result<Box<dyn Transactor>> {
+        let slot = id as usize;
+        if self.built.len() <= slot {
+            self.built.resize(slot + 1, 0);
+        }
+        let seq = self.built[slot] << 28;
+        self.built[slot] += 1;
         Ok(match conn {
             Connection::Sql(mut c) => {
                 let insert = step(
                     "prepare",
                     c.prepare(&format!("INSERT INTO {TABLE} (client, seq, payload) VALUES (?, ?, ?)")),
                 )?;
+                // Rows need no unique key: an int4 column counts from 0 each time.
                 Box::new(SqlInsert { c, insert, id: id.into(), seq: 0 })
             }
-            Connection::Kv(c) => Box::new(KvInsert { c, id, seq: 0 }),
-            Connection::Doc(c) => Box::new(DocInsert { c, id: id.into(), seq: 0 }),
+            Connection::Kv(c) => Box::new(KvInsert { c, id, seq }),
+            Connection::Doc(c) => Box::new(DocInsert { c, id: id.into(), seq: seq as i64 }),
         })
     }
     fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {

@@ -44,6 +44,12 @@ pub trait Workload: Send + Sync {
     fn size_options(&self, opts: &WorkloadOptions) -> String {
         format!("--scale {}", opts.scale)
     }
+    /// Whether a cell may keep its instance and data set from one repeat to the next, as
+    /// pgbench and sysbench runs follow one another on the data loaded once: the
+    /// `CellWorkload` then serves every repeat, its `verify` counting all their commits.
+    fn keeps_data(&self) -> bool {
+        false
+    }
     /// Create and bulk-load the data set of one repeat of a cell over `load`'s
     /// connections, timing its phases there; the result builds that repeat's clients and
     /// verifies it, and is dropped with it.

@@ -1,0 +1,132 @@
+//! What else the machine did while a repeat was measured: the CPU time the hypervisor
+//! took (steal), the time CPUs sat waiting for I/O (iowait), and the CPU of processes that
+//! are neither dbrace nor a server it started. Read from /proc before and after the
+//! measured phase, never inside it; on a machine without /proc, nothing is recorded.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// The machine's state at one moment.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    at: Instant,
+    /// /proc/stat's first line: user, nice, system, idle, iowait, irq, softirq, steal.
+    cpu: [u64; 8],
+    /// CPU ticks of each process outside dbrace's tree and the kernel's own threads.
+    others: HashMap<u32, u64>,
+}
+
+/// What the machine did between two samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    /// Share of all CPU time the hypervisor gave to others (steal), 0–1.
+    pub steal: f64,
+    /// Share of all CPU time spent idle waiting for I/O, 0–1.
+    pub iowait: f64,
+    /// CPU used by processes other than dbrace and the servers it started, in cores
+    /// (1.0: one core busy all the time).
+    pub others_cpu: f64,
+}
+
+/// Ticks of /proc's CPU counters per second (USER_HZ, 100 on Linux).
+fn ticks_per_second() -> f64 {
+    // SAFETY: sysconf only reads a constant of the system.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if hz > 0 { hz as f64 } else { 100.0 }
+}
+
+/// The machine's CPU counters and every other process's CPU, now.
+pub fn sample() -> Option<Sample> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let mut fields = stat.lines().next()?.split_whitespace().skip(1).map(|f| f.parse::<u64>().unwrap_or(0));
+    let cpu = std::array::from_fn(|_| fields.next().unwrap_or(0));
+    Some(Sample { at: Instant::now(), cpu, others: others() })
+}
+
+/// One process's parent and CPU ticks, from /proc/PID/stat.
+fn process(pid: u32) -> Option<(u32, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command may hold spaces and parentheses: the fields start after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let field = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok());
+    // After the command: state (0), ppid (1), …, utime (11), stime (12).
+    Some((field(1)? as u32, field(11)? + field(12)?))
+}
+
+/// CPU ticks of every process that is not in dbrace's tree and not a kernel thread.
+fn others() -> HashMap<u32, u64> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return HashMap::new() };
+    let all: HashMap<u32, (u32, u64)> = dir
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| process(pid).map(|p| (pid, p)))
+        .collect();
+    let me = std::process::id();
+    let ours = |mut pid: u32| {
+        // Up the parents to dbrace, or to init (1) or the kernel's threads (2, 0).
+        for _ in 0..64 {
+            if pid == me {
+                return true;
+            }
+            match all.get(&pid) {
+                Some(&(parent, _)) if pid > 2 => pid = parent,
+                _ => return false,
+            }
+        }
+        false
+    };
+    let kernel = |pid: u32, parent: u32| pid == 2 || parent == 2;
+    all.iter()
+        .filter(|&(&pid, &(parent, _))| !kernel(pid, parent) && !ours(pid))
+        .map(|(&pid, &(_, t))| (pid, t))
+        .collect()
+}
+
+/// What the machine did from `a` to `b`.
+pub fn between(a: &Sample, b: &Sample) -> Noise {
+    let d: Vec<u64> = (0..8).map(|i| b.cpu[i].saturating_sub(a.cpu[i])).collect();
+    let total: u64 = d.iter().sum();
+    let share = |x: u64| if total > 0 { x as f64 / total as f64 } else { 0.0 };
+    let seconds = b.at.duration_since(a.at).as_secs_f64();
+    // A process that started in between counts from zero; one that ended is not seen.
+    let others: u64 = b.others.iter().map(|(pid, t)| t.saturating_sub(*a.others.get(pid).unwrap_or(&0))).sum();
+    let others_cpu = if seconds > 0.0 { others as f64 / ticks_per_second() / seconds } else { 0.0 };
+    Noise { steal: share(d[7]), iowait: share(d[4]), others_cpu }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_neighbour_shows_as_others_cpu() {
+        // A process outside dbrace's tree: setsid -f forks it off and exits, so its
+        // parent becomes init.
+        std::process::Command::new("setsid")
+            .args(["-f", "timeout", "1.5", "sh", "-c", "while :; do :; done"])
+            .status()
+            .expect("setsid runs");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let a = sample().expect("/proc is readable");
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        let b = sample().expect("/proc is readable");
+        let n = between(&a, &b);
+        // A spinning shell gets a core, or a share of one on a loaded machine.
+        assert!(n.others_cpu > 0.2, "{n:?}");
+        assert!((0.0..=1.0).contains(&n.steal) && (0.0..=1.0).contains(&n.iowait), "{n:?}");
+    }
+
+    #[test]
+    fn dbrace_and_its_children_are_not_others() {
+        let mut child = std::process::Command::new("sleep").arg("2").spawn().expect("sleep runs");
+        let s = sample().expect("/proc is readable");
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(!s.others.contains_key(&std::process::id()));
+        assert!(!s.others.contains_key(&child.id()));
+        // init is someone else's.
+        assert!(s.others.contains_key(&1), "{:?}", s.others.keys().take(5).collect::<Vec<_>>());
+    }
+}
