@@ -25,8 +25,23 @@ pub struct Noise {
     /// Share of all CPU time spent idle waiting for I/O, 0–1.
     pub iowait: f64,
     /// CPU used by processes other than dbrace and the servers it started, in cores
-    /// (1.0: one core busy all the time).
-    pub others_cpu: f64,
+    /// (1.0: one core busy all the time); absent where the server is not dbrace's child
+    /// (a `--url` server, a container), whose work would count here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others_cpu: Option<f64>,
+}
+
+/// CPU steal from which a repeat counts as disturbed: a tenth of the machine's CPU time.
+pub const STEAL: f64 = 0.10;
+
+/// Other processes' CPU from which a repeat counts as disturbed, in cores.
+pub const OTHERS: f64 = 0.5;
+
+impl Noise {
+    /// Whether the machine was busy elsewhere enough to slow the repeat.
+    pub fn disturbed(&self) -> bool {
+        self.steal >= STEAL || self.others_cpu.is_some_and(|c| c >= OTHERS)
+    }
 }
 
 /// Ticks of /proc's CPU counters per second (USER_HZ, 100 on Linux).
@@ -93,7 +108,7 @@ pub fn between(a: &Sample, b: &Sample) -> Noise {
     // A process that started in between counts from zero; one that ended is not seen.
     let others: u64 = b.others.iter().map(|(pid, t)| t.saturating_sub(*a.others.get(pid).unwrap_or(&0))).sum();
     let others_cpu = if seconds > 0.0 { others as f64 / ticks_per_second() / seconds } else { 0.0 };
-    Noise { steal: share(d[7]), iowait: share(d[4]), others_cpu }
+    Noise { steal: share(d[7]), iowait: share(d[4]), others_cpu: Some(others_cpu) }
 }
 
 #[cfg(test)]
@@ -114,7 +129,7 @@ mod tests {
         let b = sample().expect("/proc is readable");
         let n = between(&a, &b);
         // A spinning shell gets a core, or a share of one on a loaded machine.
-        assert!(n.others_cpu > 0.2, "{n:?}");
+        assert!(n.others_cpu.unwrap() > 0.2, "{n:?}");
         assert!((0.0..=1.0).contains(&n.steal) && (0.0..=1.0).contains(&n.iowait), "{n:?}");
     }
 

@@ -140,6 +140,15 @@ impl Profile {
         Ok(p)
     }
 
+    /// What it does, in the words of the built-in profile it is a copy of (an alias's
+    /// too); empty for one with no such built-in.
+    pub fn about(&self) -> &'static str {
+        BUILTINS
+            .iter()
+            .find(|b| (b.1, b.2, b.3, b.4) == (self.location, self.durability, self.unlogged, self.wal))
+            .map_or("", |b| b.5)
+    }
+
     /// Whether this is the profile `name` (the name the user gave, before a sweep's label).
     pub fn is_named(&self, name: &str) -> bool {
         let labelled = self.name.strip_prefix(name).is_some_and(|rest| rest.starts_with('+'));

@@ -54,6 +54,31 @@ fn counts_and_durations_must_be_positive() {
 }
 
 #[test]
+fn a_budget_must_hold_a_round_and_stand_alone() {
+    let sb = Sandbox::new();
+    let pg = ["run", "-e", "postgres", "-p", "disk,ram"];
+    refused(&sb, &[&pg[..], &["--budget", "0"]].concat(), &["greater than zero"]);
+    refused(&sb, &[&pg[..], &["--budget", "-5s"]].concat(), &["must not be negative"]);
+    refused(&sb, &[&pg[..], &["--budget", "100000000000000000000"]].concat(), &["longer than a week"]);
+    refused(&sb, &[&pg[..], &["--budget", "soon"]].concat(), &["not a duration"]);
+    refused(
+        &sb,
+        &[&pg[..], &["--budget", "500ms"]].concat(),
+        &["--budget 500ms cannot hold one round of these 2 cells", "--budget 2.0 s or more"],
+    );
+    refused(
+        &sb,
+        &[&pg[..], &["--budget", "1m", "--repeat", "3"]].concat(),
+        &["--budget 1m and --repeat 3", "drop one"],
+    );
+    refused(&sb, &[&pg[..], &["--budget", "1m", "--precision", "5%"]].concat(), &["--budget 1m and --precision"]);
+    refused(&sb, &["exec", "--budget", "1m", "--repeat", "3", "--", "true"], &["--repeat 3 and --budget 1m"]);
+    refused(&sb, &["exec", "--max-repeat", "0", "--", "true"], &["at least 1"]);
+    // Refused before any server started.
+    assert!(sb.no_servers(&["postgres"]), "a refused budget starts no server");
+}
+
+#[test]
 fn settings_must_be_known_and_well_formed() {
     let sb = Sandbox::new();
     refused(&sb, &["run", "--set", "bogus_knob=1"], &["unknown setting 'bogus_knob'"]);

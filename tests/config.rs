@@ -62,7 +62,10 @@ fn a_dry_run_lists_cells_and_starts_nothing() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(text.starts_with("would measure 8 cells in rounds, a round ≈ "), "{text}");
-    assert!(text.contains("until every cell's comparison with its baseline is settled or --budget 55.0 s is spent"), "{text}");
+    assert!(
+        text.contains("until every cell's comparison with its baseline is settled or --budget 50.0 s is spent"),
+        "{text}"
+    );
     assert!(text.contains("postgres/ram/tpcb/c4"), "{text}");
     assert!(!out.exists(), "a dry run writes no results");
     assert!(sb.no_servers(&["postgres"]), "a dry run starts no server");

@@ -29,9 +29,15 @@ fn finished_repeats(out: &std::path::Path) -> usize {
 }
 
 fn interrupted_by(signal: i32, code: i32) {
+    interrupted_run(LONG, signal, code);
+}
+
+/// Run `args`, send `signal` once two repeats are kept; the exit code, the finished
+/// repeats kept, no data left behind. The results file, read back.
+fn interrupted_run(args: &[&str], signal: i32, code: i32) -> serde_json::Value {
     let sb = Sandbox::new();
     let out = sb.out("r.json");
-    let mut child = sb.spawn_run(&out, LONG);
+    let mut child = sb.spawn_run(&out, args);
     wait_for("two finished repeats", || finished_repeats(&out) >= 2);
     // Signal while a cell is in flight, so teardown is exercised.
     wait_for("a data directory", || !sb.leftovers().is_empty());
@@ -50,6 +56,16 @@ fn interrupted_by(signal: i32, code: i32) {
     assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
     // The kept results still render.
     sb.cmd(&["report", out.to_str().unwrap()]).assert().success();
+    r
+}
+
+#[test]
+fn ctrl_c_during_a_budgeted_run_keeps_every_finished_repeat() {
+    // An A/A pair never settles: the rounds would go on for the whole budget.
+    let args = ["-e", "sqlite", "-p", "disk,again=disk", "-T", "0.3s", "--warmup", "0s", "--budget", "5m"];
+    let r = interrupted_run(&args, libc::SIGINT, 130);
+    assert_eq!(r["options"]["budget_s"], 300.0);
+    assert_eq!(r["budget_outcome"]["reason"], "interrupted", "{}", r["budget_outcome"]);
 }
 
 #[test]

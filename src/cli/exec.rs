@@ -3,7 +3,10 @@
 use super::{AccessArgs, LocationArgs};
 use crate::options::parse::{parse_positive_duration, parse_repeat, parse_warmup_runs};
 use crate::report::Format;
-use crate::stats::DEFAULT_REPEAT;
+
+/// `--max-repeat` of exec when not given: what a suite's runs get at most before the rounds
+/// stop with comparisons unsettled.
+pub const DEFAULT_MAX_RUNS: u32 = 20;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -20,9 +23,16 @@ pub struct ExecArgs {
     /// is the baseline (see `dbrace engines`)
     #[arg(long, short = 'p', value_delimiter = ',', default_value = "disk,ram-nosync", value_name = "LIST")]
     pub profile: Vec<String>,
-    /// Timed runs per profile, interleaved across profiles (A B C A B C …)
-    #[arg(long, short = 'r', value_name = "N", default_value_t = DEFAULT_REPEAT, allow_hyphen_values = true, value_parser = parse_repeat)]
-    pub repeat: u32,
+    /// Timed runs per profile, in rounds of every profile in a random order [default: rounds
+    /// until every profile's comparison with the baseline is settled, at most --max-repeat]
+    #[arg(long, short = 'r', value_name = "N", allow_hyphen_values = true, value_parser = parse_repeat)]
+    pub repeat: Option<u32>,
+    /// Without --repeat: the most timed runs a profile gets before the rounds stop
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RUNS, allow_hyphen_values = true, value_parser = parse_repeat)]
+    pub max_repeat: u32,
+    /// Without --repeat: start no round that would end more than TIME after the first timed one
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_positive_duration)]
+    pub budget: Option<Duration>,
     /// The confidence of the speed intervals and verdicts, e.g. 95% or 0.9 (docs/statistics.md)
     #[arg(long, value_name = "LEVEL", default_value = "95%", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
     pub confidence: f64,

@@ -82,9 +82,9 @@ pub struct RunArgs {
     /// Repeats per cell, in rounds of every cell in a random order, instead of --budget
     #[arg(long, short = 'r', value_name = "N", allow_hyphen_values = true, value_parser = parse_repeat)]
     pub repeat: Option<u32>,
-    /// Wall time for the whole run, from its start to the end of its last round: rounds
-    /// go on while some cell's comparison with its baseline is not settled, and a cell
-    /// leaves them once its own are (docs/statistics.md) [default: 55s, unless --repeat or
+    /// Wall time the rounds may take once every server is up and loaded: rounds go on
+    /// while some cell's comparison with its baseline is not settled, and a cell leaves
+    /// them once its own are (docs/statistics.md) [default: 50s, unless --repeat or
     /// --precision is given]
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_positive_duration)]
     pub budget: Option<Duration>,

@@ -14,14 +14,13 @@ use crate::results::{Results, RunOptions, RunStatus, SCHEMA, now_rfc3339};
 use crate::runner::{self, Settings, progress::Progress};
 use crate::startup::{check_writable, default_results_path, launched, machine, reap_containers, reap_locations};
 use crate::{signals, workload};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `--budget` when neither it, `--repeat` nor `--precision` is given: the default matrix
-/// with PostgreSQL in about a minute on a two-core machine, server stops included.
-pub const DEFAULT_BUDGET: Duration = Duration::from_secs(55);
+/// with PostgreSQL within a minute on a two-core machine, servers' start and stop included.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(50);
 
 pub(super) fn run(a: RunArgs) -> Result<i32> {
-    let began = Instant::now();
     if a.latency_limit.is_some() && a.rate.is_none() {
         return Err(bad_input!(
             "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
@@ -82,8 +81,35 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     if let Some(b) = budget {
         check_budget(b, &plan, &a)?;
     }
+    let seed = a.seed.unwrap_or_else(|| {
+        // Shards given one start time draw the same streams, as one process would.
+        if let Some(at) = a.start_at {
+            return at.duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
+        }
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+    });
+    let settings = Settings {
+        duration: a.transactions.is_none().then_some(a.duration),
+        transactions: a.transactions,
+        warmup: a.warmup,
+        repeat: a.repeat.unwrap_or(if a.start_at.is_some() { 1 } else { crate::cli::DEFAULT_REPEAT }),
+        precision,
+        confidence,
+        seed,
+        rate: a.rate,
+        latency_limit: a.latency_limit,
+        progress: a.progress,
+        log_interval,
+        shard: a.shard,
+        start_at: a.start_at,
+        tries: runner::recovery::Tries::from_flag(a.max_tries),
+        reconnect: a.reconnect,
+        threads: a.threads,
+        fresh: a.fresh,
+        budget,
+    };
     if a.dry_run {
-        print!("{}", dry_run(&plan, &a, precision.as_ref().map(|t| (t, confidence)), budget));
+        print!("{}", dry_run(&plan, &a, &settings));
         return Ok(0);
     }
     let out = match &a.out {
@@ -118,33 +144,6 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
             ));
         }
     }
-    let seed = a.seed.unwrap_or_else(|| {
-        // Shards given one start time draw the same streams, as one process would.
-        if let Some(at) = a.start_at {
-            return at.duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
-        }
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
-    });
-    let settings = Settings {
-        duration: a.transactions.is_none().then_some(a.duration),
-        transactions: a.transactions,
-        warmup: a.warmup,
-        repeat: a.repeat.unwrap_or(if a.start_at.is_some() { 1 } else { crate::cli::DEFAULT_REPEAT }),
-        precision,
-        confidence,
-        seed,
-        rate: a.rate,
-        latency_limit: a.latency_limit,
-        progress: a.progress,
-        log_interval,
-        shard: a.shard,
-        start_at: a.start_at,
-        tries: runner::recovery::Tries::from_flag(a.max_tries),
-        reconnect: a.reconnect,
-        threads: a.threads,
-        fresh: a.fresh,
-        budget,
-    };
     check_space(&plan, &locations, &settings)?;
     let cx = runner::Context { machine: &plan.machine, settings: &settings, locations: &locations, progress };
     let kept = runner::preflight(&plan.cells, cx)?;
@@ -196,7 +195,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         precision_outcome: None,
         budget_outcome: None,
     };
-    let start = runner::matrix::Start { cells: &plan.cells, cx, kept, began };
+    let start = runner::matrix::Start { cells: &plan.cells, cx, kept };
     let outcome = runner::matrix::run(start, &mut results, &out);
     // Whatever happened, show what was measured and where it is kept.
     let mut charts = Ok(());
@@ -345,22 +344,20 @@ fn precision_target(a: &RunArgs, level: f64) -> Result<Option<runner::precision:
 }
 
 /// What `--dry-run` prints: the cells, a rough time for each, and the run as a config file.
-fn dry_run(
-    plan: &plan::Plan,
-    a: &RunArgs,
-    precision: Option<(&runner::precision::Target, f64)>,
-    budget: Option<Duration>,
-) -> String {
+fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
     let measured = a.warmup.as_secs_f64() + a.duration.as_secs_f64();
+    let (precision, budget) = (s.precision.as_ref().map(|t| (t, s.confidence)), s.budget);
     let repeat = a.repeat.unwrap_or(crate::cli::DEFAULT_REPEAT);
     let mut out = String::new();
     let mut total = 0.0;
     let width = plan.cells.iter().map(|c| c.id().len()).max().unwrap_or(0);
     for c in &plan.cells {
-        // A throwaway server starts in about a second; a load writes some 50 MB/s.
+        // A throwaway server starts in about a second; a load writes some 50 MB/s; a cell
+        // that keeps its instance pays both once, before the rounds.
         let server = if c.engine.needs_data_dir(&c.profile, &c.target) { 1.0 } else { 0.0 };
         let load = c.workload.estimated_bytes(&c.options) as f64 / 50e6;
-        let each = server + load + if a.transactions.is_some() { a.warmup.as_secs_f64() } else { measured };
+        let setup = if s.keeps(c) { 0.0 } else { server + load };
+        let each = setup + if a.transactions.is_some() { a.warmup.as_secs_f64() } else { measured };
         total += each * f64::from(repeat);
         out += &match (precision, budget) {
             (None, None) => format!("  {:width$}  ≈ {} × {}\n", c.id(), repeat, secs(each)),

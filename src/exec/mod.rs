@@ -1,6 +1,6 @@
 //! `dbrace exec`: run a user's own command (a test suite) against a throwaway server under
 //! each profile, time it as hyperfine times commands — untimed warm-ups first, profiles
-//! interleaved across repeats — and say how much faster each profile made it, or that it
+//! in rounds of a random order — and say how much faster each profile made it, or that it
 //! made no significant difference.
 
 pub mod child;
@@ -17,6 +17,10 @@ use crate::host::Host;
 use crate::instance::{Locations, datadir};
 use crate::profile::Profile;
 use crate::results::{RunStatus, now_rfc3339};
+use crate::rng::Rng;
+use crate::runner::budget::Budget;
+use crate::runner::matrix::Rule;
+use crate::runner::precision::Next;
 use crate::runner::progress::Progress;
 use crate::session::{Session, Setup, Spec, scrub};
 use crate::startup::{check_writable, launched, machine, reap_containers, reap_locations};
@@ -24,6 +28,7 @@ use crate::{engine, signals};
 use child::{Ending, Output, Spawn};
 use results::{ExecOptions, ExecResults, ProfileRuns, Run, RunOutcome};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// Everything an exec needs, checked before any server starts.
 struct Job {
@@ -65,6 +70,12 @@ pub fn access(a: &crate::cli::AccessArgs) -> Access {
 
 fn check(a: &ExecArgs, machine: Machine) -> Result<Job> {
     command::check(&a.command, "command")?;
+    if let (Some(n), Some(b)) = (a.repeat, a.budget) {
+        return Err(bad_input!(
+            "--repeat {n} and --budget {} both decide how often the command runs; drop one of them",
+            humantime::format_duration(b)
+        ));
+    }
     let prepare = a.prepare.as_deref().map(command::split).transpose()?;
     if let Some(p) = &prepare {
         command::check(p, "--prepare")?;
@@ -108,7 +119,9 @@ pub fn run(a: ExecArgs) -> Result<i32> {
         prepare: job.prepare.as_ref().map(|p| command::recorded(p, &secret)),
         setup: job.setup.as_ref().map(|s| s.path.display().to_string()),
         options: ExecOptions {
-            repeat: a.repeat,
+            repeat: a.repeat.unwrap_or(0),
+            max_repeat: a.repeat.is_none().then_some(a.max_repeat),
+            budget_s: a.budget.filter(|_| a.repeat.is_none()).map(|b| b.as_secs_f64()),
             warmup: a.warmup,
             reuse: a.reuse,
             timeout_s: a.timeout.map(|t| t.as_secs_f64()),
@@ -139,6 +152,7 @@ pub fn run(a: ExecArgs) -> Result<i32> {
         output: if a.show_output { None } else { Some(output.clone()) },
         sessions: job.profiles.iter().map(|_| None).collect(),
         progress,
+        order: Rng::new(now_seed()),
     };
     let outcome = runner.all(&mut results, a.out.as_deref());
     // Servers stop and their directories go before the report is printed.
@@ -183,47 +197,103 @@ struct Runner<'a> {
     /// The server of each profile between runs (`--reuse`), else none.
     sessions: Vec<Option<Session>>,
     progress: Progress,
+    /// Draws each round's order.
+    order: Rng,
 }
 
 impl Runner<'_> {
-    /// Warm-ups, then the timed runs, profiles interleaved (A B C A B C …) so drift hits
-    /// every profile alike; `out` is rewritten after each run.
+    /// Warm-ups, then the timed runs, in rounds of every profile in a random order, so
+    /// drift hits every profile alike and two profiles' runs of one round are a fair pair:
+    /// `--repeat` rounds, or rounds until every profile's comparison with the baseline is
+    /// settled (stats/looks.rs); `out` is rewritten after each run.
     fn all(&mut self, results: &mut ExecResults, out: Option<&Path>) -> Result<()> {
-        let (warmup, repeat, n) = (self.a.warmup, self.a.repeat, self.job.profiles.len() as u32);
-        let total = (warmup + repeat) * n;
-        let slots = (1..=warmup).map(|w| (true, w)).chain((1..=repeat).map(|r| (false, r)));
-        let mut done = 0;
-        for (warm, k) in slots {
-            for i in 0..self.job.profiles.len() {
-                signals::check()?;
-                done += 1;
-                let run = self.one(i, warm, k, results)?;
-                let name = &self.job.profiles[i].name;
-                let label = if warm { format!("{name} warm-up {k}") } else { format!("{name} #{k}") };
-                let line = match run.status {
-                    RunOutcome::Ok if warm => format!("{:.3} s (untimed)", run.wall_s),
-                    RunOutcome::Ok => format!("{:.3} s", run.wall_s),
-                    _ => format!("FAILED: {}", describe(&run)),
-                };
-                self.progress.line(&format!("[{done:>3}/{total}] {label}: {line}"));
-                let failed_warmup = warm && run.status != RunOutcome::Ok && !self.a.ignore_failure;
-                let tail = run.output_tail.clone();
-                results.profiles[i].runs.push(run);
-                if let Some(out) = out {
-                    crate::results::save_json(results, out)?;
-                }
-                if failed_warmup {
-                    // A command that fails while warming up will fail timed too: say so now.
-                    for l in tail.iter().flat_map(|t| t.lines()) {
-                        eprintln!("    | {l}");
-                    }
-                    return Err(failed!(
-                        "the warm-up run under {name} failed; fix the command (its output ends above), or pass --ignore-failure"
-                    ));
-                }
+        let n = self.job.profiles.len();
+        for w in 1..=self.a.warmup {
+            for i in self.shuffled((0..n).collect()) {
+                self.step(i, None, w, &format!("[warm-up {w}]"), results, out)?;
             }
         }
+        match self.a.repeat {
+            Some(repeat) => {
+                for round in 1..=repeat {
+                    for (j, i) in self.shuffled((0..n).collect()).into_iter().enumerate() {
+                        let done = (round - 1) as usize * n + j + 1;
+                        let label = format!("[{done:>3}/{}]", repeat as usize * n);
+                        self.step(i, Some(round), round, &label, results, out)?;
+                    }
+                }
+            }
+            None => self.until_settled(results, out)?,
+        }
         signals::check()
+    }
+
+    /// Rounds of the profiles whose comparison with the baseline is not settled yet, up to
+    /// `--max-repeat` rounds and within `--budget`.
+    fn until_settled(&mut self, results: &mut ExecResults, out: Option<&Path>) -> Result<()> {
+        let n = self.job.profiles.len();
+        let ids: Vec<String> = self.job.profiles.iter().map(|p| p.name.clone()).collect();
+        let against_baseline = (1..n).map(|i| (i, 0)).collect();
+        let level = self.a.confidence;
+        let mut rule = Budget::new(n, against_baseline, level, self.a.budget, self.a.max_repeat);
+        let (mut round, began) = (0, Instant::now());
+        while let Next::Round(profiles) = rule.next(began.elapsed()) {
+            round += 1;
+            for i in self.shuffled(profiles) {
+                let took = Instant::now();
+                let run = self.step(i, Some(round), rule.repeats(i) + 1, &format!("[round {round}]"), results, out)?;
+                rule.record(i, round, run.then_some(run_wall(results, i)), took.elapsed());
+            }
+            self.progress.line(&rule.finish_round(&ids));
+            results.options.repeat = round;
+        }
+        Ok(())
+    }
+
+    /// `profiles` in an order drawn at random for one round.
+    fn shuffled(&mut self, mut profiles: Vec<usize>) -> Vec<usize> {
+        self.order.shuffle(&mut profiles);
+        profiles
+    }
+
+    /// Run profile `i` once, timed in `round` or a warm-up (`None`), numbered `k`; say how
+    /// it went after `label`, keep it. Whether it succeeded.
+    fn step(
+        &mut self,
+        i: usize,
+        round: Option<u32>,
+        k: u32,
+        label: &str,
+        results: &mut ExecResults,
+        out: Option<&Path>,
+    ) -> Result<bool> {
+        signals::check()?;
+        let warm = round.is_none();
+        let run = self.one(i, warm, k, results)?;
+        let name = &self.job.profiles[i].name;
+        let what = if warm { format!("{name} warm-up {k}") } else { format!("{name} #{k}") };
+        let line = match run.status {
+            RunOutcome::Ok if warm => format!("{:.3} s (untimed)", run.wall_s),
+            RunOutcome::Ok => format!("{:.3} s", run.wall_s),
+            _ => format!("FAILED: {}", describe(&run)),
+        };
+        self.progress.line(&format!("{label} {what}: {line}"));
+        let ok = run.status == RunOutcome::Ok;
+        let tail = run.output_tail.clone();
+        results.profiles[i].runs.push(Run { round, ..run });
+        if let Some(out) = out {
+            crate::results::save_json(results, out)?;
+        }
+        if warm && !ok && !self.a.ignore_failure {
+            // A command that fails while warming up will fail timed too: say so now.
+            for l in tail.iter().flat_map(|t| t.lines()) {
+                eprintln!("    | {l}");
+            }
+            return Err(failed!(
+                "the warm-up run under {name} failed; fix the command (its output ends above), or pass --ignore-failure"
+            ));
+        }
+        Ok(ok)
     }
 
     /// One run under profile `i`: a server (fresh, or the profile's kept one), `--prepare`
@@ -282,6 +352,7 @@ impl Runner<'_> {
         };
         Ok(Run {
             repeat: k,
+            round: None,
             warmup,
             status,
             exit_code,
@@ -319,6 +390,16 @@ impl Runner<'_> {
             }
         }
     }
+}
+
+/// The wall time of profile `i`'s last run.
+fn run_wall(results: &ExecResults, i: usize) -> f64 {
+    results.profiles[i].runs.last().map_or(0.0, |r| r.wall_s)
+}
+
+/// A seed from the clock, for the order of the rounds.
+fn now_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
 }
 
 /// A failed run in a few words.

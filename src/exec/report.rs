@@ -30,17 +30,12 @@ fn fmt(v: f64, (scale, name, digits): (f64, &str, usize)) -> String {
     format!("{:.*} {name}", digits, v * scale)
 }
 
-fn help(profile: &str) -> &'static str {
-    let base = profile.strip_suffix(crate::profile::TLS_SUFFIX).unwrap_or(profile);
-    crate::profile::builtin_help().into_iter().find(|(n, _)| *n == base).map_or("", |(_, h)| h)
-}
-
 fn text(r: &ExecResults, s: &Summary) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Command: {}", super::command::shown(&r.command));
     for (p, ps) in r.profiles.iter().zip(&s.profiles) {
         let version = p.engine_version.as_deref().map_or(String::new(), |v| format!(" {v}"));
-        let _ = writeln!(o, "\nProfile {}: {}{version}, {}", ps.profile, r.engine, help(&ps.profile));
+        let _ = writeln!(o, "\nProfile {}: {}{version}, {}", ps.profile, r.engine, p.profile.about());
         if let Some(t) = &ps.times {
             let u = unit(t.mean_s);
             let _ = writeln!(
@@ -61,9 +56,14 @@ fn text(r: &ExecResults, s: &Summary) -> String {
     }
     let others: Vec<_> = s.profiles.iter().filter_map(|p| p.versus.map(|v| (p, v))).collect();
     if !others.is_empty() {
+        let how = if others.iter().any(|(_, v)| v.speedup.pairs.is_some()) {
+            "the median of the runs' within-round ratios, with its signed-rank interval"
+        } else {
+            "ratio of median wall times, with its distribution-free interval"
+        };
         let _ = writeln!(
             o,
-            "\nSummary (median wall times against {}: ratio with its distribution-free interval, {} asked; Mann–Whitney U test)",
+            "\nSummary (against {}: {how}, {} asked; p of a Mann–Whitney U test)",
             s.baseline,
             crate::stats::percent(s.confidence)
         );

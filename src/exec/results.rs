@@ -54,8 +54,15 @@ pub struct ExecResults {
 /// How the runs were driven.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ExecOptions {
-    /// Timed runs per profile.
+    /// Timed runs per profile (rounds run, without `--repeat`).
     pub repeat: u32,
+    /// Without `--repeat`: the most rounds, each profile's comparison looked at as rounds
+    /// came in; absent for a fixed `--repeat` and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_repeat: Option<u32>,
+    /// `--budget`: no round was started past this many seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
     /// Untimed warm-up runs per profile, before the timed ones.
     pub warmup: u32,
     /// One server per profile for all its runs (else a fresh one per run).
@@ -103,6 +110,10 @@ pub enum RunOutcome {
 pub struct Run {
     /// 1-based: the repeat, or the warm-up's number.
     pub repeat: u32,
+    /// The round of a timed run, each round's profiles in an order drawn at random; absent
+    /// for warm-ups and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
     /// An untimed warm-up (never in the statistics).
     pub warmup: bool,
     /// How it ended.
@@ -126,6 +137,17 @@ pub struct Run {
     /// The last lines of its output, for a run that did not succeed (passwords as `***`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
+}
+
+impl ExecOptions {
+    /// How the comparisons are judged: at the looks of rounds that stop once settled, or
+    /// once.
+    pub fn judging(&self) -> crate::stats::Judging {
+        match self.max_repeat {
+            Some(_) => crate::stats::Judging::Looks,
+            None => crate::stats::Judging::Once,
+        }
+    }
 }
 
 impl Run {

@@ -72,10 +72,10 @@ pub enum Verdict {
     TooFewRuns,
 }
 
-/// Compare `walls` with the baseline's at confidence `level`.
-pub fn versus(base: &[f64], walls: &[f64], level: f64) -> Versus {
-    let speedup = stats::ratio(base, walls, level);
-    let p = mann_whitney::test(base, walls).map_or(1.0, |t| t.p);
+/// Compare `walls` with the baseline's at confidence `level`, judged as `judging` says.
+pub fn versus(base: &stats::Repeats, walls: &stats::Repeats, level: f64, judging: stats::Judging) -> Versus {
+    let speedup = stats::judge(base, walls, level, judging);
+    let p = mann_whitney::test(&base.tps, &walls.tps).map_or(1.0, |t| t.p);
     // The interval excludes 1 exactly when the U test rejects at its level (stats/shift.rs).
     let verdict = match speedup.verdict {
         stats::Verdict::Faster => Verdict::Faster,
@@ -118,10 +118,15 @@ fn default_level() -> f64 {
 
 /// Summarize the runs of `r` against its baseline.
 pub fn summarize(r: &ExecResults) -> Summary {
-    let walls = |runs: &[Run]| -> Vec<f64> { runs.iter().filter(|x| x.measured()).map(|x| x.wall_s).collect() };
-    let (baseline, level) = (r.options.baseline.clone(), r.options.confidence);
-    let base: Vec<f64> =
-        r.profiles.iter().find(|p| p.profile.name == baseline).map(|p| walls(&p.runs)).unwrap_or_default();
+    let walls = |runs: &[Run]| -> stats::Repeats {
+        let timed: Vec<&Run> = runs.iter().filter(|x| x.measured()).collect();
+        stats::Repeats {
+            tps: timed.iter().map(|x| x.wall_s).collect(),
+            rounds: timed.iter().map(|x| x.round).collect(),
+        }
+    };
+    let (baseline, level, judging) = (r.options.baseline.clone(), r.options.confidence, r.options.judging());
+    let base = r.profiles.iter().find(|p| p.profile.name == baseline).map(|p| walls(&p.runs)).unwrap_or_default();
     let profiles: Vec<ProfileSummary> = r
         .profiles
         .iter()
@@ -129,8 +134,8 @@ pub fn summarize(r: &ExecResults) -> Summary {
             let ok: Vec<&Run> = p.runs.iter().filter(|x| x.measured()).collect();
             let failed = p.runs.iter().filter(|x| !x.warmup && !x.measured()).count();
             let w = walls(&p.runs);
-            let versus =
-                (p.profile.name != baseline && !w.is_empty() && !base.is_empty()).then(|| versus(&base, &w, level));
+            let versus = (p.profile.name != baseline && !w.tps.is_empty() && !base.tps.is_empty())
+                .then(|| versus(&base, &w, level, judging));
             ProfileSummary { profile: p.profile.name.clone(), runs: ok.len(), failed, times: times(&ok), versus }
         })
         .collect();
@@ -212,6 +217,12 @@ mod tests {
     use super::*;
     use crate::stats::LEVEL;
 
+    /// Runs without rounds (a file from before), judged once.
+    fn versus(base: &[f64], walls: &[f64], level: f64) -> Versus {
+        let once = |xs: &[f64]| stats::Repeats { tps: xs.to_vec(), rounds: None };
+        super::versus(&once(base), &once(walls), level, stats::Judging::Once)
+    }
+
     #[test]
     fn a_difference_needs_the_interval_and_the_test() {
         let base = [3.0, 3.1, 2.9, 3.05, 2.95];
@@ -242,6 +253,7 @@ mod tests {
     fn mean_stddev_and_range_as_hyperfine() {
         let run = |w: f64| Run {
             repeat: 1,
+            round: None,
             warmup: false,
             status: super::super::results::RunOutcome::Ok,
             exit_code: Some(0),

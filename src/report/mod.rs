@@ -4,6 +4,7 @@
 pub mod charts;
 pub mod compare;
 mod csv;
+mod disturbed;
 mod environment;
 pub mod html;
 mod json;
@@ -13,7 +14,7 @@ mod table;
 
 use crate::baseline::{Baseline, Key};
 use crate::error::Result;
-use crate::results::{CellResult, Latency, RepeatStatus, Results, RunStatus, Tally, decode_histogram};
+use crate::results::{CellResult, Latency, RepeatStatus, Results, RunStatus, StopReason, Tally, decode_histogram};
 use crate::stats::{self, Estimate, Ratio};
 use serde::Serialize;
 
@@ -361,6 +362,8 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
             n.push(line);
         }
     }
+    n.extend(results.budget_outcome.as_ref().map(budget_line));
+    n.extend(disturbed::line(results));
     if let (Some(outcome), Some(p)) = (&results.precision_outcome, results.options.precision) {
         n.extend(precision::summary(outcome, p));
     }
@@ -373,9 +376,10 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
 /// What the tps and × columns hold, with the levels their intervals share.
 fn interval_note(results: &Results, rows: &[Row], baseline: &str) -> String {
     let (o, aim) = (&results.options, results.options.confidence);
-    let repeats = match o.precision {
-        Some(p) => format!("repeated until ±{}", stats::precision_percent(p)),
-        None => format!("{} asked", o.repeat),
+    let repeats = match (o.precision, o.budget_s) {
+        (Some(p), _) => format!("repeated until ±{}", stats::precision_percent(p)),
+        (None, Some(b)) => format!("in rounds until its comparisons were settled, within --budget {b} s"),
+        (None, None) => format!("{} asked", o.repeat),
     };
     let (tps, ratio) = usual_levels(rows);
     let level =
@@ -384,10 +388,19 @@ fn interval_note(results: &Results, rows: &[Row], baseline: &str) -> String {
     let mut s =
         format!("tps: median over each cell's measured repeats ({repeats}) with {} (order statistics)", level(tps));
     if short(tps) {
-        s.push_str(&format!(", short of the {} asked: {} repeats reach no higher", stats::percent(aim), o.repeat));
+        let fewest = rows.iter().filter_map(|r| r.tps.map(|t| t.n)).min().unwrap_or(0);
+        s.push_str(&format!(", short of the {} asked: {fewest} repeats reach no higher", stats::percent(aim)));
     }
+    let paired = rows.iter().any(|r| r.vs_baseline.is_some_and(|x| x.pairs.is_some()));
+    let how = match (paired, o.budget_s) {
+        (false, _) => "ratio of medians",
+        (true, None) => "median within-round ratio (signed rank over the rounds both ran in)",
+        (true, Some(_)) => {
+            "median within-round ratio (signed rank over the rounds both ran in, looked at after 7, 10, 14, … of them)"
+        }
+    };
     s.push_str(&format!(
-        "; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients): ratio of medians with {}",
+        "; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients): {how} with {}",
         level(ratio)
     ));
     if ratio.is_none() {
@@ -399,6 +412,29 @@ fn interval_note(results: &Results, rows: &[Row], baseline: &str) -> String {
     }
     s.push_str("; a cell at another level says it. docs/statistics.md explains.");
     s
+}
+
+/// The line under a budgeted run's table: how many comparisons it settled, in how many
+/// rounds, and why it stopped.
+fn budget_line(o: &crate::results::BudgetOutcome) -> String {
+    let rounds = format!("{} round{}", o.rounds, if o.rounds == 1 { "" } else { "s" });
+    let open = o.comparisons - o.settled;
+    if o.comparisons == 0 {
+        return format!("budget: no cell against another; {rounds}, the fewest whose median interval holds the level.");
+    }
+    if open == 0 {
+        return format!("budget: all {} comparisons settled in {rounds}.", o.comparisons);
+    }
+    let why = match o.reason {
+        StopReason::MaxTime => "when the budget could not hold another round".to_string(),
+        StopReason::MaxRepeat => format!("at the most rounds a run takes, {}", crate::runner::budget::MOST_ROUNDS),
+        StopReason::Interrupted => "by a signal".to_string(),
+        StopReason::Failed | StopReason::Reached => "by a failure".to_string(),
+    };
+    format!(
+        "budget: {} of {} comparisons settled in {rounds}, stopped {why}; the {open} left were judged once more on all their rounds.",
+        o.settled, o.comparisons
+    )
 }
 
 /// Per-statement latency of the cells that have it, as pgbench -r prints it: a heading

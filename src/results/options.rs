@@ -126,7 +126,7 @@ impl RunOptions {
         push("warm-up", format!("{} s", self.warmup_s), true);
         match self.budget_s {
             Some(b) => push("budget", format!("{b} s, {} rounds run", self.repeat), false),
-            None => push("repeats", format!("{} per cell, interleaved", self.repeat), false),
+            None => push("repeats", format!("{} per cell, in rounds", self.repeat), false),
         }
         if self.fresh {
             push("servers", "a fresh instance and data set every repeat".into(), true);

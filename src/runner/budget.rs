@@ -39,7 +39,8 @@ struct Comparison {
 /// The state of a budgeted run.
 pub struct Budget {
     level: f64,
-    budget: Duration,
+    budget: Option<Duration>,
+    most: u32,
     least: u32,
     cells: Vec<Track>,
     comparisons: Vec<Comparison>,
@@ -47,30 +48,37 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// No repeats yet of `cells`, compared against `baseline` at `level`, within `budget`.
-    pub fn new(cells: &[Cell], baseline: &str, level: f64, budget: Duration) -> Budget {
-        let ids: Vec<(String, String, String)> = cells
+    /// No repeats yet of `cells`, each compared with its baseline (`baseline`, as
+    /// `--baseline` gives it) at `level`, within `budget`.
+    pub fn of_cells(cells: &[Cell], baseline: &str, level: f64, budget: Option<Duration>) -> Budget {
+        let names: Vec<(String, String, String)> = cells
             .iter()
             .map(|c| (c.engine.name().to_string(), c.profile.name.clone(), c.workload.name().to_string()))
             .collect();
         let keys: Vec<Key> = cells
             .iter()
-            .zip(&ids)
+            .zip(&names)
             .map(|(c, (e, p, w))| Key { engine: e, profile: p, workload: w, clients: c.clients })
             .collect();
-        let comparisons = Baseline::parse(baseline)
-            .of_each(&keys, |_| true)
+        let bases = Baseline::parse(baseline).of_each(&keys, |_| true);
+        let pairs = bases.into_iter().enumerate().filter_map(|(cell, base)| base.map(|b| (cell, b)));
+        Budget::new(cells.len(), pairs.collect(), level, budget, MOST_ROUNDS)
+    }
+
+    /// No repeats yet of `n` cells; `comparisons` (cell, its baseline) judged at `level`;
+    /// no round started past `budget`, nor past `most` rounds.
+    pub fn new(n: usize, comparisons: Vec<(usize, usize)>, level: f64, budget: Option<Duration>, most: u32) -> Budget {
+        let comparisons = comparisons
             .into_iter()
-            .enumerate()
-            .filter_map(|(cell, base)| {
-                base.filter(|&b| b != cell).map(|base| Comparison { cell, base, settled: false })
-            })
+            .filter(|(cell, base)| cell != base)
+            .map(|(cell, base)| Comparison { cell, base, settled: false })
             .collect();
         Budget {
             level,
             budget,
+            most,
             least: least_repeats(level),
-            cells: vec![Track::default(); cells.len()],
+            cells: vec![Track::default(); n],
             comparisons,
             finished: 0,
         }
@@ -119,11 +127,11 @@ impl Rule for Budget {
             let failed = self.cells.iter().any(|t| t.failed);
             return Next::Stop(if failed { StopReason::Failed } else { StopReason::Reached });
         }
-        if self.finished >= MOST_ROUNDS {
+        if self.finished >= self.most {
             return Next::Stop(StopReason::MaxRepeat);
         }
         let predicted: Duration = cells.iter().map(|&i| self.cells[i].longest).sum();
-        if self.finished > 0 && elapsed + predicted > self.budget {
+        if self.finished > 0 && self.budget.is_some_and(|b| elapsed + predicted > b) {
             return Next::Stop(StopReason::MaxTime);
         }
         Next::Round(cells)
@@ -167,5 +175,69 @@ impl Rule for Budget {
 
     fn repeats(&self, i: usize) -> u32 {
         self.cells[i].repeats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Duration = Duration::from_secs(1);
+
+    /// Rounds until the rule stops, cell `i`'s repeat in round `r` giving `tps(i, r)`,
+    /// each taking a second and each round two; the rounds' cells, and why it stopped.
+    fn drive(b: &mut Budget, tps: impl Fn(usize, u32) -> Option<f64>) -> (Vec<Vec<usize>>, StopReason) {
+        let ids: Vec<String> = (0..b.cells.len()).map(|i| format!("c{i}")).collect();
+        let mut rounds = Vec::new();
+        loop {
+            match b.next(S * b.finished * 2) {
+                Next::Stop(why) => return (rounds, why),
+                Next::Round(cells) => {
+                    let round = b.finished + 1;
+                    for &i in &cells {
+                        b.record(i, round, tps(i, round), S);
+                    }
+                    b.finish_round(&ids);
+                    rounds.push(cells);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_clear_difference_settles_at_the_first_look_and_its_cells_leave() {
+        // c1 twice c0 every round; c2 no comparison, only the median's least repeats.
+        let mut b = Budget::new(3, vec![(1, 0)], 0.95, Some(Duration::from_secs(3600)), 200);
+        let (rounds, why) = drive(&mut b, |i, r| Some(if i == 1 { 200.0 } else { 100.0 } + f64::from(r % 3)));
+        assert_eq!(why, StopReason::Reached);
+        assert_eq!(rounds.len(), 7);
+        assert_eq!(rounds[5], [0, 1, 2]);
+        assert_eq!(rounds[6], [0, 1], "c2 left after its six repeats");
+        assert_eq!(b.outcome(7, why), BudgetOutcome { rounds: 7, reason: why, comparisons: 1, settled: 1 });
+    }
+
+    #[test]
+    fn identical_cells_run_until_the_budget_is_spent() {
+        // Two cells of a second each: 13 s hold six rounds, and a seventh would end past them.
+        let mut b = Budget::new(2, vec![(1, 0)], 0.95, Some(Duration::from_secs(13)), 200);
+        let (rounds, why) = drive(&mut b, |_, r| Some(100.0 + f64::from(r % 5)));
+        assert_eq!(why, StopReason::MaxTime);
+        assert_eq!(rounds.len(), 6);
+        assert_eq!(b.outcome(6, why).settled, 0);
+        // Without a budget, at the most rounds.
+        let mut b = Budget::new(2, vec![(1, 0)], 0.95, None, 12);
+        assert_eq!(
+            drive(&mut b, |_, r| Some(100.0 + f64::from(r % 5))),
+            ((0..12).map(|_| vec![0, 1]).collect(), StopReason::MaxRepeat)
+        );
+    }
+
+    #[test]
+    fn a_failed_repeat_ends_its_comparisons() {
+        let mut b = Budget::new(3, vec![(1, 0), (2, 0)], 0.95, None, 200);
+        // c2 fails in round 2; c1 is as fast as c0, so the baseline runs on for it.
+        let (rounds, why) = drive(&mut b, |i, r| (i != 2 || r < 2).then_some(100.0 + f64::from(r % 4)));
+        assert_eq!((rounds[2].clone(), why), (vec![0, 1], StopReason::MaxRepeat));
+        assert_eq!(b.outcome(200, why), BudgetOutcome { rounds: 200, reason: why, comparisons: 2, settled: 0 });
     }
 }

@@ -36,8 +36,6 @@ pub struct Start<'a> {
     pub cx: Context<'a>,
     /// Each cell's instance launched and loaded by the preflight, when it keeps one.
     pub kept: Vec<Option<Loaded>>,
-    /// The wall clock of the run's start, which `--budget` counts from.
-    pub began: Instant,
 }
 
 /// Run every cell `repeat` times, in rounds until `precision` is reached, or until every
@@ -120,8 +118,8 @@ impl Matrix<'_> {
     /// is left or the budget is spent.
     fn budgeted(&mut self, budget: Duration, ids: &[String]) -> Result<()> {
         let (s, cells) = (self.start.cx.settings, self.start.cells);
-        let mut rule = Budget::new(cells, &self.results.options.baseline, s.confidence, budget);
-        let (ended, finished) = self.rounds(&mut rule, ids, self.start.began);
+        let mut rule = Budget::of_cells(cells, &self.results.options.baseline, s.confidence, Some(budget));
+        let (ended, finished) = self.rounds(&mut rule, ids, Instant::now());
         self.results.budget_outcome = Some(rule.outcome(finished, stop_reason(&ended)));
         self.results.options.repeat = finished;
         ended.map(drop)

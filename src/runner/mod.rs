@@ -19,7 +19,7 @@ pub mod start;
 pub mod worker;
 pub mod workers;
 
-use crate::engine::{Connection, Launch, Machine};
+use crate::engine::{Connection, Launch, Machine, Target};
 use crate::error::{Error, Result};
 use crate::instance::{Locations, Storage};
 use crate::options::shard::Shard;
@@ -42,7 +42,7 @@ pub struct Settings {
     pub transactions: Option<u64>,
     /// Unmeasured warm-up before each measurement.
     pub warmup: Duration,
-    /// Repeats per cell, interleaved across cells (unless `precision` decides).
+    /// Repeats per cell, in rounds of every cell (unless `precision` or `budget` decides).
     pub repeat: u32,
     /// `--precision`: repeat in rounds until every cell is this precise, instead of `repeat`.
     pub precision: Option<precision::Target>,
@@ -136,8 +136,14 @@ pub fn preflight(cells: &[Cell], cx: Context) -> Result<Vec<Option<Loaded>>> {
         if s.keeps(c) {
             let bar = progress.bar(&c.id(), 1000);
             bar.set_message("loading");
-            kept.push(Some(load(c, cx).map_err(refused)?));
+            let launched = launch(c, cx).map_err(refused)?;
+            // A load that fails fails the cell's repeats, which say why, not the run.
+            let loaded = match fill(c, launched) {
+                Err(Error::Run(_)) => None,
+                other => Some(other?),
+            };
             bar.finish_and_clear();
+            kept.push(loaded);
             continue;
         }
         kept.push(None);
@@ -219,11 +225,23 @@ fn storage(cell: &Cell, locations: &Locations) -> Result<Storage> {
 
 /// Launch a fresh instance of `cell` and load its workload's data set.
 pub fn load(cell: &Cell, cx: Context) -> Result<Loaded> {
+    launch(cell, cx).and_then(|launched| fill(cell, launched))
+}
+
+/// A cell's instance started in fresh storage, and the seconds it took.
+struct Launched(Storage, Box<dyn crate::engine::Instance>, f64);
+
+/// Start a fresh instance of `cell` in fresh storage.
+fn launch(cell: &Cell, cx: Context) -> Result<Launched> {
     let storage = storage(cell, cx.locations)?;
     let start = Instant::now();
     let profile = cell.launch_profile(clients_of(cell, cx.settings).len());
     let instance = cell.engine.launch(&Launch::run(&profile, &cell.target, &storage, cx.machine))?;
-    let start_s = start.elapsed().as_secs_f64();
+    Ok(Launched(storage, instance, start.elapsed().as_secs_f64()))
+}
+
+/// Load `cell`'s data set on its launched instance.
+fn fill(cell: &Cell, Launched(storage, instance, start_s): Launched) -> Result<Loaded> {
     let load_start = Instant::now();
     // Loading has its own connections, closed before clients start: an idle extra
     // connection is not free for every engine (SQLite's file locks, a server's backends).
@@ -325,7 +343,12 @@ fn measure(
         .into_iter()
         .collect::<std::result::Result<Vec<WorkerReport>, _>>()
         .map_err(|p| failed!("a client panicked: {}", panic_message(&*p)))?;
-    let r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s)?;
+    let mut r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s)?;
+    // A server that is not dbrace's child does its work among the others.
+    let own_server = cell.target == Target::Managed && cx.machine.launcher == crate::launcher::Kind::Native;
+    if let Some(n) = r.noise.as_mut().filter(|_| !own_server) {
+        n.others_cpu = None;
+    }
     loaded.committed += r.transactions + r.warmup_transactions;
     Ok(RepeatResult { threads: Some(threads as u32), load_phases, kept, ..r })
 }

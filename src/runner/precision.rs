@@ -3,7 +3,7 @@
 //! A cell has reached the precision asked when it has at least `min_repeat` repeats and
 //! the interval of its median holds the target level (`confidence >= level`: min–max of
 //! five repeats is only 93.75%) with a half-width within the target. Cells that reached it
-//! or failed leave the rounds; the others stay interleaved in plan order, so drift still
+//! or failed leave the rounds; the others stay in the rounds, in a random order, so drift still
 //! hits every cell still measured alike. A round is started only if it is predicted to
 //! end within `max_time`; once started it is finished.
 

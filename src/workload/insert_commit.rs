@@ -24,9 +24,6 @@ impl Workload for InsertCommit {
     fn interfaces(&self) -> &'static [Interface] {
         &[Interface::Sql, Interface::Kv, Interface::Doc]
     }
-    fn keeps_data(&self) -> bool {
-        true
-    }
     fn prepare(&self, load: &mut Loader, _opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         let conn = load.conn();
         if let Connection::Sql(c) = conn {

@@ -47,8 +47,9 @@ pub trait Workload: Send + Sync {
     /// Whether a cell may keep its instance and data set from one repeat to the next, as
     /// pgbench and sysbench runs follow one another on the data loaded once: the
     /// `CellWorkload` then serves every repeat, its `verify` counting all their commits.
+    /// A workload whose repeats need pristine data says no.
     fn keeps_data(&self) -> bool {
-        false
+        true
     }
     /// Create and bulk-load the data set of one repeat of a cell over `load`'s
     /// connections, timing its phases there; the result builds that repeat's clients and
