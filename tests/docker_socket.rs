@@ -239,8 +239,9 @@ fn fresh_inits(engine: &str, image: &SlowInit, workload: &str, check: impl Fn(&s
     let mut child = sb
         .spawn(&["run", "-q", "--out", out.to_str().unwrap()])
         .args(["-e", engine, "--launcher", "docker", "--image", &flag, "-p", "disk,ram"])
-        // Each server from its own init, the temporary server included (no template).
-        .args(["--docker-init", "fresh"])
+        // Each server from its own init, the temporary server included (no template), and
+        // a server of its own for every repeat.
+        .args(["--docker-init", "fresh", "--fresh"])
         .args(["-w", workload, "--repeat", "3", "-T", &format!("{}s", SLOW_INIT_S + 1.0), "--warmup", "0s"])
         .stdout(Stdio::null())
         .spawn()

@@ -67,7 +67,11 @@ fn exec_in_containers(engine: &str, image: &str, profiles: &str, script: &str) -
         assert!(c.starts_with(&format!("container dbrace-{pid}-")) && c.ends_with(name), "{c}");
     }
     nothing_left(&sb, pid);
-    seen.into_iter().filter(|l| !l.starts_with("container ")).collect()
+    // Each round's profiles run in a random order: the lines in the order asked for.
+    let order: Vec<&str> = profiles.split(',').collect();
+    let mut mine: Vec<String> = seen.into_iter().filter(|l| !l.starts_with("container ")).collect();
+    mine.sort_by_key(|l| order.iter().position(|p| l.split('|').next() == Some(*p)));
+    mine
 }
 
 #[test]

@@ -96,29 +96,31 @@ fn a_budget_stops_each_comparison_once_it_is_settled() {
     let sb = Sandbox::new();
     let out = sb.out("budget.json");
     let args = ["run", "-e", "sqlite,memory", "-p", "disk,unlogged", "-T", "0.1s", "--warmup", "0s"];
-    let o = sb.cmd(&[&args[..], &["--budget", "1m", "--out", out.to_str().unwrap()]].concat()).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = sb.cmd(&[&args[..], &["--budget", "1m", "--out", out.to_str().unwrap()]].concat()).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let r = read_json(&out);
     assert_eq!(r["options"]["budget_s"], 60.0);
-    // Hundreds of times faster than a synced disk: settled at the first look, 7 rounds.
+    // Hundreds of times faster than a synced disk: settled at a look, nearly always the
+    // first (7 rounds), the next (10) when a busy machine slowed one repeat.
+    let o = &r["budget_outcome"];
     assert_eq!(
-        r["budget_outcome"],
-        serde_json::json!({"rounds": 7, "reason": "reached", "comparisons": 2, "settled": 2})
+        (o["reason"].as_str(), o["comparisons"].as_u64(), o["settled"].as_u64()),
+        (Some("reached"), Some(2), Some(2))
     );
-    assert_eq!(r["options"]["repeat"], 7);
-    for c in cells(&r) {
-        assert_eq!(repeats(c).len(), 7, "{}", c["id"]);
-    }
+    let rounds = o["rounds"].as_u64().unwrap();
+    assert!([7, 10, 14].contains(&rounds), "{o}");
+    assert_eq!(r["options"]["repeat"], rounds);
     for row in rows(&sb, &out).iter().filter(|r| r["profile"] == "unlogged") {
         let v = &row["vs_baseline"];
-        assert_eq!(
-            (v["verdict"].as_str(), v["pairs"].as_u64(), v["looks"].as_u64()),
-            (Some("faster"), Some(7), Some(1))
-        );
+        let (pairs, looks) = (v["pairs"].as_u64().unwrap(), v["looks"].as_u64().unwrap());
+        assert_eq!((v["verdict"].as_str(), [7, 10, 14][looks as usize - 1]), (Some("faster"), pairs), "{row}");
         assert_eq!(v["confidence"], 0.95, "{row}");
+        // The cell left the rounds once its comparison was settled.
+        let c = cells(&r).iter().find(|c| c["id"] == row["id"]).unwrap();
+        assert_eq!(repeats(c).len() as u64, pairs);
     }
-    let table = String::from_utf8_lossy(&o.stdout);
-    assert!(table.contains("budget: all 2 comparisons settled in 7 rounds."), "{table}");
+    let table = String::from_utf8_lossy(&run.stdout);
+    assert!(table.contains(&format!("budget: all 2 comparisons settled in {rounds} rounds.")), "{table}");
     assert!(table.contains("looked at after 7, 10, 14, … of them"), "{table}");
 }
 

@@ -158,6 +158,11 @@ pub fn preflight(cells: &[Cell], cx: Context) -> Result<Vec<Option<Loaded>>> {
     Ok(kept)
 }
 
+/// Commits after which a kept data set is given up and the next repeat loads a fresh one:
+/// a fast engine's insert-commit would otherwise grow its data set without end (a
+/// million rows a second in the memory store).
+pub const RENEW_AFTER: u64 = 1_000_000;
+
 /// A cell's instance with its data set loaded, which repeats measure on: one repeat's
 /// own, or kept by the cell from one repeat to the next where its workload allows.
 pub struct Loaded {
@@ -190,7 +195,8 @@ pub fn run_repeat(cell: &Cell, repeat: u32, cx: Context, kept: &mut Option<Loade
     }
     .and_then(|mut loaded| {
         let r = measure(cell, &mut loaded, repeat, cx, &bar, &label);
-        if s.keeps(cell) && r.as_ref().is_ok_and(|r| r.status == RepeatStatus::Ok) {
+        let good = r.as_ref().is_ok_and(|r| r.status == RepeatStatus::Ok);
+        if s.keeps(cell) && good && loaded.committed < RENEW_AFTER {
             *kept = Some(loaded);
         }
         r

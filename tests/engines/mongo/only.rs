@@ -123,7 +123,22 @@ fn ctrl_c_ends_a_url_run_and_drops_its_database() {
     let out = sb.out("int.json");
     let mut run = sb.spawn_run(
         &out,
-        &["-e", "mongo", "--url", &s.url(), "-p", "async", "-w", "insert-commit", "-T", "60s", "--warmup", "0s"],
+        &[
+            "-e",
+            "mongo",
+            "--url",
+            &s.url(),
+            "-p",
+            "async",
+            "-w",
+            "insert-commit",
+            "-T",
+            "60s",
+            "--warmup",
+            "0s",
+            "-r",
+            "1",
+        ],
     );
     // Past the preflight: the run's database exists.
     let start = Instant::now();
