@@ -21,8 +21,8 @@ pub const MOST_ROUNDS: u32 = 200;
 /// One cell's repeats so far.
 #[derive(Clone, Debug, Default)]
 struct Track {
-    /// (round, tps) of the repeats that measured and verified.
-    tps: Vec<(u32, f64)>,
+    /// The repeats that measured and verified, with their rounds.
+    good: stats::Repeats,
     repeats: u32,
     longest: Duration,
     failed: bool,
@@ -92,12 +92,7 @@ impl Budget {
 
     /// The two cells' repeats of the same rounds, in round order.
     fn pairs(&self, c: &Comparison) -> Vec<(f64, f64)> {
-        let base = &self.cells[c.base].tps;
-        self.cells[c.cell]
-            .tps
-            .iter()
-            .filter_map(|(r, a)| base.iter().find(|(rb, _)| rb == r).map(|(_, b)| (*a, *b)))
-            .collect()
+        self.cells[c.cell].good.pairs(&self.cells[c.base].good).unwrap_or_default()
     }
 
     /// Whether a comparison is still measured: neither side failed, not settled yet.
@@ -142,7 +137,10 @@ impl Rule for Budget {
         t.repeats += 1;
         t.longest = t.longest.max(took);
         match tps {
-            Some(x) => t.tps.push((round, x)),
+            Some(x) => {
+                t.good.tps.push(x);
+                t.good.rounds.get_or_insert_with(Vec::new).push(round);
+            }
             None => t.failed = true,
         }
     }
