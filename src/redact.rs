@@ -33,6 +33,11 @@ pub fn redact(url: &str) -> String {
     }
 }
 
+/// `text` with every occurrence of `secret` replaced by `***`, whatever quoted it.
+pub fn scrub(text: &str, secret: &str) -> String {
+    if secret.is_empty() { text.to_string() } else { text.replace(secret, "***") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::redact;

@@ -151,8 +151,3 @@ impl Session {
         self.exposed.instance.alive()
     }
 }
-
-/// `text` with every occurrence of `secret` replaced by `***`.
-pub fn scrub(text: &str, secret: &str) -> String {
-    if secret.is_empty() { text.to_string() } else { text.replace(secret, "***") }
-}

@@ -1,5 +1,6 @@
-//! The crate's top-level modules import each other without a circle (docs/DESIGN.md,
-//! "Layers"): read every `crate::` path in src/ and look for a module that reaches itself.
+//! The crate's top-level modules import each other without a circle, and so do the files
+//! inside each folder (docs/DESIGN.md, "Layers"): read every `crate::`, `super::` and
+//! `self::` path in src/ and look for a module or a file that reaches itself.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -108,6 +109,98 @@ fn top_level_modules_import_without_a_circle() {
         })
         .collect();
     assert!(circles.is_empty(), "modules that import themselves through others:\n{}", circles.join("\n"));
+}
+
+/// A file's module path: src/engine/postgres/client.rs is `engine::postgres::client`,
+/// src/runner/mod.rs is `runner`.
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel.iter().map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+    if parts.last().is_some_and(|l| matches!(l.as_str(), "mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The names a path names after `at` (`a::b::c`, or each first name of a `{a::b, c}` group).
+fn path_tails(code: &str, at: usize) -> Vec<Vec<String>> {
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    let mut head = Vec::new();
+    let mut rest = &code[at..];
+    while let Some(r) = rest.strip_prefix("::") {
+        if let Some(group) = r.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            return inner
+                .split(',')
+                .map(|item| {
+                    let mut p = head.clone();
+                    p.extend(item.trim().split("::").map(ident).take_while(|n| !n.is_empty()));
+                    p
+                })
+                .collect();
+        }
+        let name = ident(r);
+        if name.is_empty() {
+            break;
+        }
+        rest = &r[name.len()..];
+        head.push(name);
+    }
+    vec![head]
+}
+
+/// The file graph: each file under src/ and the files its paths lead to.
+fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    let modules: BTreeMap<Vec<String>, String> = files
+        .iter()
+        .map(|f| (module_path(f.strip_prefix(&src).unwrap()), f.strip_prefix(&src).unwrap().display().to_string()))
+        .collect();
+    let resolve = |path: &[String]| (1..=path.len()).rev().find_map(|n| modules.get(&path[..n]).cloned());
+    let mut graph = BTreeMap::new();
+    for (here, file) in &modules {
+        let text = code(&std::fs::read_to_string(src.join(file)).expect("a source file"));
+        let mut deps = BTreeSet::new();
+        for head in ["crate", "super", "self"] {
+            for (at, _) in text.match_indices(head) {
+                let before = text[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                let base = match head {
+                    "crate" => Vec::new(),
+                    "super" => here[..here.len().saturating_sub(1)].to_vec(),
+                    _ => here.clone(),
+                };
+                for tail in path_tails(&text, at + head.len()) {
+                    let (mut base, mut tail) = (base.clone(), tail.as_slice());
+                    while tail.first().is_some_and(|t| t == "super") {
+                        base.pop();
+                        tail = &tail[1..];
+                    }
+                    let path: Vec<String> = base.iter().chain(tail).cloned().collect();
+                    deps.extend(resolve(&path).filter(|f| f != file));
+                }
+            }
+        }
+        graph.insert(file.clone(), deps);
+    }
+    graph
+}
+
+#[test]
+fn files_import_without_a_circle() {
+    let g = file_graph();
+    assert!(g["runner/matrix.rs"].contains("runner/budget.rs"), "the file graph was read");
+    assert!(g["engine/postgres/tls.rs"].contains("engine/postgres/conninfo.rs"), "super:: paths were read");
+    let circles: BTreeSet<Vec<String>> = g
+        .keys()
+        .filter(|f| reach(&g, f).contains(*f))
+        .map(|f| g.keys().filter(|o| reach(&g, o).contains(f) && reach(&g, f).contains(*o)).cloned().collect())
+        .collect();
+    let lines: Vec<String> = circles.iter().map(|c| c.join(" <-> ")).collect();
+    assert!(lines.is_empty(), "files that import themselves through others:\n{}", lines.join("\n"));
 }
 
 #[test]

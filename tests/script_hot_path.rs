@@ -6,7 +6,8 @@
 use dbrace::engine::{Engine, Launch, Machine, Target, postgres::Postgres, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
-use dbrace::runner::worker::{self, Control, MEASURE};
+use dbrace::runner::control::{Control, MEASURE};
+use dbrace::runner::worker;
 use dbrace::workload::{self, WorkloadOptions, script};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,5 +1,6 @@
-//! Engines: one file each. An engine launches or opens an instance for a profile, reads
-//! its settings back, and hands out clients. It never knows a workload's tables.
+//! Engines: one folder each (the memory store, one file), registered in `all()`. An
+//! engine launches or opens an instance for a profile, reads its settings back, and hands
+//! out clients. It never knows a workload's tables.
 
 pub mod access;
 pub mod kit;

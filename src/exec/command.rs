@@ -54,7 +54,7 @@ fn executable(p: &Path) -> std::result::Result<(), String> {
 
 /// The argv to record: passwords in URLs and `secret` replaced by `***`.
 pub fn recorded(argv: &[String], secret: &str) -> Vec<String> {
-    argv.iter().map(|a| crate::session::scrub(&crate::redact::redact(a), secret)).collect()
+    argv.iter().map(|a| crate::redact::scrub(&crate::redact::redact(a), secret)).collect()
 }
 
 /// `argv` as one line for messages, quoted where a shell would need it.

@@ -7,6 +7,7 @@ pub mod child;
 pub mod command;
 pub mod report;
 pub mod results;
+pub mod summarize;
 pub mod summary;
 
 use crate::cli::ExecArgs;
@@ -16,13 +17,13 @@ use crate::error::{Error, Result};
 use crate::host::Host;
 use crate::instance::{Locations, datadir};
 use crate::profile::Profile;
+use crate::redact::scrub;
 use crate::results::{RunStatus, now_rfc3339};
 use crate::rng::Rng;
 use crate::runner::budget::Budget;
-use crate::runner::matrix::Rule;
-use crate::runner::precision::Next;
 use crate::runner::progress::Progress;
-use crate::session::{Session, Setup, Spec, scrub};
+use crate::runner::rule::{Next, Rule};
+use crate::session::{Session, Setup, Spec};
 use crate::startup::{check_writable, launched, machine, reap_containers, reap_locations};
 use crate::{engine, signals};
 use child::{Ending, Output, Spawn};
@@ -164,7 +165,7 @@ pub fn run(a: ExecArgs) -> Result<i32> {
         Err(Error::Interrupted(_)) => RunStatus::Interrupted,
         Err(_) => RunStatus::Failed,
     };
-    let summary = summary::summarize(&results);
+    let summary = summarize::summarize(&results);
     results.summary = Some(summary.clone());
     if let Some(out) = &a.out {
         crate::results::save_json(&results, out)?;

@@ -7,7 +7,6 @@
 //! in ten by noise alone). Otherwise the answer is that the profiles make no significant
 //! difference for this command, said plainly.
 
-use super::results::{ExecResults, Run};
 use crate::stats::mann_whitney;
 use crate::stats::{self, Ratio};
 use serde::{Deserialize, Serialize};
@@ -116,59 +115,6 @@ fn default_level() -> f64 {
     stats::LEVEL
 }
 
-/// Summarize the runs of `r` against its baseline.
-pub fn summarize(r: &ExecResults) -> Summary {
-    let walls = |runs: &[Run]| -> stats::Repeats {
-        let timed: Vec<&Run> = runs.iter().filter(|x| x.measured()).collect();
-        stats::Repeats {
-            tps: timed.iter().map(|x| x.wall_s).collect(),
-            rounds: timed.iter().map(|x| x.round).collect(),
-        }
-    };
-    let (baseline, level, judging) = (r.options.baseline.clone(), r.options.confidence, r.options.judging());
-    let base = r.profiles.iter().find(|p| p.profile.name == baseline).map(|p| walls(&p.runs)).unwrap_or_default();
-    let profiles: Vec<ProfileSummary> = r
-        .profiles
-        .iter()
-        .map(|p| {
-            let ok: Vec<&Run> = p.runs.iter().filter(|x| x.measured()).collect();
-            let failed = p.runs.iter().filter(|x| !x.warmup && !x.measured()).count();
-            let w = walls(&p.runs);
-            let versus = (p.profile.name != baseline && !w.tps.is_empty() && !base.tps.is_empty())
-                .then(|| versus(&base, &w, level, judging));
-            ProfileSummary { profile: p.profile.name.clone(), runs: ok.len(), failed, times: times(&ok), versus }
-        })
-        .collect();
-    let verdicts: Vec<Verdict> = profiles.iter().filter_map(|p| p.versus.map(|v| v.verdict)).collect();
-    let difference = if verdicts.iter().any(|v| matches!(v, Verdict::Faster | Verdict::Slower)) {
-        Difference::Significant
-    } else if !verdicts.is_empty() && verdicts.iter().all(|v| *v == Verdict::NoDifference) {
-        Difference::None
-    } else {
-        Difference::Unknown
-    };
-    Summary { baseline, profiles, difference, confidence: level }
-}
-
-fn times(ok: &[&Run]) -> Option<Times> {
-    if ok.is_empty() {
-        return None;
-    }
-    let n = ok.len() as f64;
-    let wall: Vec<f64> = ok.iter().map(|r| r.wall_s).collect();
-    let mean = wall.iter().sum::<f64>() / n;
-    let var = if ok.len() > 1 { wall.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
-    Some(Times {
-        mean_s: mean,
-        stddev_s: var.sqrt(),
-        median_s: stats::median(&wall),
-        min_s: wall.iter().copied().fold(f64::INFINITY, f64::min),
-        max_s: wall.iter().copied().fold(0.0, f64::max),
-        user_s: ok.iter().map(|r| r.user_s).sum::<f64>() / n,
-        system_s: ok.iter().map(|r| r.system_s).sum::<f64>() / n,
-    })
-}
-
 /// One profile's speed against the baseline in words: "ran 2.90 times faster than disk
 /// (96.8% interval 2.81–3.02, p = 0.008)", or that no difference can be claimed at `level`,
 /// and why.
@@ -247,31 +193,5 @@ mod tests {
         assert!(v.speedup.lo.unwrap() > 1.0 && v.speedup.confidence == Some(0.9) && (v.p - 0.1).abs() < 1e-12);
         assert_eq!(v.verdict, Verdict::TooFewRuns);
         assert_eq!(versus(&[3.0], &[1.0], LEVEL).verdict, Verdict::TooFewRuns);
-    }
-
-    #[test]
-    fn mean_stddev_and_range_as_hyperfine() {
-        let run = |w: f64| Run {
-            repeat: 1,
-            round: None,
-            warmup: false,
-            status: super::super::results::RunOutcome::Ok,
-            exit_code: Some(0),
-            signal: None,
-            wall_s: w,
-            user_s: w / 2.0,
-            system_s: 0.1,
-            started_at: String::new(),
-            server_start_s: None,
-            prepare_s: None,
-            output_tail: None,
-        };
-        let runs = [run(1.0), run(2.0), run(3.0), run(6.0)];
-        let t = times(&runs.iter().collect::<Vec<_>>()).unwrap();
-        assert_eq!((t.mean_s, t.median_s, t.min_s, t.max_s), (3.0, 2.5, 1.0, 6.0));
-        // Sample variance: (4 + 1 + 0 + 9) / 3.
-        assert!((t.stddev_s - (14.0f64 / 3.0).sqrt()).abs() < 1e-12);
-        assert_eq!(t.user_s, 1.5);
-        assert!(times(&[]).is_none());
     }
 }

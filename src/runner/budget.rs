@@ -8,8 +8,8 @@
 //! repeat seen of each of its cells predicts it to end within the budget.
 
 use super::cell::Cell;
-use super::matrix::Rule;
-use super::precision::{Next, least_repeats};
+use super::precision::least_repeats;
+use super::rule::{Next, Rule};
 use crate::baseline::{Baseline, Key};
 use crate::results::{BudgetOutcome, StopReason};
 use crate::stats::{self, looks};

@@ -7,8 +7,8 @@
 //! kernel takes slower paths for a shared file table).
 
 use super::Settings;
+use super::control::{Control, MEASURE, STOP};
 use super::live::Lines;
-use super::worker::{Control, MEASURE, STOP};
 use crate::signals;
 use indicatif::ProgressBar;
 use std::sync::atomic::Ordering;

@@ -4,7 +4,8 @@
 
 use super::budget::Budget;
 use super::cell::Cell;
-use super::precision::{Next, Rounds, Target};
+use super::precision::{Rounds, Target};
+use super::rule::{Next, Rule};
 use super::{Context, Loaded, run_repeat};
 use crate::error::{Error, Result};
 use crate::results::{CellResult, RepeatStatus, Results, RunStatus, StopReason, now_rfc3339};
@@ -12,20 +13,6 @@ use crate::rng::Rng;
 use crate::signals;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// What decides which cells the next round repeats, and when the rounds stop.
-pub trait Rule {
-    /// The cells of the next round (in plan order), or why there is none, `elapsed` after
-    /// the rounds began.
-    fn next(&self, elapsed: Duration) -> Next;
-    /// One repeat of cell `i` in round `round` that took `took`: its tps, or `None` if it
-    /// failed or did not verify.
-    fn record(&mut self, i: usize, round: u32, tps: Option<f64>, took: Duration);
-    /// Close the round just run; the line that says where the rounds stand.
-    fn finish_round(&mut self, ids: &[String]) -> String;
-    /// Repeats of cell `i` so far.
-    fn repeats(&self, i: usize) -> u32;
-}
 
 /// Where the run starts: its cells, what their repeats need, and what the preflight
 /// launched and kept.

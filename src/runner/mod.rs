@@ -5,6 +5,7 @@
 pub mod budget;
 pub mod cell;
 pub mod connect;
+pub mod control;
 pub mod coordinator;
 pub mod cpu;
 pub mod gauge;
@@ -14,6 +15,7 @@ pub mod matrix;
 pub mod precision;
 pub mod progress;
 pub mod recovery;
+pub mod rule;
 pub mod schedule;
 pub mod start;
 pub mod worker;
@@ -26,12 +28,13 @@ use crate::options::shard::Shard;
 use crate::results::{Latency, RepeatResult, RepeatStatus, ScheduleStats, encode_histogram, now_rfc3339};
 use crate::signals;
 use cell::Cell;
+use control::{Control, Observe};
 use coordinator::{Coordinator, Measurement};
 use progress::Progress;
 use schedule::Schedule;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
-use worker::{Control, Observe, Recovery, WorkerReport};
+use worker::{Recovery, WorkerReport};
 
 /// How every cell is driven.
 #[derive(Clone, Debug)]

@@ -7,6 +7,7 @@
 //! hits every cell still measured alike. A round is started only if it is predicted to
 //! end within `max_time`; once started it is finished.
 
+use super::rule::{Next, Rule};
 use crate::results::{CellPrecision, PrecisionOutcome, StopReason};
 pub use crate::stats::precision_percent as percent;
 use crate::stats::{self, Estimate};
@@ -34,15 +35,6 @@ pub struct Target {
 /// The fewest repeats whose interval of the median (min–max) can hold `level`: 6 at 95%.
 pub fn least_repeats(level: f64) -> u32 {
     (2..=1000).find(|&n| stats::order::median_rank(n, level).is_some_and(|(_, l)| l >= level)).unwrap_or(1000) as u32
-}
-
-/// What comes after a round.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Next {
-    /// Repeat these cells (indices in plan order).
-    Round(Vec<usize>),
-    /// Start no further round.
-    Stop(StopReason),
 }
 
 /// One cell's repeats so far.
@@ -194,7 +186,7 @@ impl Rounds {
     }
 }
 
-impl super::matrix::Rule for Rounds {
+impl Rule for Rounds {
     fn next(&self, elapsed: Duration) -> Next {
         Rounds::next(self, elapsed)
     }

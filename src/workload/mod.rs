@@ -1,8 +1,9 @@
-//! Workloads: one file each. A `Workload` describes itself to the plan (name, the client
-//! interfaces it drives, its data set's size); preparing a repeat of a cell loads the data
-//! and returns a `CellWorkload`, which hands the runner one `Transactor` per client and
-//! verifies the invariant afterwards. It never names an engine's binary; SQL workloads
-//! speak through `SqlClient` only.
+//! Workloads: one file or folder each, registered in `all()`. A `Workload` describes
+//! itself to the plan (name, the client interfaces it drives, its data set's size);
+//! preparing a cell's data set loads it and returns a `CellWorkload`, which hands the
+//! runner one `Transactor` per client and verifies the invariant afterwards, for one
+//! repeat or for every repeat of a cell that keeps its data. It never names an engine's
+//! binary; SQL workloads speak through `SqlClient` only.
 
 pub mod counters;
 pub mod insert_commit;

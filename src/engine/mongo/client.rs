@@ -7,13 +7,13 @@
 
 use super::bson_out as out;
 use super::failure::Failure;
-use super::login::scrub;
 use super::reply::get_number;
 use super::scram::Mechanism;
 use super::url::Endpoint;
 use super::wire::Wire;
 use crate::engine::ConnectError;
 use crate::engine::kit::tls_failure::{self, Fixes};
+use crate::redact::scrub;
 use bson::RawDocument;
 use std::time::Duration;
 

@@ -8,11 +8,6 @@ use super::reply::get_number;
 use super::scram::{self, Mechanism, Scram};
 use bson::RawDocument;
 
-/// Remove a secret from a message, whatever quoted it.
-pub(super) fn scrub(msg: &str, secret: &str) -> String {
-    if secret.is_empty() { msg.to_string() } else { msg.replace(secret, "***") }
-}
-
 /// A 24-byte random nonce, base64: SCRAM's client nonce.
 fn nonce() -> String {
     use base64::Engine as _;

@@ -5,58 +5,18 @@
 //! buffers, so the measured path allocates nothing. Parameters and results use the text
 //! format, as pgbench does; bulk loads use binary COPY.
 
+pub use super::conn::{PgClient, Protocol};
 use super::conninfo::ConnInfo;
-use super::extended::NamedHere;
 use super::login::StartupError;
 use super::messages::{Outcome, lost};
 use super::placeholders::{numbered, spell};
+use super::tls;
 use crate::engine::kit::patient::{self, Patient};
 use crate::engine::kit::stream::Stream;
+use crate::engine::kit::tls::Mode;
 use crate::engine::{ConnectError, Datum, Dialect, Param, SqlClient, Stmt, TxError, TxResult};
-use bytes::BytesMut;
 use postgres_protocol::message::frontend;
 use std::time::Instant;
-
-/// How statements travel, as pgbench's `-M`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Protocol {
-    /// One Query message with the values spelled into the SQL text.
-    Simple,
-    /// Parse, Bind, Execute of an unnamed statement every time.
-    Extended,
-    /// Parse once, then Bind and Execute of the named statement.
-    #[default]
-    Prepared,
-}
-
-/// One connection.
-pub struct PgClient {
-    pub(super) stream: Patient<Stream>,
-    pub(super) wbuf: BytesMut,
-    pub(super) rbuf: Vec<u8>,
-    pub(super) rpos: usize,
-    pub(super) rend: usize,
-    /// Transaction status from the last ReadyForQuery: b'I', b'T' or b'E'.
-    pub(super) status: u8,
-    /// Each prepared statement's SQL: with `?` (simple) and with `$n` (extended).
-    pub(super) statements: Vec<(String, String)>,
-    pub(super) protocol: Protocol,
-    /// Its instance's statement names and whether they were lost (a transaction pooler).
-    pub(super) named: NamedHere,
-    /// The SQLSTATE of the error the last statement ended with ("00000" after none).
-    pub(super) sqlstate: [u8; 5],
-    /// The simple protocol's query text, rebuilt in place for every statement.
-    pub(super) query: String,
-    /// Column names of the last RowDescription, end to end, and where each ends.
-    pub(super) columns: String,
-    pub(super) column_ends: Vec<usize>,
-    pub(super) unlogged: bool,
-    /// Tables created for a load, with their deferred primary keys.
-    pub(super) loaded: Vec<(String, Option<String>)>,
-    /// The server's version, from its ParameterStatus at startup.
-    pub server_version: String,
-}
 
 impl PgClient {
     /// How this connection's statements travel (`--protocol`): set before the first prepare.
@@ -71,7 +31,7 @@ impl PgClient {
         let started = Instant::now();
         let mut c = match PgClient::attempt(info, unlogged, info.tls.mode.asks(), started) {
             // allow: plain first, and TLS when the server wants it, as libpq.
-            Err(e) if super::tls::retry_with_tls(info, &e) => PgClient::attempt(info, unlogged, true, started),
+            Err(e) if tls::retry_with_tls(info, &e) => PgClient::attempt(info, unlogged, true, started),
             r => r,
         }
         .map_err(|e| e.described(info))?;
@@ -99,33 +59,11 @@ impl PgClient {
         // libpq's connect_timeout covers the whole connection, TLS and logging in included.
         stream.set_deadline(started, info.connect_timeout);
         if tls {
-            stream = super::tls::negotiate(stream, info)?;
+            stream = tls::negotiate(stream, info)?;
         }
         let mut c = PgClient::over(stream, unlogged);
         c.startup(info)?;
         Ok(c)
-    }
-
-    /// A connection over `stream`, before the startup.
-    pub(super) fn over(stream: Patient<Stream>, unlogged: bool) -> PgClient {
-        PgClient {
-            stream,
-            wbuf: BytesMut::with_capacity(8192),
-            rbuf: vec![0; 64 * 1024],
-            rpos: 0,
-            rend: 0,
-            status: b'I',
-            statements: Vec::new(),
-            protocol: Protocol::default(),
-            named: NamedHere::default(),
-            sqlstate: *b"00000",
-            query: String::with_capacity(256),
-            columns: String::new(),
-            column_ends: Vec::new(),
-            unlogged,
-            loaded: Vec::new(),
-            server_version: String::new(),
-        }
     }
 
     /// The value of a server setting, as SHOW prints it.
@@ -307,5 +245,35 @@ impl Drop for PgClient {
     fn drop(&mut self) {
         frontend::terminate(&mut self.wbuf);
         let _ = self.flush();
+    }
+}
+
+impl StartupError {
+    /// The error a caller reports, in one line naming the server and the reason.
+    pub(super) fn described(self, info: &ConnInfo) -> ConnectError {
+        let where_ = info.redacted();
+        let server = format!("{}:{}", info.host, info.port);
+        match self {
+            StartupError::Io(e) => match tls::failure(info, &e) {
+                Some(m) => ConnectError::Unreachable(m),
+                None if e.kind() == std::io::ErrorKind::TimedOut => ConnectError::Unreachable(format!(
+                    "{server} sent no PostgreSQL answer in time ({e}, connect_timeout): is it a PostgreSQL server?"
+                )),
+                None => ConnectError::Unreachable(format!("lost the connection to {where_}: {e}")),
+            },
+            StartupError::Foreign(said) => ConnectError::Unreachable(patient::foreign(&server, "PostgreSQL", &said)),
+            StartupError::Denied(m) if info.tls.mode == Mode::Disable && m.contains("no encryption") => {
+                ConnectError::Refused(format!(
+                    "{where_}: {m} (the server takes TCP clients with TLS only: drop sslmode=disable)"
+                ))
+            }
+            StartupError::Server(m) | StartupError::Denied(m) => ConnectError::Refused(format!("{where_}: {m}")),
+            StartupError::Unreachable(m) => ConnectError::Unreachable(m),
+            StartupError::Full(m) => ConnectError::Full(format!("{where_}: {m}")),
+            StartupError::NoTls => ConnectError::Unreachable(tls::declined(info)),
+            StartupError::Setup(m) => ConnectError::Unreachable(format!(
+                "{where_}: cannot use its TLS files ({m}): check sslrootcert, sslcert and sslkey"
+            )),
+        }
     }
 }

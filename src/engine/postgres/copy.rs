@@ -1,7 +1,7 @@
 //! Bulk loads by COPY FROM STDIN: binary when every column has a type encoded here,
 //! text otherwise.
 
-use super::client::PgClient;
+use super::conn::PgClient;
 use super::messages::lost;
 use crate::engine::{Datum, TxError, TxResult};
 use postgres_protocol::message::frontend;

@@ -2,36 +2,15 @@
 //! names of prepared statements, and the fallback to unnamed statements when named ones
 //! do not survive between transactions (a transaction pooler such as PgBouncer).
 
-use super::client::{PgClient, Protocol};
+use super::conn::{PgClient, Protocol};
 use super::messages::lost;
+use super::named::{Named, NamedHere};
 use crate::engine::{Param, Stmt, TxError, TxResult};
 use bytes::BytesMut;
 use postgres_protocol::IsNull;
 use postgres_protocol::message::frontend;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, OnceLock};
-
-/// What the connections of one instance learn together about named statements: a number
-/// per connection, so no two connections' names collide, and whether a name was lost.
-#[derive(Default)]
-pub struct Named {
-    next: AtomicU32,
-    lost: OnceLock<String>,
-}
-
-impl Named {
-    /// The server's words when a named statement was first found missing (or taken).
-    pub fn lost(&self) -> Option<&str> {
-        self.lost.get().map(String::as_str)
-    }
-}
-
-/// One connection's share of its instance's `Named`, and its number there.
-#[derive(Default)]
-pub(super) struct NamedHere {
-    shared: Arc<Named>,
-    conn: u32,
-}
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// SQLSTATEs of a named statement that is not on the server connection it was prepared on:
 /// invalid_sql_statement_name (26000: "does not exist") and duplicate_prepared_statement

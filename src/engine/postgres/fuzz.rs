@@ -3,7 +3,7 @@
 //! panic, a hang or a buffer larger than twice what was sent. `DBRACE_FUZZ_CASES` raises
 //! the case count for long runs.
 
-use super::client::PgClient;
+use super::conn::PgClient;
 use super::conninfo::ConnInfo;
 use super::messages::MAX_MESSAGE;
 use crate::engine::kit::patient::{Patient, Replay, fuzz_cases};

@@ -1,11 +1,8 @@
 //! The startup exchange: the startup message, then the authentication the server asks
 //! for (cleartext, MD5 or SCRAM-SHA-256), up to the first ReadyForQuery.
 
-use super::client::PgClient;
+use super::conn::PgClient;
 use super::conninfo::ConnInfo;
-use crate::engine::ConnectError;
-use crate::engine::kit::patient;
-use crate::engine::kit::tls::Mode;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256};
 use postgres_protocol::message::frontend;
 
@@ -108,36 +105,6 @@ pub(super) enum StartupError {
     NoTls,
     Setup(String),
     Full(String),
-}
-
-impl StartupError {
-    /// The error a caller reports, in one line naming the server and the reason.
-    pub(super) fn described(self, info: &ConnInfo) -> ConnectError {
-        let where_ = info.redacted();
-        let server = format!("{}:{}", info.host, info.port);
-        match self {
-            StartupError::Io(e) => match super::tls::failure(info, &e) {
-                Some(m) => ConnectError::Unreachable(m),
-                None if e.kind() == std::io::ErrorKind::TimedOut => ConnectError::Unreachable(format!(
-                    "{server} sent no PostgreSQL answer in time ({e}, connect_timeout): is it a PostgreSQL server?"
-                )),
-                None => ConnectError::Unreachable(format!("lost the connection to {where_}: {e}")),
-            },
-            StartupError::Foreign(said) => ConnectError::Unreachable(patient::foreign(&server, "PostgreSQL", &said)),
-            StartupError::Denied(m) if info.tls.mode == Mode::Disable && m.contains("no encryption") => {
-                ConnectError::Refused(format!(
-                    "{where_}: {m} (the server takes TCP clients with TLS only: drop sslmode=disable)"
-                ))
-            }
-            StartupError::Server(m) | StartupError::Denied(m) => ConnectError::Refused(format!("{where_}: {m}")),
-            StartupError::Unreachable(m) => ConnectError::Unreachable(m),
-            StartupError::Full(m) => ConnectError::Full(format!("{where_}: {m}")),
-            StartupError::NoTls => ConnectError::Unreachable(super::tls::declined(info)),
-            StartupError::Setup(m) => ConnectError::Unreachable(format!(
-                "{where_}: cannot use its TLS files ({m}): check sslrootcert, sslcert and sslkey"
-            )),
-        }
-    }
 }
 
 /// The messages a server may answer a startup message with: an authentication request,

@@ -1,7 +1,7 @@
 //! Reading the backend's messages in place from one reused buffer, up to ReadyForQuery,
 //! and what they say: rows, rows changed, server errors as transaction outcomes.
 
-use super::client::PgClient;
+use super::conn::PgClient;
 use crate::engine::kit::patient::quote;
 use crate::engine::{TxError, TxResult};
 use std::io::{Read, Write};

@@ -3,6 +3,7 @@
 //! profiles that need a restart or another data directory are refused.
 
 pub mod client;
+mod conn;
 pub mod conninfo;
 mod container;
 mod copy;
@@ -12,6 +13,7 @@ mod fuzz;
 mod login;
 pub mod managed;
 mod messages;
+mod named;
 mod placeholders;
 mod tls;
 
@@ -25,7 +27,7 @@ use crate::launcher::{Kind, docker};
 use crate::profile::{Durability, LocationKind, Profile};
 use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
-use extended::Named;
+use named::Named;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! server's one-byte answer ('S' yes, 'N' no), then the handshake on the same socket; and
 //! what a failed handshake means, in one line with its fix.
 
-use super::client::PgClient;
+use super::conn::PgClient;
 use super::conninfo::ConnInfo;
 use super::login::StartupError;
 use crate::engine::kit::patient::Patient;

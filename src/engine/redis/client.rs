@@ -8,6 +8,7 @@ use super::resp::{Conn, Replies, Reply};
 use crate::engine::kit::patient;
 use crate::engine::kit::tls_failure::{self, Fixes};
 use crate::engine::{ConnectError, HashField, HashIncr, KvClient, TxError, TxResult};
+use crate::redact::scrub;
 use std::time::Duration;
 
 /// The `rediss://` options that fix a failed TLS session.
@@ -17,11 +18,6 @@ const FIXES: Fixes = Fixes {
     client_cert: "ssl_certfile=FILE&ssl_keyfile=FILE",
     plain: "write redis://",
 };
-
-/// Remove a secret from a message, whatever quoted it.
-fn scrub(msg: &str, secret: &str) -> String {
-    if secret.is_empty() { msg.to_string() } else { msg.replace(secret, "***") }
-}
 
 /// A reply, owned: what setup, read-back and verify get (the hot path reads `Reply`s in place).
 #[derive(Clone, Debug, PartialEq, Eq)]
