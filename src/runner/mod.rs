@@ -1,6 +1,6 @@
-//! The measurement core: for one cell and repeat, launch a fresh instance, load, warm
-//! up, measure N clients, verify, tear down. It drives `Transactor`s and records time;
-//! it knows no engine and no workload.
+//! The measurement core: for one cell and repeat, on the instance the cell kept (or one
+//! launched and loaded for it), connect, warm up, measure N clients, verify. It drives
+//! `Transactor`s and records time; it knows no engine and no workload.
 
 pub mod budget;
 pub mod cell;
@@ -34,7 +34,7 @@ use progress::Progress;
 use schedule::Schedule;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
-use worker::{Recovery, WorkerReport};
+use worker::{Duty, Recovery, WorkerReport};
 
 /// How every cell is driven.
 #[derive(Clone, Debug)]
@@ -327,7 +327,8 @@ fn measure(
         let (pace, recovery0) = (s.schedule(n, first_id, seed), recovery(first_id));
         let mut loops: Vec<workers::Client> = vec![Box::new(move || {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                worker::run_recovering(first, ctl, 0, s.transactions, Some(&mut coord), pace, recovery0)
+                let duty = Duty { ctl, me: 0, limit: s.transactions, coord: Some(&mut coord), schedule: pace };
+                worker::run_recovering(first, duty, recovery0)
             }));
             if r.is_err() {
                 // The others stop too: nobody is left to end the measured phase.
@@ -340,7 +341,8 @@ fn measure(
         for (i, tx) in clients {
             let id = first_id + i as u32;
             let (pace, recovery) = (s.schedule(n, id, seed), recovery(id));
-            loops.push(Box::new(move || worker::run_recovering(tx, ctl, i, s.transactions, None, pace, recovery)));
+            let duty = Duty { ctl, me: i, limit: s.transactions, coord: None, schedule: pace };
+            loops.push(Box::new(move || worker::run_recovering(tx, duty, recovery)));
         }
         workers::drive(loops, threads)
     };

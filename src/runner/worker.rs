@@ -4,7 +4,7 @@
 //! `--progress` are plain stores, and `--log-interval` allocates once per interval.
 
 use crate::engine::TxError;
-use crate::results::Tally;
+use crate::results::{StatementLatency, Tally};
 use crate::runner::control::{Control, MEASURE, STOP};
 use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
@@ -51,6 +51,31 @@ pub struct WorkerReport {
     pub late: u64,
     /// The measured phase in `--log-interval` slices (empty without it).
     pub intervals: Vec<ClientInterval>,
+}
+
+impl WorkerReport {
+    /// Nothing done yet; an hour of seconds up front, so the timeline never allocates
+    /// while measured.
+    fn empty() -> WorkerReport {
+        WorkerReport {
+            hist: crate::results::new_histogram(),
+            committed: 0,
+            measured: 0,
+            tally: Tally::default(),
+            lost: None,
+            cpu: Duration::ZERO,
+            last_end: None,
+            timeline: Vec::with_capacity(3600),
+            first_error: None,
+            gave_up: false,
+            statements: Vec::new(),
+            lag_sum_ns: 0,
+            lag_max_ns: 0,
+            skipped: 0,
+            late: 0,
+            intervals: Vec::new(),
+        }
+    }
 }
 
 /// Consecutive failures after which a client gives up rather than spin on a dead engine.
@@ -115,130 +140,186 @@ pub fn run_paced(
     coord: Option<&mut Coordinator>,
     schedule: Option<Schedule>,
 ) -> WorkerReport {
-    run_recovering(tx, ctl, me, limit, coord, schedule, Recovery::default())
+    run_recovering(tx, Duty { ctl, me, limit, coord, schedule }, Recovery::default())
 }
 
 /// As `run_paced`, with conflicts tried and lost connections regained as `recovery` says.
-pub fn run_recovering(
-    mut tx: Box<dyn Transactor>,
-    ctl: &Control,
-    me: usize,
-    limit: Option<u64>,
-    mut coord: Option<&mut Coordinator>,
-    mut schedule: Option<Schedule>,
-    mut recovery: Recovery,
-) -> WorkerReport {
-    let _finished = Finished(&ctl.finished);
-    let mut r = WorkerReport {
-        hist: crate::results::new_histogram(),
-        committed: 0,
-        measured: 0,
-        tally: Tally::default(),
-        lost: None,
-        cpu: Duration::ZERO,
-        last_end: None,
-        // An hour of seconds up front: the timeline never allocates while measured.
-        timeline: Vec::with_capacity(3600),
-        first_error: None,
-        gave_up: false,
-        statements: Vec::new(),
-        lag_sum_ns: 0,
-        lag_max_ns: 0,
-        skipped: 0,
-        late: 0,
-        intervals: Vec::new(),
-    };
-    let gauge = ctl.gauges.get(me);
-    let mut slices = ctl.observe.log_interval.map(|every| Recorder::new(every, ctl.observe.expected_intervals));
-    // Ticks the coordinator when due; says whether it did, and when it is due next.
-    let mut tick = |now: Instant| {
-        let Some(c) = coord.as_deref_mut() else { return (false, None) };
-        let ticked = now >= c.next;
-        if ticked {
-            c.tick(now);
+pub fn run_recovering(tx: Box<dyn Transactor>, duty: Duty, recovery: Recovery) -> WorkerReport {
+    let _finished = Finished(&duty.ctl.finished);
+    Client::new(tx, duty, recovery).run()
+}
+
+/// What a client's loop is given besides its transactor and its recovery.
+pub struct Duty<'a, 'c> {
+    /// The phases, shared with the coordinator.
+    pub ctl: &'a Control,
+    /// The client's index in `ctl`.
+    pub me: usize,
+    /// Measured transactions (or slots, paced) after which the client stops.
+    pub limit: Option<u64>,
+    /// The coordinator, ticked between transactions (client 0 only).
+    pub coord: Option<&'a mut Coordinator<'c>>,
+    /// Arrivals to wait for (`--rate`): open loop.
+    pub schedule: Option<Schedule>,
+}
+
+/// How a client leaves a failure: it goes on, or it is done.
+enum Then {
+    GoOn,
+    Leave,
+}
+
+/// One client's loop and what it has counted so far.
+struct Client<'a, 'c> {
+    tx: Box<dyn Transactor>,
+    duty: Duty<'a, 'c>,
+    recovery: Recovery<'a>,
+    r: WorkerReport,
+    slices: Option<Recorder>,
+    cpu_start: Option<Duration>,
+    measure_start: Option<Instant>,
+    consecutive: u32,
+    last_success: Instant,
+    slots: u64,
+    /// Per-statement figures of transactors replaced after a lost connection.
+    replaced: Vec<StatementLatency>,
+}
+
+impl<'a, 'c> Client<'a, 'c> {
+    fn new(tx: Box<dyn Transactor>, duty: Duty<'a, 'c>, recovery: Recovery<'a>) -> Self {
+        let o = duty.ctl.observe;
+        Client {
+            tx,
+            recovery,
+            r: WorkerReport::empty(),
+            slices: o.log_interval.map(|every| Recorder::new(every, o.expected_intervals)),
+            cpu_start: None,
+            measure_start: None,
+            consecutive: 0,
+            last_success: Instant::now(),
+            slots: 0,
+            replaced: Vec::new(),
+            duty,
         }
-        (ticked, Some(c.next))
-    };
-    let mut cpu_start = None;
-    let mut measure_start = None;
-    let mut consecutive = 0;
-    let mut last_success = Instant::now();
-    let mut slots = 0u64;
-    // Per-statement figures of transactors replaced after a lost connection.
-    let mut replaced = Vec::new();
-    let latency_limit = schedule.as_ref().and_then(|s| s.limit);
-    'run: loop {
+    }
+
+    fn run(mut self) -> WorkerReport {
+        while let Some((start, scheduled)) = self.next_start() {
+            let phase = self.duty.ctl.phase.load(Ordering::Acquire);
+            if phase == STOP {
+                break;
+            }
+            let measuring = phase == MEASURE;
+            let start =
+                if measuring && self.cpu_start.is_none() { self.begin_measuring(start, scheduled) } else { start };
+            let (outcome, retries) = self.try_until_done(start, scheduled, measuring);
+            let end = Instant::now();
+            self.count_retries(end, retries);
+            let then = match outcome {
+                Ok(()) => self.committed(start, end, scheduled, measuring),
+                Err(Ended::Stopped) => Then::Leave,
+                Err(e) => self.failed(e, end, measuring),
+            };
+            if let Then::Leave = then {
+                break;
+            }
+        }
+        self.finish()
+    }
+
+    fn tick(&mut self, now: Instant) -> (bool, Option<Instant>) {
+        tick(&mut self.duty.coord, now)
+    }
+
+    fn stopping(&self) -> bool {
+        self.duty.ctl.phase.load(Ordering::Acquire) == STOP
+    }
+
+    /// When the next transaction starts, and when it was due (paced): `None` when the
+    /// run stops or the client's slots are spent first.
+    fn next_start(&mut self) -> Option<(Instant, Option<Instant>)> {
         let mut start = Instant::now();
-        if tick(start).0 {
+        if self.tick(start).0 {
             // The coordinator's work is not this transaction's latency.
             start = Instant::now();
         }
-        // Open loop: wait for the next arrival, ticking the coordinator meanwhile.
-        let mut scheduled = None;
-        if let Some(s) = schedule.as_mut() {
-            let mut due = s.next(start);
-            loop {
-                let (_, next_tick) = tick(start);
-                if ctl.phase.load(Ordering::Acquire) == STOP {
-                    break 'run;
-                }
-                if start >= due {
-                    break;
-                }
-                let wake = next_tick.map_or(due, |t| t.min(due)).min(start + WAIT_SLICE);
-                crate::fiber::sleep(wake.saturating_duration_since(start));
-                start = Instant::now();
+        if self.duty.schedule.is_none() {
+            return Some((start, None));
+        }
+        self.wait_for_arrival(start).map(|(start, due)| (start, Some(due)))
+    }
+
+    /// Open loop: wait for the next arrival, ticking the coordinator meanwhile; skip the
+    /// slots already past `--latency-limit`.
+    fn wait_for_arrival(&mut self, mut start: Instant) -> Option<(Instant, Instant)> {
+        let mut due = self.duty.schedule.as_mut()?.next(start);
+        loop {
+            let (_, next_tick) = self.tick(start);
+            if self.stopping() {
+                return None;
             }
-            // A slot already later than the limit would miss it even if it took no time:
-            // skip it, and the ones after it, as pgbench does.
-            while let Some(l) = s.limit
-                && start.saturating_duration_since(due) > l
-                && limit.is_none_or(|l| slots < l)
-            {
-                if ctl.phase.load(Ordering::Acquire) == MEASURE {
-                    r.skipped += 1;
-                    slots += 1;
-                    // A client counting slots is done when its last one is, run or not.
-                    r.last_end = Some(start);
-                }
-                due = s.next(start);
-            }
-            if limit.is_some_and(|l| slots >= l) {
+            if start >= due {
                 break;
             }
-            scheduled = Some(due);
+            let wake = next_tick.map_or(due, |t| t.min(due)).min(start + WAIT_SLICE);
+            crate::fiber::sleep(wake.saturating_duration_since(start));
+            start = Instant::now();
         }
-        let phase = ctl.phase.load(Ordering::Acquire);
-        if phase == STOP {
-            break;
-        }
-        let measuring = phase == MEASURE;
-        if measuring && cpu_start.is_none() {
-            tx.measuring();
-            cpu_start = Some(thread_cpu());
-            measure_start = ctl.measure_start.get().copied();
-            if scheduled.is_none() {
-                start = Instant::now();
+        let s = self.duty.schedule.as_mut()?;
+        // A slot already later than the limit would miss it even if it took no time:
+        // skip it, and the ones after it, as pgbench does.
+        while let Some(l) = s.limit
+            && start.saturating_duration_since(due) > l
+            && self.duty.limit.is_none_or(|l| self.slots < l)
+        {
+            if self.duty.ctl.phase.load(Ordering::Acquire) == MEASURE {
+                self.r.skipped += 1;
+                self.slots += 1;
+                // A client counting slots is done when its last one is, run or not.
+                self.r.last_end = Some(start);
             }
-            if let Some(s) = slices.as_mut() {
-                s.begin(measure_start.unwrap_or(start));
-            }
+            due = s.next(start);
         }
+        self.duty.limit.is_none_or(|l| self.slots < l).then_some((start, due))
+    }
+
+    /// The first measured transaction: start the client's CPU clock and its slices; the
+    /// transaction's start, taken again unless it is paced.
+    fn begin_measuring(&mut self, start: Instant, scheduled: Option<Instant>) -> Instant {
+        self.tx.measuring();
+        self.cpu_start = Some(thread_cpu());
+        self.measure_start = self.duty.ctl.measure_start.get().copied();
+        let start = if scheduled.is_none() { Instant::now() } else { start };
+        if let Some(s) = self.slices.as_mut() {
+            s.begin(self.measure_start.unwrap_or(start));
+        }
+        start
+    }
+
+    /// Run one transaction, trying it again on conflicts as `--max-tries` allows: how it
+    /// ended, and the tries after the first made while measuring.
+    fn try_until_done(
+        &mut self,
+        start: Instant,
+        scheduled: Option<Instant>,
+        measuring: bool,
+    ) -> (Result<(), Ended>, u64) {
+        let latency_limit = self.duty.schedule.as_ref().and_then(|s| s.limit);
         let mut tries = 1u32;
-        // Tries after the first made while measuring: a transaction begun in the warm-up
-        // that conflicts on into the measured phase (a writer locked out) counts there.
+        // A transaction begun in the warm-up that conflicts on into the measured phase (a
+        // writer locked out) counts its retries there.
         let mut measured_retries = 0u64;
         let outcome = loop {
-            match tx.run_one(tries > 1) {
+            match self.tx.run_one(tries > 1) {
                 Ok(()) => break Ok(()),
                 Err(TxError::Retry) => {
-                    tx.abort();
+                    self.tx.abort();
                     let now = Instant::now();
-                    tick(now);
-                    if ctl.phase.load(Ordering::Acquire) == STOP {
+                    self.tick(now);
+                    if self.stopping() {
                         break Err(Ended::Stopped);
                     }
-                    if let Some(why) = recovery.tries.spent(tries, now - start) {
+                    if let Some(why) = self.recovery.tries.spent(tries, now - start) {
                         break Err(Ended::OutOfTries(why));
                     }
                     // pgbench: the latency limit bounds all tries of a transaction together.
@@ -251,136 +332,167 @@ pub fn run_recovering(
                     }
                     backoff(tries);
                     tries += 1;
-                    if measuring || ctl.phase.load(Ordering::Acquire) == MEASURE {
+                    if measuring || self.duty.ctl.phase.load(Ordering::Acquire) == MEASURE {
                         measured_retries += 1;
                     }
                 }
                 Err(TxError::Lost(m)) => {
-                    tx.abort();
+                    self.tx.abort();
                     break Err(Ended::Lost(m));
                 }
                 Err(TxError::Fail(m) | TxError::Duplicate(m)) => {
-                    tx.abort();
+                    self.tx.abort();
                     break Err(Ended::Failed(m));
                 }
             }
         };
-        let end = Instant::now();
+        (outcome, measured_retries)
+    }
+
+    fn count_retries(&mut self, end: Instant, measured_retries: u64) {
         if measured_retries > 0 {
-            r.tally.retries += measured_retries;
-            r.tally.retried += 1;
-            if let Some(s) = slices.as_mut() {
+            self.r.tally.retries += measured_retries;
+            self.r.tally.retried += 1;
+            if let Some(s) = self.slices.as_mut() {
                 s.retried(end, measured_retries);
             }
         }
-        let lost = matches!(outcome, Err(Ended::Lost(_)));
+    }
+
+    /// A committed transaction, timed from its scheduled start when paced so a backlog
+    /// shows as latency; leave once the client's count is done.
+    fn committed(&mut self, start: Instant, end: Instant, scheduled: Option<Instant>, measuring: bool) -> Then {
+        self.consecutive = 0;
+        self.last_success = end;
+        self.r.committed += 1;
+        let latency = (end - scheduled.unwrap_or(start)).as_nanos() as u64;
+        if let Some(g) = self.duty.ctl.gauges.get(self.duty.me) {
+            g.commit(latency);
+        }
+        if !measuring {
+            return Then::GoOn;
+        }
+        let r = &mut self.r;
+        r.hist.saturating_record(latency);
+        if let Some(s) = self.slices.as_mut() {
+            s.commit(end, latency);
+        }
+        r.measured += 1;
+        self.slots += 1;
+        if let Some(due) = scheduled {
+            let lag = start.saturating_duration_since(due).as_nanos() as u64;
+            r.lag_sum_ns += lag;
+            r.lag_max_ns = r.lag_max_ns.max(lag);
+            let limit = self.duty.schedule.as_ref().and_then(|s| s.limit);
+            r.late += u64::from(limit.is_some_and(|l| latency > l.as_nanos() as u64));
+        }
+        r.last_end = Some(end);
+        let sec = self.measure_start.map_or(0, |s| end.saturating_duration_since(s).as_secs() as usize);
+        if sec >= r.timeline.len() {
+            r.timeline.resize(sec + 1, 0);
+        }
+        r.timeline[sec] += 1;
+        self.duty.ctl.done[self.duty.me].0.fetch_add(1, Ordering::Relaxed);
+        if self.duty.limit.is_some_and(|l| self.slots >= l) { Then::Leave } else { Then::GoOn }
+    }
+
+    /// A transaction that failed: counted as such, never as a success; a lost connection
+    /// regained or the client gone; and the client gives up on an engine that stopped
+    /// answering.
+    fn failed(&mut self, ended: Ended, end: Instant, measuring: bool) -> Then {
         // Out of tries, the engine answered: that counts against the patience, not as
         // one of the errors in a row that say the engine is gone.
-        let answered = matches!(outcome, Err(Ended::OutOfTries(_)));
-        let failure = match outcome {
-            Ok(()) => {
-                consecutive = 0;
-                last_success = end;
-                r.committed += 1;
-                // Open loop: from the scheduled start, so a backlog shows as latency.
-                let latency = (end - scheduled.unwrap_or(start)).as_nanos() as u64;
-                if let Some(g) = gauge {
-                    g.commit(latency);
-                }
-                if measuring {
-                    r.hist.saturating_record(latency);
-                    if let Some(s) = slices.as_mut() {
-                        s.commit(end, latency);
-                    }
-                    r.measured += 1;
-                    slots += 1;
-                    if let Some(due) = scheduled {
-                        let lag = start.saturating_duration_since(due).as_nanos() as u64;
-                        r.lag_sum_ns += lag;
-                        r.lag_max_ns = r.lag_max_ns.max(lag);
-                        let limit = schedule.as_ref().and_then(|s| s.limit);
-                        r.late += u64::from(limit.is_some_and(|l| latency > l.as_nanos() as u64));
-                    }
-                    r.last_end = Some(end);
-                    let sec = measure_start.map_or(0, |s| end.saturating_duration_since(s).as_secs() as usize);
-                    if sec >= r.timeline.len() {
-                        r.timeline.resize(sec + 1, 0);
-                    }
-                    r.timeline[sec] += 1;
-                    ctl.done[me].0.fetch_add(1, Ordering::Relaxed);
-                    if limit.is_some_and(|l| slots >= l) {
-                        break;
-                    }
-                }
-                continue;
-            }
-            Err(Ended::Stopped) => break,
-            Err(Ended::OutOfTries(m)) => {
-                r.tally.failed += u64::from(measuring);
-                if let (true, Some(s)) = (measuring, slices.as_mut()) {
-                    s.failed(end);
-                }
-                m
-            }
-            Err(Ended::Lost(m) | Ended::Failed(m)) => m,
+        let answered = matches!(ended, Ended::OutOfTries(_));
+        let lost = matches!(ended, Ended::Lost(_));
+        let (Ended::OutOfTries(failure) | Ended::Lost(failure) | Ended::Failed(failure)) = ended else {
+            return Then::Leave;
         };
-        // The transaction failed: counted as such, never as a success.
-        r.tally.errors += u64::from(measuring);
-        if let Some(g) = gauge {
+        if answered {
+            self.r.tally.failed += u64::from(measuring);
+            if let (true, Some(s)) = (measuring, self.slices.as_mut()) {
+                s.failed(end);
+            }
+        }
+        self.r.tally.errors += u64::from(measuring);
+        if let Some(g) = self.duty.ctl.gauges.get(self.duty.me) {
             g.error();
         }
-        if let (true, Some(s)) = (measuring, slices.as_mut()) {
+        if let (true, Some(s)) = (measuring, self.slices.as_mut()) {
             s.error(end);
         }
-        consecutive += u32::from(!answered);
-        if lost {
-            let Some(rc) = recovery.reconnect.as_mut() else {
-                r.lost = Some(format!("a client lost its connection: {failure}; --reconnect reconnects and goes on"));
-                r.first_error.get_or_insert(failure);
-                break;
-            };
-            let stopped = || ctl.phase.load(Ordering::Acquire) == STOP || crate::signals::pending().is_some();
-            match rc.again(stopped, |now| {
-                tick(now);
-            }) {
-                Back::Connected(new) => {
-                    crate::results::merge_statements(&mut replaced, &tx.statements());
-                    tx = new;
-                    if cpu_start.is_some() {
-                        tx.measuring();
-                    }
-                    let back = Instant::now();
-                    if measuring {
-                        r.tally.reconnects += 1;
-                        r.tally.reconnect_s += (back - end).as_secs_f64();
-                        if let Some(s) = slices.as_mut() {
-                            s.reconnected(back, back - end);
-                        }
-                    }
-                    // A new connection starts the wait for a success afresh.
-                    last_success = back;
+        self.consecutive += u32::from(!answered);
+        if lost && let Then::Leave = self.regain(&failure, end, measuring) {
+            return Then::Leave;
+        }
+        self.r.first_error.get_or_insert(failure);
+        if self.consecutive >= MAX_CONSECUTIVE_ERRORS || end - self.last_success > PATIENCE {
+            self.r.gave_up = true;
+            return Then::Leave;
+        }
+        Then::GoOn
+    }
+
+    /// A new connection for a lost one (`--reconnect`), or why the client leaves the run
+    /// (a stopping run leaves without an error to report).
+    fn regain(&mut self, failure: &str, end: Instant, measuring: bool) -> Then {
+        let Some(rc) = self.recovery.reconnect.as_mut() else {
+            self.r.lost = Some(format!("a client lost its connection: {failure}; --reconnect reconnects and goes on"));
+            self.r.first_error.get_or_insert_with(|| failure.to_string());
+            return Then::Leave;
+        };
+        let ctl = self.duty.ctl;
+        let stopped = || ctl.phase.load(Ordering::Acquire) == STOP || crate::signals::pending().is_some();
+        let coord = &mut self.duty.coord;
+        match rc.again(stopped, |now| {
+            tick(coord, now);
+        }) {
+            Back::Connected(new) => {
+                crate::results::merge_statements(&mut self.replaced, &self.tx.statements());
+                self.tx = new;
+                if self.cpu_start.is_some() {
+                    self.tx.measuring();
                 }
-                Back::Stopped => break,
-                Back::GaveUp(why) => {
-                    r.lost = Some(format!("a client lost its connection ({failure}) and {why}"));
-                    r.first_error.get_or_insert(failure);
-                    break;
+                let back = Instant::now();
+                if measuring {
+                    self.r.tally.reconnects += 1;
+                    self.r.tally.reconnect_s += (back - end).as_secs_f64();
+                    if let Some(s) = self.slices.as_mut() {
+                        s.reconnected(back, back - end);
+                    }
                 }
+                // A new connection starts the wait for a success afresh.
+                self.last_success = back;
+                Then::GoOn
+            }
+            Back::Stopped => Then::Leave,
+            Back::GaveUp(why) => {
+                self.r.lost = Some(format!("a client lost its connection ({failure}) and {why}"));
+                self.r.first_error.get_or_insert_with(|| failure.to_string());
+                Then::Leave
             }
         }
-        r.first_error.get_or_insert(failure);
-        if consecutive >= MAX_CONSECUTIVE_ERRORS || end - last_success > PATIENCE {
-            r.gave_up = true;
-            break;
+    }
+
+    fn finish(mut self) -> WorkerReport {
+        if let Some(c) = self.cpu_start {
+            self.r.cpu = thread_cpu().saturating_sub(c);
         }
+        self.r.statements = self.tx.statements();
+        crate::results::merge_statements(&mut self.r.statements, &self.replaced);
+        self.r.intervals = self.slices.map_or_else(Vec::new, Recorder::finish);
+        self.r
     }
-    if let Some(c) = cpu_start {
-        r.cpu = thread_cpu().saturating_sub(c);
+}
+
+/// Tick the coordinator, if this client has it, when it is due: whether it ticked, and
+/// when it is due next.
+fn tick(coord: &mut Option<&mut Coordinator>, now: Instant) -> (bool, Option<Instant>) {
+    let Some(c) = coord.as_deref_mut() else { return (false, None) };
+    let ticked = now >= c.next;
+    if ticked {
+        c.tick(now);
     }
-    r.statements = tx.statements();
-    crate::results::merge_statements(&mut r.statements, &replaced);
-    r.intervals = slices.map_or_else(Vec::new, Recorder::finish);
-    r
+    (ticked, Some(c.next))
 }
 
 /// Yield first (the lock holder is probably running), then sleep a little longer each
