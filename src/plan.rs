@@ -72,7 +72,7 @@ pub const DEFAULT_ENGINES: &[&str] = &["sqlite", "postgres", "memory"];
 /// Profiles of the default matrix.
 pub const DEFAULT_PROFILES: &[&str] = &["disk", "ram", "async", "nosync", "unlogged"];
 /// Workloads of the default matrix: the commit-bound one, where profiles differ most; one
-/// workload keeps five repeats of every cell, a throwaway server each, within a minute.
+/// workload keeps the default budget's rounds short enough to settle its comparisons.
 pub const DEFAULT_WORKLOADS: &[&str] = &["insert-commit"];
 
 /// The profiles asked for (the default set when none), each with TLS under `--tls`.

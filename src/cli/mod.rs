@@ -63,7 +63,7 @@ pub struct LocationArgs {
     /// Directory for `ram` profiles (must be tmpfs) [default: /dev/shm/dbrace]
     #[arg(long, value_name = "DIR")]
     pub ram_dir: Option<PathBuf>,
-    /// As root, run servers as this user [default: the package's user: postgres, mysql, redis]
+    /// As root, run servers as this user [default: the package's user: postgres, mysql, redis, mongodb]
     #[arg(long, value_name = "USER")]
     pub run_as: Option<String>,
     // Each engine's flag for the directory of its server binaries (--pg-bin, --mysql-bin).
@@ -134,7 +134,7 @@ pub struct AccessArgs {
     /// The account's password [default: random]; given to the command, kept in no results file
     #[arg(long, value_name = "PASSWORD")]
     pub password: Option<String>,
-    /// Database, created if missing [default: postgres for postgres, dbrace for mysql, 0 for redis]
+    /// Database, created if missing [default: postgres for postgres, dbrace for mysql and mongo, 0 for redis]
     #[arg(long, value_name = "NAME")]
     pub database: Option<String>,
 }

@@ -1,6 +1,6 @@
 //! The unprivileged user a server runs as when dbrace runs as root (PostgreSQL and
 //! MariaDB refuse root; Redis does not, but need not have it). Never created silently:
-//! the package's own user (`postgres`, `mysql`, `redis`) if it exists, or `--run-as`.
+//! the package's own user (`postgres`, `mysql`, `redis`, `mongodb`) if it exists, or `--run-as`.
 
 use crate::error::Result;
 use std::ffi::CString;

@@ -58,9 +58,9 @@ pub trait Workload: Send + Sync {
     fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>>;
 }
 
-/// One repeat of a cell's workload, its data loaded: it owns what the repeat's clients
-/// share (YCSB's insert sequence, counters' wrong reads, script runs), so nothing of one
-/// repeat reaches the next.
+/// A cell's workload on one loaded data set, for as long as the data set is kept: it owns
+/// what the clients of its repeats share (YCSB's insert sequence, counters' wrong reads,
+/// script runs), so nothing of one data set reaches another.
 pub trait CellWorkload: Send {
     /// One client's transaction loop state, owning its connection.
     fn client(&mut self, conn: Connection, id: u32, seed: u64) -> Result<Box<dyn Transactor>>;
