@@ -21,93 +21,18 @@ use std::time::Duration;
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(50);
 
 pub(super) fn run(a: RunArgs) -> Result<i32> {
-    if a.latency_limit.is_some() && a.rate.is_none() {
-        return Err(bad_input!(
-            "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
-        ));
-    }
-    if a.max_tries == Some(0) && a.transactions.is_some() && a.latency_limit.is_none() {
-        return Err(bad_input!(
-            "--max-tries 0 tries a conflicting transaction without end, and --transactions waits for every one; measure for a --duration instead, or give --max-tries N"
-        ));
-    }
-    let confidence = a.confidence;
-    let precision = precision_target(&a, confidence)?;
+    check_flags(&a)?;
+    let precision = precision_target(&a, a.confidence)?;
     let budget = budget(&a)?;
-    if let (Some(i), None) = (a.log_interval, a.transactions)
-        && i > a.duration
-    {
-        let d = humantime::format_duration(a.duration);
-        return Err(bad_input!(
-            "--log-interval {} is longer than the measured --duration {d}, so no slice would be whole; give a --log-interval of at most {d}, or a longer --duration",
-            humantime::format_duration(i)
-        ));
-    }
     signals::install();
     let machine = crate::engine::Machine { transport: a.transport, protocol: a.protocol, ..machine(&a.locations) };
-    let machine = launched(machine, &a.launcher);
-    let pace = match a.transactions {
-        Some(n) => Pace::Tracks(n),
-        None => Pace::Time(a.duration),
-    };
-    let workload = WorkloadOptions {
-        scale: a.scale,
-        tables: a.tables,
-        table_size: a.table_size,
-        per_statement: a.report_per_statement,
-        records: a.records,
-        distribution: a.distribution,
-        counters: a.counters.options(pace),
-    };
-    let plan = plan::build(&Request {
-        engines: a.engine.clone(),
-        profiles: a.profile.clone(),
-        workloads: a.workload.clone(),
-        clients: a.clients.clone(),
-        sets: a.set.clone(),
-        baseline: a.baseline.clone(),
-        urls: a.url.clone(),
-        sweep: a.sweep.clone(),
-        options: workload.clone(),
-        script: script_config(&a)?,
-        tls: a.launcher.tls,
-        machine,
-    })?;
+    let workload = workload_options(&a);
+    let plan = plan::build(&request(&a, &workload, launched(machine, &a.launcher))?)?;
     check_shard(&a, &plan)?;
-    let log_interval = a.log_interval.or_else(|| {
-        // A shard's file is only merged well with its slices: every shard keeps them.
-        a.shard.map(|_| a.duration.min(std::time::Duration::from_secs(1)))
-    });
     if let Some(b) = budget {
         check_budget(b, &plan, &a)?;
     }
-    let seed = a.seed.unwrap_or_else(|| {
-        // Shards given one start time draw the same streams, as one process would.
-        if let Some(at) = a.start_at {
-            return at.duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
-        }
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
-    });
-    let settings = Settings {
-        duration: a.transactions.is_none().then_some(a.duration),
-        transactions: a.transactions,
-        warmup: a.warmup,
-        repeat: a.repeat.unwrap_or(if a.start_at.is_some() { 1 } else { crate::cli::DEFAULT_REPEAT }),
-        precision,
-        confidence,
-        seed,
-        rate: a.rate,
-        latency_limit: a.latency_limit,
-        progress: a.progress,
-        log_interval,
-        shard: a.shard,
-        start_at: a.start_at,
-        tries: runner::recovery::Tries::from_flag(a.max_tries),
-        reconnect: a.reconnect,
-        threads: a.threads,
-        fresh: a.fresh,
-        budget,
-    };
+    let settings = settings(&a, precision, budget);
     if a.dry_run {
         print!("{}", dry_run(&plan, &a, &settings));
         return Ok(0);
@@ -126,24 +51,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     for c in &plan.cells {
         c.workload.check(&c.options)?;
     }
-    for s in &plan.skipped {
-        progress.line(&format!("skipping {s}"));
-    }
-    if let Some(sh) = a.shard {
-        for c in &plan.cells {
-            let mine = sh.clients(c.clients);
-            let which = match mine.len() {
-                1 => format!("client {}", mine.start),
-                _ => format!("clients {}–{}", mine.start, mine.end - 1),
-            };
-            progress.line(&format!(
-                "shard {}: {which} of {}'s {}, on data of this shard's own on the server (rows are not shared between shards: docs/distributed.md)",
-                sh.label(),
-                c.id(),
-                c.clients
-            ));
-        }
-    }
+    announce(&plan, &a, progress);
     check_space(&plan, &locations, &settings)?;
     let cx = runner::Context { machine: &plan.machine, settings: &settings, locations: &locations, progress };
     let kept = runner::preflight(&plan.cells, cx)?;
@@ -157,40 +65,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         command: std::env::args().map(|a| crate::redact::redact(&a)).collect(),
         host: Host::detect(),
         locations: vec![locations.disk.clone(), locations.ram.clone()],
-        options: RunOptions {
-            duration_s: settings.duration.map(|d| d.as_secs_f64()),
-            transactions: settings.transactions,
-            warmup_s: settings.warmup.as_secs_f64(),
-            // Under --precision or --budget, the rounds run (the matrix counts them up).
-            repeat: if precision.is_some() || budget.is_some() { 0 } else { settings.repeat },
-            scale: a.scale,
-            tables: a.tables,
-            table_size: a.table_size,
-            records: a.records,
-            distribution: a.distribution,
-            counters: plan
-                .cells
-                .iter()
-                .any(|c| c.workload.name().starts_with(workload::counters::FAMILY))
-                .then(|| workload.counters.clone()),
-            seed,
-            baseline: plan.baseline.clone(),
-            confidence,
-            rate: a.rate,
-            latency_limit_ms: a.latency_limit.map(|d| d.as_secs_f64() * 1e3),
-            precision: precision.map(|t| t.precision),
-            max_time_s: precision.map(|t| t.max_time.as_secs_f64()),
-            min_repeat: precision.map(|t| t.min_repeat),
-            max_repeat: precision.map(|t| t.max_repeat),
-            log_interval_s: log_interval.map(|d| d.as_secs_f64()),
-            shard: a.shard.map(|s| s.label()),
-            shards: None,
-            start_at: a.start_at.map(|t| humantime::format_rfc3339_millis(t).to_string()),
-            max_tries: a.max_tries,
-            reconnect: a.reconnect,
-            budget_s: budget.map(|b| b.as_secs_f64()),
-            fresh: a.fresh,
-        },
+        options: run_options(&a, &settings, &plan, &workload),
         cells: Vec::new(),
         precision_outcome: None,
         budget_outcome: None,
@@ -207,6 +82,161 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     charts?;
     let all_ok = outcome?;
     Ok(if all_ok { 0 } else { 1 })
+}
+
+/// Flags that make no sense together, refused before anything else.
+fn check_flags(a: &RunArgs) -> Result<()> {
+    if a.latency_limit.is_some() && a.rate.is_none() {
+        return Err(bad_input!(
+            "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
+        ));
+    }
+    if a.max_tries == Some(0) && a.transactions.is_some() && a.latency_limit.is_none() {
+        return Err(bad_input!(
+            "--max-tries 0 tries a conflicting transaction without end, and --transactions waits for every one; measure for a --duration instead, or give --max-tries N"
+        ));
+    }
+    if let (Some(i), None) = (a.log_interval, a.transactions)
+        && i > a.duration
+    {
+        let d = humantime::format_duration(a.duration);
+        return Err(bad_input!(
+            "--log-interval {} is longer than the measured --duration {d}, so no slice would be whole; give a --log-interval of at most {d}, or a longer --duration",
+            humantime::format_duration(i)
+        ));
+    }
+    Ok(())
+}
+
+/// What the workloads are given: their sizes and options.
+fn workload_options(a: &RunArgs) -> WorkloadOptions {
+    let pace = match a.transactions {
+        Some(n) => Pace::Tracks(n),
+        None => Pace::Time(a.duration),
+    };
+    WorkloadOptions {
+        scale: a.scale,
+        tables: a.tables,
+        table_size: a.table_size,
+        per_statement: a.report_per_statement,
+        records: a.records,
+        distribution: a.distribution,
+        counters: a.counters.options(pace),
+    }
+}
+
+/// What the plan is asked for.
+fn request(a: &RunArgs, workload: &WorkloadOptions, machine: crate::engine::Machine) -> Result<Request> {
+    Ok(Request {
+        engines: a.engine.clone(),
+        profiles: a.profile.clone(),
+        workloads: a.workload.clone(),
+        clients: a.clients.clone(),
+        sets: a.set.clone(),
+        baseline: a.baseline.clone(),
+        urls: a.url.clone(),
+        sweep: a.sweep.clone(),
+        options: workload.clone(),
+        script: script_config(a)?,
+        tls: a.launcher.tls,
+        machine,
+    })
+}
+
+/// `--seed`, or one from the clock; shards given one start time draw the same streams,
+/// as one process would.
+fn seed(a: &RunArgs) -> u64 {
+    a.seed.unwrap_or_else(|| {
+        if let Some(at) = a.start_at {
+            return at.duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
+        }
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+    })
+}
+
+/// How every repeat runs, and how often.
+fn settings(a: &RunArgs, precision: Option<runner::precision::Target>, budget: Option<Duration>) -> Settings {
+    Settings {
+        duration: a.transactions.is_none().then_some(a.duration),
+        transactions: a.transactions,
+        warmup: a.warmup,
+        repeat: a.repeat.unwrap_or(if a.start_at.is_some() { 1 } else { crate::cli::DEFAULT_REPEAT }),
+        precision,
+        confidence: a.confidence,
+        seed: seed(a),
+        rate: a.rate,
+        latency_limit: a.latency_limit,
+        progress: a.progress,
+        // A shard's file is only merged well with its slices: every shard keeps them.
+        log_interval: a.log_interval.or_else(|| a.shard.map(|_| a.duration.min(Duration::from_secs(1)))),
+        shard: a.shard,
+        start_at: a.start_at,
+        tries: runner::recovery::Tries::from_flag(a.max_tries),
+        reconnect: a.reconnect,
+        threads: a.threads,
+        fresh: a.fresh,
+        budget,
+    }
+}
+
+/// The lines said before the run: the cells skipped, and each shard's share.
+fn announce(plan: &plan::Plan, a: &RunArgs, progress: Progress) {
+    for s in &plan.skipped {
+        progress.line(&format!("skipping {s}"));
+    }
+    let Some(sh) = a.shard else { return };
+    for c in &plan.cells {
+        let mine = sh.clients(c.clients);
+        let which = match mine.len() {
+            1 => format!("client {}", mine.start),
+            _ => format!("clients {}–{}", mine.start, mine.end - 1),
+        };
+        progress.line(&format!(
+            "shard {}: {which} of {}'s {}, on data of this shard's own on the server (rows are not shared between shards: docs/distributed.md)",
+            sh.label(),
+            c.id(),
+            c.clients
+        ));
+    }
+}
+
+/// The options the results file records.
+fn run_options(a: &RunArgs, s: &Settings, plan: &plan::Plan, workload: &WorkloadOptions) -> RunOptions {
+    let precision = s.precision;
+    RunOptions {
+        duration_s: s.duration.map(|d| d.as_secs_f64()),
+        transactions: s.transactions,
+        warmup_s: s.warmup.as_secs_f64(),
+        // Under --precision or --budget, the rounds run (the matrix counts them up).
+        repeat: if precision.is_some() || s.budget.is_some() { 0 } else { s.repeat },
+        scale: a.scale,
+        tables: a.tables,
+        table_size: a.table_size,
+        records: a.records,
+        distribution: a.distribution,
+        counters: plan
+            .cells
+            .iter()
+            .any(|c| c.workload.name().starts_with(workload::counters::FAMILY))
+            .then(|| workload.counters.clone()),
+        seed: s.seed,
+        baseline: plan.baseline.clone(),
+        confidence: s.confidence,
+        rate: a.rate,
+        latency_limit_ms: a.latency_limit.map(|d| d.as_secs_f64() * 1e3),
+        precision: precision.map(|t| t.precision),
+        max_time_s: precision.map(|t| t.max_time.as_secs_f64()),
+        min_repeat: precision.map(|t| t.min_repeat),
+        max_repeat: precision.map(|t| t.max_repeat),
+        log_interval_s: s.log_interval.map(|d| d.as_secs_f64()),
+        shard: a.shard.map(|s| s.label()),
+        shards: None,
+        start_at: a.start_at.map(|t| humantime::format_rfc3339_millis(t).to_string()),
+        max_tries: a.max_tries,
+        reconnect: a.reconnect,
+        budget_s: s.budget.map(|b| b.as_secs_f64()),
+        fresh: a.fresh,
+    }
 }
 
 /// `--shard` and `--start-at` need one measured phase to line up, and a shard a `--url`

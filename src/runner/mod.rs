@@ -18,15 +18,17 @@ pub mod recovery;
 pub mod rule;
 pub mod schedule;
 pub mod start;
+mod totals;
 pub mod worker;
 pub mod workers;
 
-use crate::engine::{Connection, Launch, Machine, Target};
+use crate::engine::{Connection, Instance, Launch, Machine, Target};
 use crate::error::{Error, Result};
 use crate::instance::{Locations, Storage};
 use crate::options::shard::Shard;
 use crate::results::{Latency, RepeatResult, RepeatStatus, ScheduleStats, encode_histogram, now_rfc3339};
 use crate::signals;
+use crate::workload::{CellWorkload, Transactor};
 use cell::Cell;
 use control::{Control, Observe};
 use coordinator::{Coordinator, Measurement};
@@ -34,6 +36,7 @@ use progress::Progress;
 use schedule::Schedule;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
+use totals::Totals;
 use worker::{Duty, Recovery, WorkerReport};
 
 /// How every cell is driven.
@@ -278,16 +281,7 @@ fn measure(
     cx.locations.settle();
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
     let first_id = mine.start;
-    // Connecting alone is timed (pgbench's "initial connection time"), not the workload's
-    // statement preparation that follows each connection.
-    let connecting = Instant::now();
-    let conns = connect::open(instance, mine.len())?;
-    let connect_s = connecting.elapsed().as_secs_f64();
-    let evented = conns.iter().all(Connection::evented);
-    let clients = mine
-        .zip(conns)
-        .map(|(i, conn)| prepared.client(conn, i, seed.wrapping_add(u64::from(i))))
-        .collect::<Result<Vec<_>>>()?;
+    let Connected { clients, connect_s, evented } = connect_clients(instance, prepared, mine, seed)?;
     let threads = workers::threads(s.threads, clients.len(), evented);
     let ctl = Control::observed(clients.len(), s.observe());
     let n = cell.clients;
@@ -304,14 +298,7 @@ fn measure(
         let conn = instance.connect()?;
         // Building a transactor talks to the server: a fiber holding the lock parks, so
         // another fiber of its thread must not block on the lock, only wait its turn.
-        let mut workload = loop {
-            match shared.try_lock() {
-                Ok(w) => break w,
-                Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => crate::fiber::sleep(Duration::from_millis(1)),
-            }
-        };
-        workload.client(conn, id, seed)
+        lock_waiting(&shared).client(conn, id, seed)
     };
     let recovery = |id: u32| Recovery {
         tries: s.tries,
@@ -346,14 +333,7 @@ fn measure(
         }
         workers::drive(loops, threads)
     };
-    let m = measured.ok_or_else(|| failed!("client 0's worker thread failed before the measurement ended"))?;
-    if let Some(sig) = m.interrupted {
-        return Err(Error::Interrupted(sig));
-    }
-    let reports = reports
-        .into_iter()
-        .collect::<std::result::Result<Vec<WorkerReport>, _>>()
-        .map_err(|p| failed!("a client panicked: {}", panic_message(&*p)))?;
+    let (m, reports) = gathered(measured, reports)?;
     let mut r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s)?;
     // A server that is not dbrace's child does its work among the others.
     let own_server = cell.target == Target::Managed && cx.machine.launcher == crate::launcher::Kind::Native;
@@ -362,6 +342,70 @@ fn measure(
     }
     loaded.committed += r.transactions + r.warmup_transactions;
     Ok(RepeatResult { threads: Some(threads as u32), load_phases, kept, ..r })
+}
+
+/// A transactor for each of the clients `ids`, each on a connection of its own: them, the
+/// seconds connecting took (pgbench's "initial connection time", without the workload's
+/// statement preparation that follows), and whether every connection can park on its socket.
+fn connect_clients(
+    instance: &dyn Instance,
+    workload: &mut dyn CellWorkload,
+    ids: std::ops::Range<u32>,
+    seed: u64,
+) -> Result<Connected> {
+    let connecting = Instant::now();
+    let conns = connect::open(instance, ids.len())?;
+    let connect_s = connecting.elapsed().as_secs_f64();
+    let evented = conns.iter().all(Connection::evented);
+    let clients = ids
+        .zip(conns)
+        .map(|(i, conn)| workload.client(conn, i, seed.wrapping_add(u64::from(i))))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Connected { clients, connect_s, evented })
+}
+
+/// A repeat's clients, connected.
+struct Connected {
+    clients: Vec<Box<dyn Transactor>>,
+    connect_s: f64,
+    /// Every connection can park on its socket (`--threads` may multiplex them).
+    evented: bool,
+}
+
+/// The lock, taken without blocking the thread: a fiber holding it may be parked on its
+/// socket, and the fiber waiting must let it run.
+fn lock_waiting<'m, T>(m: &'m Mutex<T>) -> std::sync::MutexGuard<'m, T> {
+    loop {
+        match m.try_lock() {
+            Ok(w) => return w,
+            Err(std::sync::TryLockError::Poisoned(p)) => return p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => crate::fiber::sleep(Duration::from_millis(1)),
+        }
+    }
+}
+
+/// The measurement and every client's report, or why there are none: an interrupted run,
+/// a client that panicked, client 0's thread gone before the measurement ended.
+fn gathered(
+    measured: Option<Measurement>,
+    reports: Vec<std::thread::Result<WorkerReport>>,
+) -> Result<(Measurement, Vec<WorkerReport>)> {
+    let m = measured.ok_or_else(|| failed!("client 0's worker thread failed before the measurement ended"))?;
+    if let Some(sig) = m.interrupted {
+        return Err(Error::Interrupted(sig));
+    }
+    let reports = reports
+        .into_iter()
+        .collect::<std::result::Result<Vec<WorkerReport>, _>>()
+        .map_err(|p| failed!("a client panicked: {}", panic_message(&*p)))?;
+    Ok((m, reports))
+}
+
+/// Why a repeat with no measured transaction failed, in one line.
+fn nothing_measured(t: &Totals, first_error: Option<&str>) -> String {
+    let why = first_error.map_or(String::new(), |e| format!("; first error: {e}"));
+    let skips = if t.skipped > 0 { format!("{} skipped past --latency-limit, ", t.skipped) } else { String::new() };
+    format!("no transaction completed in the measured time ({skips}{} conflicts retried{why})", t.tally.retries)
 }
 
 /// What a panic said, when it said it in words.
@@ -378,43 +422,10 @@ fn summarize(
     s: &Settings,
 ) -> Result<RepeatResult> {
     let instance = &*loaded.instance;
-    let duration_mode = s.duration.is_some();
-    let mut hist = crate::results::new_histogram();
-    let mut timeline: Vec<u64> = Vec::new();
-    let (mut measured, mut committed, mut cpu) = (0, 0, Duration::ZERO);
-    let mut tally = crate::results::Tally::default();
-    let (mut lag_sum_ns, mut lag_max_ns, mut skipped, mut late) = (0, 0, 0, 0);
-    let mut last_end = None;
-    let mut failure: Option<String> = None;
-    let mut statements = Vec::new();
-    for r in &reports {
-        crate::results::merge_statements(&mut statements, &r.statements);
-        hist.add(&r.hist).map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
-        measured += r.measured;
-        committed += r.committed;
-        tally += &r.tally;
-        cpu += r.cpu;
-        lag_sum_ns += r.lag_sum_ns;
-        lag_max_ns = lag_max_ns.max(r.lag_max_ns);
-        skipped += r.skipped;
-        late += r.late;
-        last_end = last_end.max(r.last_end);
-        if timeline.len() < r.timeline.len() {
-            timeline.resize(r.timeline.len(), 0);
-        }
-        for (t, n) in timeline.iter_mut().zip(&r.timeline) {
-            *t += n;
-        }
-        if failure.is_none() {
-            failure = r.lost.clone();
-        }
-        if r.gave_up && failure.is_none() {
-            failure = r.first_error.as_ref().map(|e| format!("a client gave up after repeated errors: {e}"));
-        }
-    }
+    let mut t = Totals::of(&reports)?;
     // Counting transactions, the measurement ends with the last one (not at the next
     // coordinator tick); on a clock, at the stop or the last transaction, whichever is later.
-    let end = match (duration_mode, last_end) {
+    let end = match (s.duration.is_some(), t.last_end) {
         (false, Some(e)) => e,
         (_, e) => e.map_or(m.stop, |e| e.max(m.stop)),
     };
@@ -427,15 +438,11 @@ fn summarize(
     };
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
     // A kept data set holds what every repeat on it committed.
-    let verify = loaded.workload.verify(&mut instance.connect()?, loaded.committed + committed)?;
-    if failure.is_none() && measured == 0 {
-        let why = first_error.as_deref().map_or(String::new(), |e| format!("; first error: {e}"));
-        let skips = if skipped > 0 { format!("{skipped} skipped past --latency-limit, ") } else { String::new() };
-        let retries = tally.retries;
-        failure =
-            Some(format!("no transaction completed in the measured time ({skips}{retries} conflicts retried{why})"));
+    let verify = loaded.workload.verify(&mut instance.connect()?, loaded.committed + t.committed)?;
+    if t.failure.is_none() && t.measured == 0 {
+        t.failure = Some(nothing_measured(&t, first_error.as_deref()));
     }
-    let status = match (&failure, verify.ok) {
+    let status = match (&t.failure, verify.ok) {
         (Some(_), _) => RepeatStatus::Failed,
         (None, false) => RepeatStatus::VerifyFailed,
         (None, true) => RepeatStatus::Ok,
@@ -443,7 +450,7 @@ fn summarize(
     Ok(RepeatResult {
         repeat,
         status,
-        error: failure.or(first_error),
+        error: t.failure.or(first_error),
         started_at: String::new(),
         engine_version: instance.version(),
         settings: instance.settings(),
@@ -452,22 +459,22 @@ fn summarize(
         threads: None,
         load_s,
         load_phases: Vec::new(),
-        transactions: measured,
-        warmup_transactions: committed - measured,
-        tally,
+        transactions: t.measured,
+        warmup_transactions: t.committed - t.measured,
+        tally: t.tally,
         duration_s,
-        tps: if duration_s > 0.0 { measured as f64 / duration_s } else { 0.0 },
-        latency_ms: Latency::of(&hist),
-        histogram: encode_histogram(&hist),
-        timeline,
-        client_cpu_s: cpu.as_secs_f64(),
+        tps: if duration_s > 0.0 { t.measured as f64 / duration_s } else { 0.0 },
+        latency_ms: Latency::of(&t.hist),
+        histogram: encode_histogram(&t.hist),
+        timeline: t.timeline,
+        client_cpu_s: t.cpu.as_secs_f64(),
         verify: Some(verify),
-        statements,
+        statements: t.statements,
         schedule: s.rate.map(|_| ScheduleStats {
-            lag_avg_ms: if measured > 0 { lag_sum_ns as f64 / measured as f64 / 1e6 } else { 0.0 },
-            lag_max_ms: lag_max_ns as f64 / 1e6,
-            skipped,
-            late,
+            lag_avg_ms: if t.measured > 0 { t.lag_sum_ns as f64 / t.measured as f64 / 1e6 } else { 0.0 },
+            lag_max_ms: t.lag_max_ns as f64 / 1e6,
+            skipped: t.skipped,
+            late: t.late,
         }),
         intervals,
         measure_started_at: s.start_at.map(|_| humantime::format_rfc3339_micros(m.started).to_string()),
