@@ -1,11 +1,12 @@
 //! Flags -> the matrix of cells a run measures.
 
 use crate::engine::{self, Engine, Machine, Target};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::options::workload::WorkloadOptions;
 use crate::profile::{self, Profile};
 pub use crate::runner::cell::Cell;
-use crate::workload;
+use crate::workload::{self, Workload};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What the user asked for, before validation.
@@ -88,12 +89,57 @@ fn or_default(given: &[String], default: &[&str]) -> Vec<String> {
 pub fn build(req: &Request) -> Result<Plan> {
     let mut skipped = Vec::new();
     let bound = bind_urls(&req.urls)?;
+    let engines = engines(req, &bound, &mut skipped)?;
+    let profiles =
+        profile_names(&req.profiles, req.tls).iter().map(|n| Profile::named(n)).collect::<Result<Vec<_>>>()?;
+    let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS), &req.script)?;
+    if req.workloads.is_empty() {
+        // Defaults adapt to the engines; only workloads the user named must all run.
+        workloads.retain(|w| engines.iter().any(|e| w.drives(e.interface())));
+    }
+    check_drivable(&workloads, &engines)?;
+    let sweep = req.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options, &req.machine)).transpose()?;
+    let clients = match &sweep {
+        Some(Sweep::Clients(values)) => values.clone(),
+        _ => req.clients.clone(),
+    };
+    if clients.is_empty() {
+        return Err(bad_input!("no client count given; use --clients N"));
+    }
+    let mut m = Matrix {
+        req,
+        sets: parse_sets(&req.sets, &engines, &req.machine)?,
+        sweep,
+        bound,
+        skipped,
+        refused: HashMap::new(),
+        cells: Vec::new(),
+    };
+    for w in &workloads {
+        for &n in &clients {
+            for e in &engines {
+                m.add(*e, w, n, &profiles);
+            }
+        }
+    }
+    m.check_everything_asked_runs(&engines, &profiles)?;
+    let baseline = baseline(req, &profiles, &m.cells)?;
+    Ok(Plan { cells: m.cells, skipped: m.skipped, baseline, machine: req.machine.clone() })
+}
+
+/// The engines of the run: those named, else those the URLs name, else the default ones
+/// whose servers this machine has (the others left out with a note).
+fn engines(
+    req: &Request,
+    bound: &[(&'static str, String)],
+    skipped: &mut Vec<String>,
+) -> Result<Vec<&'static dyn Engine>> {
     // The URLs decide the engines: a run with --url measures the servers they name alone.
     let named: Vec<String> = bound.iter().map(|(e, _)| e.to_string()).collect();
     let given = if req.engines.is_empty() { &named } else { &req.engines };
     let mut engines =
         or_default(given, DEFAULT_ENGINES).iter().map(|n| engine::by_name(n)).collect::<Result<Vec<_>>>()?;
-    check_covered(&engines, &bound)?;
+    check_covered(&engines, bound)?;
     if given.is_empty() {
         engines.retain(|e| match e.version(&req.machine) {
             Ok(_) => true,
@@ -103,101 +149,118 @@ pub fn build(req: &Request) -> Result<Plan> {
             }
         });
     }
-    let profiles =
-        profile_names(&req.profiles, req.tls).iter().map(|n| Profile::named(n)).collect::<Result<Vec<_>>>()?;
-    let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS), &req.script)?;
-    if req.workloads.is_empty() {
-        // Defaults adapt to the engines; only workloads the user named must all run.
-        workloads.retain(|w| engines.iter().any(|e| w.drives(e.interface())));
-    }
-    let sets = parse_sets(&req.sets, &engines, &req.machine)?;
-    let sweep = req.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options, &req.machine)).transpose()?;
-    let clients = match &sweep {
-        Some(Sweep::Clients(values)) => values.clone(),
-        _ => req.clients.clone(),
-    };
-    if clients.is_empty() {
-        return Err(bad_input!("no client count given; use --clients N"));
-    }
-    let targets = move |name: &str| {
-        bound.iter().find(|(n, _)| *n == name).map_or(Target::Managed, |(_, u)| Target::Url(u.clone()))
-    };
+    Ok(engines)
+}
 
-    for w in &workloads {
+/// Every workload asked for runs on one of the engines at least.
+fn check_drivable(workloads: &[Arc<dyn Workload>], engines: &[&'static dyn Engine]) -> Result<()> {
+    for w in workloads {
         if !engines.iter().any(|e| w.drives(e.interface())) {
             let can: Vec<_> = engine::all().iter().filter(|e| w.drives(e.interface())).map(|e| e.name()).collect();
             return Err(bad_input!(
                 "workload {} cannot run on {}; engines that can: {}",
                 w.name(),
-                names(&engines, |e| e.name()),
+                names(engines, |e| e.name()),
                 can.join(", ")
             ));
         }
     }
-    let mut cells: Vec<Cell> = Vec::new();
-    let mut refused = std::collections::HashMap::new();
-    for w in &workloads {
-        for &clients in &clients {
-            for e in &engines {
-                if !w.drives(e.interface()) {
-                    note(&mut skipped, format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
-                    continue;
+    Ok(())
+}
+
+/// The cells as they are found, and what did not fit.
+struct Matrix<'r> {
+    req: &'r Request,
+    /// `--set ENGINE:KEY=VALUE`, as (engine, key, value).
+    sets: Vec<(String, String, String)>,
+    sweep: Option<Sweep>,
+    /// The engines `--url` binds, and their URLs.
+    bound: Vec<(&'static str, String)>,
+    skipped: Vec<String>,
+    /// Why an engine refused a profile, kept for an engine that ends with no cell.
+    refused: HashMap<&'static str, Error>,
+    cells: Vec<Cell>,
+}
+
+impl Matrix<'_> {
+    /// The cells of engine `e` × workload `w` × `clients` over every profile and variant.
+    fn add(&mut self, e: &'static dyn Engine, w: &Arc<dyn Workload>, clients: u32, profiles: &[Profile]) {
+        if !w.drives(e.interface()) {
+            note(&mut self.skipped, format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
+            return;
+        }
+        let variants = variants(self.sweep.as_ref(), e.name(), &self.req.options);
+        for (p, variant) in profiles.iter().flat_map(|p| variants.iter().map(move |v| (p, v))) {
+            if p.tls && !e.serves_tls() {
+                note(
+                    &mut self.skipped,
+                    format!("{} × {}: {} has no server to run with TLS", e.name(), p.name, e.name()),
+                );
+                continue;
+            }
+            let Some(profile) = self.profile(e, p, variant) else { continue };
+            let target = self.target(e.name());
+            if let Err(err) = e.check(&profile, &target, &self.req.machine) {
+                // Default profiles adapt to a --url's server; those named must run.
+                if !(self.req.profiles.is_empty() && matches!(target, Target::Url(_))) {
+                    note(&mut self.skipped, format!("{} × {}: {err}", e.name(), profile.name));
                 }
-                let variants = variants(sweep.as_ref(), e.name(), &req.options);
-                for (p, variant) in profiles.iter().flat_map(|p| variants.iter().map(move |v| (p, v))) {
-                    if p.tls && !e.serves_tls() {
-                        note(
-                            &mut skipped,
-                            format!("{} × {}: {} has no server to run with TLS", e.name(), p.name, e.name()),
-                        );
-                        continue;
-                    }
-                    let Some(mut profile) = e.resolve_profile(p) else {
-                        continue;
-                    };
-                    profile.settings = sets
-                        .iter()
-                        .chain(&variant.settings)
-                        .filter(|(en, _, _)| en == e.name())
-                        .map(|(_, k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    if let Some(label) = &variant.label {
-                        profile.name = format!("{}+{label}", profile.name);
-                    }
-                    let target = targets(e.name());
-                    if let Err(err) = e.check(&profile, &target, &req.machine) {
-                        // Default profiles adapt to a --url's server; those named must run.
-                        if !(req.profiles.is_empty() && matches!(target, Target::Url(_))) {
-                            note(&mut skipped, format!("{} × {}: {err}", e.name(), profile.name));
-                        }
-                        refused.entry(e.name()).or_insert(err);
-                        continue;
-                    }
-                    let options = variant.options.clone();
-                    let cell = Cell { engine: *e, profile, workload: Arc::clone(w), clients, target, options };
-                    if !cells.iter().any(|c| c.id() == cell.id()) {
-                        cells.push(cell);
-                    }
-                }
+                self.refused.entry(e.name()).or_insert(err);
+                continue;
+            }
+            let options = variant.options.clone();
+            let cell = Cell { engine: e, profile, workload: Arc::clone(w), clients, target, options };
+            if !self.cells.iter().any(|c| c.id() == cell.id()) {
+                self.cells.push(cell);
             }
         }
     }
-    // Every engine must run something, and every profile the user named must run on some
-    // engine; beyond that, engine × profile pairs that do not fit are skipped with a note.
-    for e in &engines {
-        if !cells.iter().any(|c| c.engine.name() == e.name())
-            && let Some(err) = refused.remove(e.name())
-        {
-            return Err(err);
+
+    /// Profile `p` as engine `e` runs it, with the `--set` and swept settings for it.
+    fn profile(&self, e: &'static dyn Engine, p: &Profile, variant: &Variant) -> Option<Profile> {
+        let mut profile = e.resolve_profile(p)?;
+        profile.settings = self
+            .sets
+            .iter()
+            .chain(&variant.settings)
+            .filter(|(en, _, _)| en == e.name())
+            .map(|(_, k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Some(label) = &variant.label {
+            profile.name = format!("{}+{label}", profile.name);
         }
+        Some(profile)
     }
-    if !req.profiles.is_empty()
-        && let Some(p) = profiles.iter().map(|p| &p.name).find(|p| !cells.iter().any(|c| c.profile.is_named(p)))
-    {
-        let why = skipped.iter().find(|s| s.contains(&format!(" × {p}: "))).cloned().unwrap_or_default();
-        return Err(bad_input!("profile '{p}' runs on no engine of this run ({why})"));
+
+    /// The server engine `name`'s cells run against: the `--url` given for it, or managed.
+    fn target(&self, name: &str) -> Target {
+        self.bound.iter().find(|(n, _)| *n == name).map_or(Target::Managed, |(_, u)| Target::Url(u.clone()))
     }
-    // The first profile asked for, unless no cell runs it (memory runs only `unlogged`).
+
+    /// Every engine must run something, and every profile the user named must run on some
+    /// engine; beyond that, engine × profile pairs that do not fit are skipped with a note.
+    fn check_everything_asked_runs(&mut self, engines: &[&'static dyn Engine], profiles: &[Profile]) -> Result<()> {
+        for e in engines {
+            if !self.cells.iter().any(|c| c.engine.name() == e.name())
+                && let Some(err) = self.refused.remove(e.name())
+            {
+                return Err(err);
+            }
+        }
+        if !self.req.profiles.is_empty()
+            && let Some(p) =
+                profiles.iter().map(|p| &p.name).find(|p| !self.cells.iter().any(|c| c.profile.is_named(p)))
+        {
+            let why = self.skipped.iter().find(|s| s.contains(&format!(" × {p}: "))).cloned().unwrap_or_default();
+            return Err(bad_input!("profile '{p}' runs on no engine of this run ({why})"));
+        }
+        Ok(())
+    }
+}
+
+/// `--baseline`, or the first profile asked for unless no cell runs it (memory runs only
+/// `unlogged`); checked against the cells.
+fn baseline(req: &Request, profiles: &[Profile], cells: &[Cell]) -> Result<String> {
     let baseline = req.baseline.clone().unwrap_or_else(|| {
         let first = &profiles[0].name;
         let c = cells.iter().find(|c| &c.profile.name == first).unwrap_or(&cells[0]);
@@ -205,7 +268,7 @@ pub fn build(req: &Request) -> Result<Plan> {
     });
     crate::baseline::Baseline::parse(&baseline)
         .validate(cells.iter().map(|c| (c.engine.name(), c.profile.name.as_str())))?;
-    Ok(Plan { cells, skipped, baseline, machine: req.machine.clone() })
+    Ok(baseline)
 }
 
 fn names<T>(xs: &[T], f: impl Fn(&T) -> &str) -> String {
