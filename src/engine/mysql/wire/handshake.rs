@@ -28,6 +28,30 @@ impl Wire {
     /// connection, now logged in (a TLS session when one was made).
     pub(super) fn login(mut self, at: &Endpoint) -> Result<Wire, Login> {
         let o = &at.opts;
+        let Greeting { seed, caps } = self.greeting()?;
+        let mut mine = wanted(o.db_name().is_some(), caps)?;
+        if let Some(config) = at.tls_config().filter(|_| at.tls.mode.asks()) {
+            if caps & SSL != 0 {
+                mine |= SSL;
+                self = self.start_tls(mine, o.ip_or_hostname(), config)?;
+            } else if at.tls.mode.insists() {
+                return Err(Login::Tls(format!(
+                    "the server does not offer TLS (ssl-mode={}): start it with --ssl-cert, --ssl-key and --ssl-ca, \
+                     or use ssl-mode=PREFERRED or DISABLED",
+                    ssl_mode_name(at.tls.mode)
+                )));
+            }
+        }
+        let pass = o.pass().unwrap_or_default().as_bytes().to_vec();
+        let db = o.db_name().filter(|_| mine & CONNECT_WITH_DB != 0);
+        self.respond(mine, o.user().unwrap_or_default(), &native(&pass, &seed), db)?;
+        self.until_ok(&pass, caps & SSL != 0 && mine & SSL == 0)?;
+        Ok(self)
+    }
+
+    /// The server's handshake: its scramble's seed and its capabilities, refused when it
+    /// is older than MySQL 4.1's login or logs in by another plugin.
+    fn greeting(&mut self) -> Result<Greeting, Login> {
         self.seq = 0;
         self.first_words()?;
         self.read()?;
@@ -57,48 +81,24 @@ impl Wire {
         if plugin != NATIVE {
             return Err(Login::Unsupported(format!("the server logs in by {plugin}")));
         }
-        let pass = o.pass().unwrap_or_default().as_bytes().to_vec();
-        let want = LONG_PASSWORD
-            | FOUND_ROWS
-            | LONG_FLAG
-            | LOCAL_FILES
-            | PROTOCOL_41
-            | TRANSACTIONS
-            | SECURE_CONNECTION
-            | MULTI_STATEMENTS
-            | MULTI_RESULTS
-            | PS_MULTI_RESULTS
-            | PLUGIN_AUTH
-            | if o.db_name().is_some() { CONNECT_WITH_DB } else { 0 };
-        let mut mine = want & caps;
-        if o.db_name().is_some() && mine & CONNECT_WITH_DB == 0 {
-            return Err(Login::Unsupported("the server cannot name a database at login".into()));
-        }
-        if let Some(config) = at.tls_config().filter(|_| at.tls.mode.asks()) {
-            if caps & SSL != 0 {
-                mine |= SSL;
-                self = self.start_tls(mine, o.ip_or_hostname(), config)?;
-            } else if at.tls.mode.insists() {
-                return Err(Login::Tls(format!(
-                    "the server does not offer TLS (ssl-mode={}): start it with --ssl-cert, --ssl-key and --ssl-ca, \
-                     or use ssl-mode=PREFERRED or DISABLED",
-                    ssl_mode_name(at.tls.mode)
-                )));
-            }
-        }
-        let mut out = std::mem::take(&mut self.out);
+        Ok(Greeting { seed, caps })
+    }
+
+    /// Send the handshake response: our capabilities `mine`, the user, the scramble, the
+    /// database when one is named.
+    fn respond(&mut self, mine: u32, user: &str, scramble: &[u8], db: Option<&str>) -> Result<(), Login> {
+        let out = &mut self.out;
         out.clear();
         out.extend_from_slice(&[0; 4]);
         out.extend_from_slice(&mine.to_le_bytes());
         out.extend_from_slice(&(16u32 << 20).to_le_bytes());
         out.push(45); // utf8mb4_general_ci
         out.extend_from_slice(&[0; 23]);
-        out.extend_from_slice(o.user().unwrap_or_default().as_bytes());
+        out.extend_from_slice(user.as_bytes());
         out.push(0);
-        let scramble = native(&pass, &seed);
         out.push(scramble.len() as u8);
-        out.extend_from_slice(&scramble);
-        if let Some(db) = o.db_name().filter(|_| mine & CONNECT_WITH_DB != 0) {
+        out.extend_from_slice(scramble);
+        if let Some(db) = db {
             out.extend_from_slice(db.as_bytes());
             out.push(0);
         }
@@ -106,31 +106,34 @@ impl Wire {
             out.extend_from_slice(NATIVE.as_bytes());
             out.push(0);
         }
-        self.out = out;
-        self.send()?;
+        Ok(self.send()?)
+    }
+
+    /// Read the server's answers to the login until its OK: an auth switch to the same
+    /// method with a new seed is answered; a refusal says whether TLS might help
+    /// (`tls_untried`: the server offers it and we did not ask).
+    fn until_ok(&mut self, pass: &[u8], tls_untried: bool) -> Result<(), Login> {
         loop {
             self.read()?;
             match self.pkt.first() {
-                Some(0) => return Ok(self),
+                Some(0) => return Ok(()),
                 Some(0xff) => {
                     return Err(Login::Wire(match self.error() {
                         // MariaDB's require_secure_transport says only "Access denied".
-                        WireError::Server(c, m) if caps & SSL != 0 && mine & SSL == 0 => WireError::Server(
+                        WireError::Server(c, m) if tls_untried => WireError::Server(
                             c,
                             format!("{m}; the server offers TLS and may insist on it: try ssl-mode=PREFERRED"),
                         ),
                         e => e,
                     }));
                 }
-                // An auth switch: fine if it is to the same method with a new seed.
                 Some(0xfe) if self.pkt.len() > 1 => {
                     let name = cstr(&self.pkt[1..]);
                     if name != NATIVE {
                         return Err(Login::Unsupported(format!("the account logs in by {name}")));
                     }
                     let data = self.pkt.get(1 + name.len() + 1..).unwrap_or_default();
-                    let seed = &data[..20.min(data.len())];
-                    let scramble = native(&pass, seed);
+                    let scramble = native(pass, &data[..20.min(data.len())]);
                     self.packet();
                     self.out.extend_from_slice(&scramble);
                     self.send()?;
@@ -219,6 +222,34 @@ fn native(pass: &[u8], seed: &[u8]) -> Vec<u8> {
 fn cstr(b: &[u8]) -> String {
     let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
     String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+/// What the server's handshake says: the seed of the scramble, its capabilities.
+struct Greeting {
+    seed: Vec<u8>,
+    caps: u32,
+}
+
+/// The capabilities we ask for of those the server has `caps`; naming a database at login
+/// (`with_db`) needs the server to allow it.
+fn wanted(with_db: bool, caps: u32) -> Result<u32, Login> {
+    let want = LONG_PASSWORD
+        | FOUND_ROWS
+        | LONG_FLAG
+        | LOCAL_FILES
+        | PROTOCOL_41
+        | TRANSACTIONS
+        | SECURE_CONNECTION
+        | MULTI_STATEMENTS
+        | MULTI_RESULTS
+        | PS_MULTI_RESULTS
+        | PLUGIN_AUTH
+        | if with_db { CONNECT_WITH_DB } else { 0 };
+    let mine = want & caps;
+    if with_db && mine & CONNECT_WITH_DB == 0 {
+        return Err(Login::Unsupported("the server cannot name a database at login".into()));
+    }
+    Ok(mine)
 }
 
 #[cfg(test)]
