@@ -16,8 +16,8 @@ use dbrace::engine::{
 };
 use dbrace::instance::{DataDir, Storage};
 use dbrace::profile::Profile;
-use dbrace::runner::schedule::Schedule;
 use dbrace::runner::control::{Control, MEASURE, Observe};
+use dbrace::runner::schedule::Schedule;
 use dbrace::runner::worker;
 use dbrace::workload::counters::{self, CountersOptions};
 use dbrace::workload::{Loader, Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb};
