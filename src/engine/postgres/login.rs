@@ -16,13 +16,6 @@ impl PgClient {
         ];
         frontend::startup_message(params.iter().copied(), &mut self.wbuf)?;
         self.flush()?;
-        let password = || {
-            info.password.as_deref().ok_or_else(|| {
-                StartupError::Server(
-                    "the server asks for a password; put it in the URL (postgres://USER:PASSWORD@…)".into(),
-                )
-            })
-        };
         self.first_words()?;
         let mut scram: Option<ScramSha256> = None;
         loop {
@@ -30,42 +23,7 @@ impl PgClient {
             match tag {
                 b'R' => {
                     let body = self.rbuf[body].to_vec();
-                    let Some(code) = body.get(..4).and_then(|c| c.try_into().ok()).map(i32::from_be_bytes) else {
-                        return Err(StartupError::Server("a malformed authentication request".into()));
-                    };
-                    match code {
-                        0 => {}
-                        3 => frontend::password_message(password()?.as_bytes(), &mut self.wbuf)?,
-                        5 => {
-                            let Some(salt) = body.get(4..8).and_then(|c| <[u8; 4]>::try_from(c).ok()) else {
-                                return Err(StartupError::Server("an MD5 request without its salt".into()));
-                            };
-                            let hash = postgres_protocol::authentication::md5_hash(
-                                info.user.as_bytes(),
-                                password()?.as_bytes(),
-                                salt,
-                            );
-                            frontend::password_message(hash.as_bytes(), &mut self.wbuf)?;
-                        }
-                        10 => {
-                            let s = ScramSha256::new(password()?.as_bytes(), ChannelBinding::unsupported());
-                            frontend::sasl_initial_response("SCRAM-SHA-256", s.message(), &mut self.wbuf)?;
-                            scram = Some(s);
-                        }
-                        11 | 12 => {
-                            let s =
-                                scram.as_mut().ok_or_else(|| StartupError::Server("unexpected SASL message".into()))?;
-                            if code == 11 {
-                                s.update(&body[4..])?;
-                                frontend::sasl_response(s.message(), &mut self.wbuf)?;
-                            } else {
-                                s.finish(&body[4..])?;
-                            }
-                        }
-                        other => {
-                            return Err(StartupError::Server(format!("unsupported authentication method {other}")));
-                        }
-                    }
+                    self.authenticate(&body, info, &mut scram)?;
                     self.flush()?;
                 }
                 b'S' => {
@@ -76,20 +34,66 @@ impl PgClient {
                 }
                 b'E' => {
                     let e = self.error(body);
-                    // invalid_authorization_specification: pg_hba.conf said no.
-                    if &e.code == b"28000" {
-                        return Err(StartupError::Denied(e.message));
-                    }
-                    // too_many_connections: max_connections reached.
-                    if &e.code == b"53300" {
-                        return Err(StartupError::Full(e.message));
-                    }
-                    return Err(StartupError::Server(e.message));
+                    return Err(match &e.code {
+                        // invalid_authorization_specification: pg_hba.conf said no.
+                        b"28000" => StartupError::Denied(e.message),
+                        // too_many_connections: max_connections reached.
+                        b"53300" => StartupError::Full(e.message),
+                        _ => StartupError::Server(e.message),
+                    });
                 }
                 b'Z' => return Ok(()),
                 _ => {}
             }
         }
+    }
+
+    /// Answer one authentication request (`body` of an 'R' message): cleartext, MD5, or a
+    /// step of SCRAM-SHA-256, whose exchange `scram` holds between steps.
+    fn authenticate(
+        &mut self,
+        body: &[u8],
+        info: &ConnInfo,
+        scram: &mut Option<ScramSha256>,
+    ) -> Result<(), StartupError> {
+        let password = || {
+            info.password.as_deref().ok_or_else(|| {
+                StartupError::Server(
+                    "the server asks for a password; put it in the URL (postgres://USER:PASSWORD@…)".into(),
+                )
+            })
+        };
+        let Some(code) = body.get(..4).and_then(|c| c.try_into().ok()).map(i32::from_be_bytes) else {
+            return Err(StartupError::Server("a malformed authentication request".into()));
+        };
+        match code {
+            0 => {}
+            3 => frontend::password_message(password()?.as_bytes(), &mut self.wbuf)?,
+            5 => {
+                let Some(salt) = body.get(4..8).and_then(|c| <[u8; 4]>::try_from(c).ok()) else {
+                    return Err(StartupError::Server("an MD5 request without its salt".into()));
+                };
+                let hash =
+                    postgres_protocol::authentication::md5_hash(info.user.as_bytes(), password()?.as_bytes(), salt);
+                frontend::password_message(hash.as_bytes(), &mut self.wbuf)?;
+            }
+            10 => {
+                let s = ScramSha256::new(password()?.as_bytes(), ChannelBinding::unsupported());
+                frontend::sasl_initial_response("SCRAM-SHA-256", s.message(), &mut self.wbuf)?;
+                *scram = Some(s);
+            }
+            11 | 12 => {
+                let s = scram.as_mut().ok_or_else(|| StartupError::Server("unexpected SASL message".into()))?;
+                if code == 11 {
+                    s.update(&body[4..])?;
+                    frontend::sasl_response(s.message(), &mut self.wbuf)?;
+                } else {
+                    s.finish(&body[4..])?;
+                }
+            }
+            other => return Err(StartupError::Server(format!("unsupported authentication method {other}"))),
+        }
+        Ok(())
     }
 }
 
