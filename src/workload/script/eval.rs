@@ -142,51 +142,12 @@ pub fn eval(e: &Expr, env: &mut Env) -> Result<Val, EvalError> {
     }
 }
 
+/// Apply `f` to its evaluated, non-NULL (except for IS and debug) arguments.
 fn call(f: Func, a: &[Val], env: &mut Env) -> Result<Val, EvalError> {
     use Func::*;
     Ok(match f {
-        Add | Sub | Mul | Div | Mod | Eq | Ne | Lt | Le => {
-            let (l, r) = (a[0], a[1]);
-            if f != Mod && (matches!(l, Val::Double(_)) || matches!(r, Val::Double(_))) {
-                let (l, r) = (as_double(l)?, as_double(r)?);
-                match f {
-                    Add => Val::Double(l + r),
-                    Sub => Val::Double(l - r),
-                    Mul => Val::Double(l * r),
-                    Div => Val::Double(l / r),
-                    Eq => Val::Bool(l == r),
-                    Ne => Val::Bool(l != r),
-                    Lt => Val::Bool(l < r),
-                    _ => Val::Bool(l <= r),
-                }
-            } else {
-                let (l, r) = (as_int(l)?, as_int(r)?);
-                match f {
-                    Add => Val::Int(l.checked_add(r).ok_or(EvalError::Msg("bigint add out of range"))?),
-                    Sub => Val::Int(l.checked_sub(r).ok_or(EvalError::Msg("bigint sub out of range"))?),
-                    Mul => Val::Int(l.checked_mul(r).ok_or(EvalError::Msg("bigint mul out of range"))?),
-                    Div | Mod if r == 0 => return Err(EvalError::Msg("division by zero")),
-                    Div => Val::Int(l.checked_div(r).ok_or(EvalError::Msg("bigint div out of range"))?),
-                    // i64::MIN % -1 is 0, as pgbench special-cases it.
-                    Mod => Val::Int(l.checked_rem(r).unwrap_or(0)),
-                    Eq => Val::Bool(l == r),
-                    Ne => Val::Bool(l != r),
-                    Lt => Val::Bool(l < r),
-                    _ => Val::Bool(l <= r),
-                }
-            }
-        }
-        BitAnd | BitOr | BitXor | Shl | Shr => {
-            let (l, r) = (as_int(a[0])?, as_int(a[1])?);
-            // Shift counts as the hardware takes them (modulo 64), as pgbench's C does.
-            Val::Int(match f {
-                BitAnd => l & r,
-                BitOr => l | r,
-                BitXor => l ^ r,
-                Shl => l.wrapping_shl(r as u32),
-                _ => l.wrapping_shr(r as u32),
-            })
-        }
+        Add | Sub | Mul | Div | Mod | Eq | Ne | Lt | Le => arithmetic(f, a[0], a[1])?,
+        BitAnd | BitOr | BitXor | Shl | Shr => Val::Int(bitwise(f, as_int(a[0])?, as_int(a[1])?)),
         Not => Val::Bool(!as_bool(a[0])?),
         Is => Val::Bool(match (a[0], a[1]) {
             (Val::Null, Val::Null) => true,
@@ -198,68 +159,15 @@ fn call(f: Func, a: &[Val], env: &mut Env) -> Result<Val, EvalError> {
             Val::Int(i) => Val::Int(i.wrapping_abs()),
             v => Val::Double(as_double(v)?.abs()),
         },
-        Debug => {
-            let mut s = String::new();
-            match a[0] {
-                Val::Null => s.push_str("null"),
-                Val::Bool(b) => s.push_str(if b { "boolean true" } else { "boolean false" }),
-                Val::Int(i) => s.push_str(&format!("int {i}")),
-                Val::Double(d) => {
-                    s.push_str("double ");
-                    write_double(d, &mut s);
-                }
-            }
-            eprintln!("debug(script={},command={}): {s}", env.at.0, env.at.1);
-            a[0]
-        }
+        Debug => debug(a[0], env.at),
         Double => Val::Double(as_double(a[0])?),
         Sqrt => Val::Double(as_double(a[0])?.sqrt()),
         Ln => Val::Double(as_double(a[0])?.ln()),
         Exp => Val::Double(as_double(a[0])?.exp()),
         Int => Val::Int(as_int(a[0])?),
         Pow => Val::Double(as_double(a[0])?.powf(as_double(a[1])?)),
-        Least | Greatest => {
-            let least = f == Least;
-            if a.iter().any(|v| matches!(v, Val::Double(_))) {
-                let mut m = as_double(a[0])?;
-                for v in &a[1..] {
-                    let d = as_double(*v)?;
-                    m = if least { m.min(d) } else { m.max(d) };
-                }
-                Val::Double(m)
-            } else {
-                let mut m = as_int(a[0])?;
-                for v in &a[1..] {
-                    let i = as_int(*v)?;
-                    m = if least { m.min(i) } else { m.max(i) };
-                }
-                Val::Int(m)
-            }
-        }
-        Random | RandomExponential | RandomGaussian | RandomZipfian => {
-            let (min, max) = (as_int(a[0])?, as_int(a[1])?);
-            if min > max {
-                return Err(EvalError::Msg("empty range given to random"));
-            }
-            if max.checked_sub(min).and_then(|d| d.checked_add(1)).is_none() {
-                return Err(EvalError::Msg("random range is too large"));
-            }
-            let rng = &mut *env.rng;
-            if f == Random {
-                return Ok(Val::Int(rng.uniform(min, max)));
-            }
-            let p = as_double(a[2])?;
-            Val::Int(match f {
-                RandomGaussian if p < random::MIN_GAUSSIAN => return Err(EvalError::Parameter(f, p)),
-                RandomGaussian => rng.gaussian(min, max, p),
-                RandomZipfian if !(random::MIN_ZIPFIAN..=random::MAX_ZIPFIAN).contains(&p) => {
-                    return Err(EvalError::Parameter(f, p));
-                }
-                RandomZipfian => rng.zipfian(min, max, p),
-                _ if p <= 0.0 || p.is_nan() => return Err(EvalError::Parameter(f, p)),
-                _ => rng.exponential(min, max, p),
-            })
-        }
+        Least | Greatest => extreme(f == Least, a)?,
+        Random | RandomExponential | RandomGaussian | RandomZipfian => random_in_range(f, a, env.rng)?,
         HashMurmur2 => Val::Int(random::hash_murmur2(as_int(a[0])?, as_int(a[1])?)),
         HashFnv1a => Val::Int(random::hash_fnv1a(as_int(a[0])?, as_int(a[1])?)),
         Permute => {
@@ -269,6 +177,132 @@ fn call(f: Func, a: &[Val], env: &mut Env) -> Result<Val, EvalError> {
             }
             Val::Int(random::permute(v, size, seed))
         }
+    })
+}
+
+/// An arithmetic operator or comparison: in doubles if either side is one, except `%`.
+#[inline]
+fn arithmetic(f: Func, l: Val, r: Val) -> Result<Val, EvalError> {
+    if f != Func::Mod && (matches!(l, Val::Double(_)) || matches!(r, Val::Double(_))) {
+        Ok(double_arithmetic(f, as_double(l)?, as_double(r)?))
+    } else {
+        int_arithmetic(f, as_int(l)?, as_int(r)?)
+    }
+}
+
+/// An arithmetic operator or comparison on doubles (IEEE: no errors).
+#[inline]
+fn double_arithmetic(f: Func, l: f64, r: f64) -> Val {
+    use Func::*;
+    match f {
+        Add => Val::Double(l + r),
+        Sub => Val::Double(l - r),
+        Mul => Val::Double(l * r),
+        Div => Val::Double(l / r),
+        Eq => Val::Bool(l == r),
+        Ne => Val::Bool(l != r),
+        Lt => Val::Bool(l < r),
+        _ => Val::Bool(l <= r),
+    }
+}
+
+/// An arithmetic operator or comparison on integers, failing on overflow as pgbench does.
+#[inline]
+fn int_arithmetic(f: Func, l: i64, r: i64) -> Result<Val, EvalError> {
+    use Func::*;
+    Ok(match f {
+        Add => Val::Int(l.checked_add(r).ok_or(EvalError::Msg("bigint add out of range"))?),
+        Sub => Val::Int(l.checked_sub(r).ok_or(EvalError::Msg("bigint sub out of range"))?),
+        Mul => Val::Int(l.checked_mul(r).ok_or(EvalError::Msg("bigint mul out of range"))?),
+        Div | Mod if r == 0 => return Err(EvalError::Msg("division by zero")),
+        Div => Val::Int(l.checked_div(r).ok_or(EvalError::Msg("bigint div out of range"))?),
+        // i64::MIN % -1 is 0, as pgbench special-cases it.
+        Mod => Val::Int(l.checked_rem(r).unwrap_or(0)),
+        Eq => Val::Bool(l == r),
+        Ne => Val::Bool(l != r),
+        Lt => Val::Bool(l < r),
+        _ => Val::Bool(l <= r),
+    })
+}
+
+/// A bitwise operator or shift.
+#[inline]
+fn bitwise(f: Func, l: i64, r: i64) -> i64 {
+    // Shift counts as the hardware takes them (modulo 64), as pgbench's C does.
+    match f {
+        Func::BitAnd => l & r,
+        Func::BitOr => l | r,
+        Func::BitXor => l ^ r,
+        Func::Shl => l.wrapping_shl(r as u32),
+        _ => l.wrapping_shr(r as u32),
+    }
+}
+
+/// `debug(v)`: print `v` with its type and where it was evaluated, and return it.
+fn debug(v: Val, at: (usize, usize)) -> Val {
+    let mut s = String::new();
+    match v {
+        Val::Null => s.push_str("null"),
+        Val::Bool(b) => s.push_str(if b { "boolean true" } else { "boolean false" }),
+        Val::Int(i) => s.push_str(&format!("int {i}")),
+        Val::Double(d) => {
+            s.push_str("double ");
+            write_double(d, &mut s);
+        }
+    }
+    eprintln!("debug(script={},command={}): {s}", at.0, at.1);
+    v
+}
+
+/// `least(…)` or `greatest(…)`: in doubles if any argument is one.
+#[inline]
+fn extreme(least: bool, a: &[Val]) -> Result<Val, EvalError> {
+    if a.iter().any(|v| matches!(v, Val::Double(_))) {
+        let mut m = as_double(a[0])?;
+        for v in &a[1..] {
+            let d = as_double(*v)?;
+            m = if least { m.min(d) } else { m.max(d) };
+        }
+        Ok(Val::Double(m))
+    } else {
+        let mut m = as_int(a[0])?;
+        for v in &a[1..] {
+            let i = as_int(*v)?;
+            m = if least { m.min(i) } else { m.max(i) };
+        }
+        Ok(Val::Int(m))
+    }
+}
+
+/// A random function: an integer in [a[0], a[1]], drawn as `f` says (a[2] its parameter).
+#[inline]
+fn random_in_range(f: Func, a: &[Val], rng: &mut Prng) -> Result<Val, EvalError> {
+    let (min, max) = (as_int(a[0])?, as_int(a[1])?);
+    if min > max {
+        return Err(EvalError::Msg("empty range given to random"));
+    }
+    if max.checked_sub(min).and_then(|d| d.checked_add(1)).is_none() {
+        return Err(EvalError::Msg("random range is too large"));
+    }
+    if f == Func::Random {
+        return Ok(Val::Int(rng.uniform(min, max)));
+    }
+    let p = as_double(a[2])?;
+    Ok(Val::Int(skewed_random(f, min, max, p, rng)?))
+}
+
+/// A non-uniform draw in [min, max], once `p` is checked against `f`'s allowed range.
+#[inline]
+fn skewed_random(f: Func, min: i64, max: i64, p: f64, rng: &mut Prng) -> Result<i64, EvalError> {
+    Ok(match f {
+        Func::RandomGaussian if p < random::MIN_GAUSSIAN => return Err(EvalError::Parameter(f, p)),
+        Func::RandomGaussian => rng.gaussian(min, max, p),
+        Func::RandomZipfian if !(random::MIN_ZIPFIAN..=random::MAX_ZIPFIAN).contains(&p) => {
+            return Err(EvalError::Parameter(f, p));
+        }
+        Func::RandomZipfian => rng.zipfian(min, max, p),
+        _ if p <= 0.0 || p.is_nan() => return Err(EvalError::Parameter(f, p)),
+        _ => rng.exponential(min, max, p),
     })
 }
 

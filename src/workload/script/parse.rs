@@ -118,94 +118,92 @@ fn meta(
         None => return Err(ParseError::at(at, "expected a meta-command name after the backslash, such as \\set")),
     };
     let lower = name.to_ascii_lowercase();
-    let mut var = |n: &str, p: Pos| {
-        let slot = names.slot(n);
-        uses.used.push((slot, p));
-        slot
-    };
     let item = match lower.as_str() {
-        "set" => {
-            let Some(v) = word(c) else {
-                return Err(ParseError::at(
-                    c.pos(),
-                    "\\set needs a variable name and an expression: \\set NAME EXPRESSION",
-                ));
-            };
-            if !valid_name(&v.text) {
-                return Err(ParseError::at(
-                    v.pos,
-                    format!(
-                        "invalid variable name '{}'; expected letters, digits and _, not starting with a digit",
-                        v.text
-                    ),
-                ));
-            }
-            let expr = expr::parse(c, &mut var)?;
-            end_line(c);
-            let slot = names.slot(&v.text);
-            uses.set.push(slot);
-            Item::Set { var: slot, expr }
-        }
-        "if" | "elif" => {
-            let expr = expr::parse(c, &mut var)?;
-            end_line(c);
-            if lower == "if" { Item::If(expr) } else { Item::Elif(expr) }
-        }
+        "set" => set(c, names, uses)?,
+        "if" => Item::If(expression_line(c, names, uses)?),
+        "elif" => Item::Elif(expression_line(c, names, uses)?),
         "else" | "endif" => {
             no_arguments(c, &name)?;
             if lower == "else" { Item::Else } else { Item::Endif }
         }
         "sleep" => sleep(c, at, names, uses)?,
-        "gset" | "aset" => {
-            let args = rest_words(c);
-            if let Some(extra) = args.get(1) {
-                return Err(ParseError::at(extra.pos, format!("too many arguments; \\{name} takes at most a prefix")));
-            }
-            let prefix = args.first().map_or(String::new(), |w| w.text.clone());
-            let Some((Item::Sql(_, keep), _)) = items.last_mut() else {
-                return Err(ParseError::at(
-                    at,
-                    format!("\\{name} must follow an SQL command (it takes the place of its ';')"),
-                ));
-            };
-            if *keep != Keep::Nothing {
-                return Err(ParseError::at(
-                    at,
-                    format!("\\{name} must follow an SQL command without \\gset or \\aset"),
-                ));
-            }
-            *keep = if lower == "gset" { Keep::Gset(prefix.clone()) } else { Keep::Aset(prefix.clone()) };
-            uses.kept_prefixes.push(prefix);
-            return Ok(());
-        }
-        "setshell" | "shell" => {
-            return Err(ParseError::at(
-                at,
-                format!(
-                    "\\{name} is not supported by dbrace (a shell command inside the measured transaction); compute the value with \\set or pass it with --define NAME=VALUE"
-                ),
-            ));
-        }
-        "startpipeline" | "endpipeline" | "syncpipeline" => {
-            return Err(ParseError::at(
-                at,
-                format!(
-                    "\\{name} is not supported by dbrace yet; remove the pipeline meta-commands (each statement then waits for its result)"
-                ),
-            ));
-        }
-        _ => {
-            return Err(ParseError::at(
-                at,
-                format!(
-                    "invalid command \\{name}; expected \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset or \\aset"
-                ),
-            ));
-        }
+        "gset" | "aset" => return keep_results(c, at, &name, lower == "gset", items, uses),
+        _ => return Err(unsupported(at, &name, &lower)),
     };
     let text = c.since(line_start).lines().next().unwrap_or("").trim_end().to_string();
     items.push((item, Command { pos: at, text }));
     Ok(())
+}
+
+/// The rest of the line as an expression, each variable it reads recorded as a use.
+fn expression_line(c: &mut Cursor, names: &mut Names, uses: &mut Uses) -> Result<Expr, ParseError> {
+    let mut var = |n: &str, p: Pos| {
+        let slot = names.slot(n);
+        uses.used.push((slot, p));
+        slot
+    };
+    let expr = expr::parse(c, &mut var)?;
+    end_line(c);
+    Ok(expr)
+}
+
+/// `\set NAME EXPRESSION`.
+fn set(c: &mut Cursor, names: &mut Names, uses: &mut Uses) -> Result<Item, ParseError> {
+    let Some(v) = word(c) else {
+        return Err(ParseError::at(c.pos(), "\\set needs a variable name and an expression: \\set NAME EXPRESSION"));
+    };
+    if !valid_name(&v.text) {
+        return Err(ParseError::at(
+            v.pos,
+            format!("invalid variable name '{}'; expected letters, digits and _, not starting with a digit", v.text),
+        ));
+    }
+    let expr = expression_line(c, names, uses)?;
+    let slot = names.slot(&v.text);
+    uses.set.push(slot);
+    Ok(Item::Set { var: slot, expr })
+}
+
+/// `\gset [prefix]` or `\aset [prefix]` (`gset` tells which): mark the SQL command just
+/// read to keep its results.
+fn keep_results(
+    c: &mut Cursor,
+    at: Pos,
+    name: &str,
+    gset: bool,
+    items: &mut [(Item, Command)],
+    uses: &mut Uses,
+) -> Result<(), ParseError> {
+    let args = rest_words(c);
+    if let Some(extra) = args.get(1) {
+        return Err(ParseError::at(extra.pos, format!("too many arguments; \\{name} takes at most a prefix")));
+    }
+    let prefix = args.first().map_or(String::new(), |w| w.text.clone());
+    let Some((Item::Sql(_, keep), _)) = items.last_mut() else {
+        return Err(ParseError::at(at, format!("\\{name} must follow an SQL command (it takes the place of its ';')")));
+    };
+    if *keep != Keep::Nothing {
+        return Err(ParseError::at(at, format!("\\{name} must follow an SQL command without \\gset or \\aset")));
+    }
+    *keep = if gset { Keep::Gset(prefix.clone()) } else { Keep::Aset(prefix.clone()) };
+    uses.kept_prefixes.push(prefix);
+    Ok(())
+}
+
+/// The error for a meta-command dbrace does not run, `lower` its name in lower case.
+fn unsupported(at: Pos, name: &str, lower: &str) -> ParseError {
+    let msg = match lower {
+        "setshell" | "shell" => format!(
+            "\\{name} is not supported by dbrace (a shell command inside the measured transaction); compute the value with \\set or pass it with --define NAME=VALUE"
+        ),
+        "startpipeline" | "endpipeline" | "syncpipeline" => format!(
+            "\\{name} is not supported by dbrace yet; remove the pipeline meta-commands (each statement then waits for its result)"
+        ),
+        _ => format!(
+            "invalid command \\{name}; expected \\set, \\sleep, \\if, \\elif, \\else, \\endif, \\gset or \\aset"
+        ),
+    };
+    ParseError::at(at, msg)
 }
 
 fn no_arguments(c: &mut Cursor, name: &str) -> Result<(), ParseError> {
@@ -274,106 +272,152 @@ fn compile(
     names: &mut Names,
     uses: &mut Uses,
 ) -> Result<Script, ParseError> {
-    struct Block {
-        pos: Pos,
-        /// The condition whose false branch still needs a target.
-        cond: Option<usize>,
-        /// Jumps to patch with the `\endif`.
-        jumps: Vec<usize>,
-        seen_else: bool,
-    }
-    let mut ops: Vec<Op> = Vec::new();
-    let mut commands: Vec<Command> = Vec::new();
-    let mut blocks: Vec<Block> = Vec::new();
-    fn patch(ops: &mut [Op], at: usize, target: usize) {
-        if let Action::Cond { to, .. } | Action::Jump { to } = &mut ops[at].action {
-            *to = target;
-        }
-    }
+    let mut b = OpsBuilder::default();
     for (item, command) in items {
         let pos = command.pos;
-        let emit = |ops: &mut Vec<Op>, commands: &mut Vec<Command>, action: Action| {
-            ops.push(Op { action, command: commands.len() });
-            commands.push(command.clone());
-        };
         match item {
-            Item::Sql(cmd, keep) => {
-                let n = cmd.queries.len();
-                let queries = cmd
-                    .queries
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, q)| {
-                        let params = q
-                            .vars
-                            .iter()
-                            .map(|(name, p)| {
-                                let slot = names.slot(name);
-                                uses.used.push((slot, *p));
-                                slot
-                            })
-                            .collect();
-                        let kept = match &keep {
-                            Keep::Nothing => false,
-                            Keep::Gset(_) => i + 1 == n,
-                            Keep::Aset(_) => true,
-                        };
-                        Query { sql: q.sql, params, keep: kept }
-                    })
-                    .collect();
-                emit(&mut ops, &mut commands, Action::Sql { queries, keep });
-            }
-            Item::Set { var, expr } => emit(&mut ops, &mut commands, Action::Set { var, expr }),
-            Item::Sleep { amount, micros } => emit(&mut ops, &mut commands, Action::Sleep { amount, micros }),
-            Item::If(expr) => {
-                blocks.push(Block { pos, cond: Some(ops.len()), jumps: Vec::new(), seen_else: false });
-                emit(&mut ops, &mut commands, Action::Cond { expr, to: usize::MAX });
-            }
-            Item::Elif(expr) => {
-                let Some(b) = blocks.last_mut() else {
-                    return Err(ParseError::at(pos, "\\elif without a matching \\if"));
-                };
-                if b.seen_else {
-                    return Err(ParseError::at(pos, "\\elif after \\else; expected \\endif"));
-                }
-                b.jumps.push(ops.len());
-                ops.push(Op { action: Action::Jump { to: usize::MAX }, command: commands.len() });
-                let here = ops.len();
-                if let Some(cond) = b.cond.replace(here) {
-                    patch(&mut ops, cond, here);
-                }
-                emit(&mut ops, &mut commands, Action::Cond { expr, to: usize::MAX });
-            }
-            Item::Else => {
-                let Some(b) = blocks.last_mut() else {
-                    return Err(ParseError::at(pos, "\\else without a matching \\if"));
-                };
-                if b.seen_else {
-                    return Err(ParseError::at(pos, "\\else after \\else; expected \\endif"));
-                }
-                b.seen_else = true;
-                b.jumps.push(ops.len());
-                ops.push(Op { action: Action::Jump { to: usize::MAX }, command: commands.len().saturating_sub(1) });
-                let here = ops.len();
-                if let Some(cond) = b.cond.take() {
-                    patch(&mut ops, cond, here);
-                }
-            }
-            Item::Endif => {
-                let Some(b) = blocks.pop() else {
-                    return Err(ParseError::at(pos, "\\endif without a matching \\if"));
-                };
-                let end = ops.len();
-                for j in b.jumps.into_iter().chain(b.cond) {
-                    patch(&mut ops, j, end);
-                }
-            }
+            Item::Sql(cmd, keep) => b.emit(sql_action(cmd, keep, names, uses), command),
+            Item::Set { var, expr } => b.emit(Action::Set { var, expr }, command),
+            Item::Sleep { amount, micros } => b.emit(Action::Sleep { amount, micros }, command),
+            Item::If(expr) => b.begin_if(expr, command),
+            Item::Elif(expr) => b.begin_elif(expr, command)?,
+            Item::Else => b.begin_else(pos)?,
+            Item::Endif => b.end_if(pos)?,
         }
     }
-    if let Some(b) = blocks.last() {
-        return Err(ParseError::at(b.pos, "\\if without a matching \\endif"));
+    if let Some(block) = b.blocks.last() {
+        return Err(ParseError::at(block.pos, "\\if without a matching \\endif"));
     }
-    Ok(Script { file: file.to_string(), weight, commands, ops })
+    Ok(Script { file: file.to_string(), weight, commands: b.commands, ops: b.ops })
+}
+
+/// A SQL command's action, its variables turned into parameter slots.
+fn sql_action(cmd: SqlCommand, keep: Keep, names: &mut Names, uses: &mut Uses) -> Action {
+    let n = cmd.queries.len();
+    let queries = cmd
+        .queries
+        .into_iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let params = q
+                .vars
+                .iter()
+                .map(|(name, p)| {
+                    let slot = names.slot(name);
+                    uses.used.push((slot, *p));
+                    slot
+                })
+                .collect();
+            Query { sql: q.sql, params, keep: keeps_rows(&keep, i, n) }
+        })
+        .collect();
+    Action::Sql { queries, keep }
+}
+
+/// Whether query `i` of `n` keeps its row: `\gset` keeps only the last one's.
+fn keeps_rows(keep: &Keep, i: usize, n: usize) -> bool {
+    match keep {
+        Keep::Nothing => false,
+        Keep::Gset(_) => i + 1 == n,
+        Keep::Aset(_) => true,
+    }
+}
+
+/// An `\if` block still open while compiling.
+struct Block {
+    /// Where its `\if` is.
+    pos: Pos,
+    /// The condition whose false branch still needs a target.
+    cond: Option<usize>,
+    /// Jumps to patch with the `\endif`.
+    jumps: Vec<usize>,
+    /// Whether its `\else` has been read.
+    seen_else: bool,
+}
+
+/// Operations and the commands they report as, built item by item, with the `\if`
+/// blocks still open.
+#[derive(Default)]
+struct OpsBuilder {
+    /// The operations so far.
+    ops: Vec<Op>,
+    /// The commands so far, one per emitted operation.
+    commands: Vec<Command>,
+    /// The open blocks, innermost last.
+    blocks: Vec<Block>,
+}
+
+impl OpsBuilder {
+    /// Append an operation reported as `command`.
+    fn emit(&mut self, action: Action, command: Command) {
+        self.ops.push(Op { action, command: self.commands.len() });
+        self.commands.push(command);
+    }
+
+    /// `\if`: open a block with a condition whose target is patched later.
+    fn begin_if(&mut self, expr: Expr, command: Command) {
+        self.blocks.push(Block { pos: command.pos, cond: Some(self.ops.len()), jumps: Vec::new(), seen_else: false });
+        self.emit(Action::Cond { expr, to: usize::MAX }, command);
+    }
+
+    /// `\elif`: end the previous branch with a jump to the `\endif`, send the previous
+    /// condition's false branch here, and test this one.
+    fn begin_elif(&mut self, expr: Expr, command: Command) -> Result<(), ParseError> {
+        let Some(b) = self.blocks.last_mut() else {
+            return Err(ParseError::at(command.pos, "\\elif without a matching \\if"));
+        };
+        if b.seen_else {
+            return Err(ParseError::at(command.pos, "\\elif after \\else; expected \\endif"));
+        }
+        b.jumps.push(self.ops.len());
+        // The jump reports as this \elif, whose command comes next.
+        self.ops.push(Op { action: Action::Jump { to: usize::MAX }, command: self.commands.len() });
+        let here = self.ops.len();
+        if let Some(cond) = b.cond.replace(here) {
+            patch(&mut self.ops, cond, here);
+        }
+        self.emit(Action::Cond { expr, to: usize::MAX }, command);
+        Ok(())
+    }
+
+    /// `\else`: end the previous branch with a jump to the `\endif` and send the last
+    /// condition's false branch here.
+    fn begin_else(&mut self, pos: Pos) -> Result<(), ParseError> {
+        let Some(b) = self.blocks.last_mut() else {
+            return Err(ParseError::at(pos, "\\else without a matching \\if"));
+        };
+        if b.seen_else {
+            return Err(ParseError::at(pos, "\\else after \\else; expected \\endif"));
+        }
+        b.seen_else = true;
+        b.jumps.push(self.ops.len());
+        // \else has no command of its own: the jump reports as the last one.
+        self.ops.push(Op { action: Action::Jump { to: usize::MAX }, command: self.commands.len().saturating_sub(1) });
+        let here = self.ops.len();
+        if let Some(cond) = b.cond.take() {
+            patch(&mut self.ops, cond, here);
+        }
+        Ok(())
+    }
+
+    /// `\endif`: close the block, its jumps and any pending false branch landing here.
+    fn end_if(&mut self, pos: Pos) -> Result<(), ParseError> {
+        let Some(b) = self.blocks.pop() else {
+            return Err(ParseError::at(pos, "\\endif without a matching \\if"));
+        };
+        let end = self.ops.len();
+        for j in b.jumps.into_iter().chain(b.cond) {
+            patch(&mut self.ops, j, end);
+        }
+        Ok(())
+    }
+}
+
+/// Point the condition or jump at `at` to `target`.
+fn patch(ops: &mut [Op], at: usize, target: usize) {
+    if let Action::Cond { to, .. } | Action::Jump { to } = &mut ops[at].action {
+        *to = target;
+    }
 }
 
 #[cfg(test)]

@@ -55,22 +55,12 @@ pub fn scan(c: &mut Cursor) -> Result<(Option<SqlCommand>, End), ParseError> {
                 c.bump();
                 break End::Semicolon;
             }
-            '\\' => match c.peek_at(1) {
-                Some(';') => {
-                    c.skip(2);
-                    push_query(&mut queries, &mut q);
-                }
-                Some(':') => {
-                    c.skip(2);
-                    q.sql.push(':');
-                }
-                _ => break End::Backslash,
-            },
-            '-' if c.peek_at(1) == Some('-') => {
-                while c.peek().is_some_and(|x| x != '\n') {
-                    c.bump();
+            '\\' => {
+                if !backslash_escape(c, &mut queries, &mut q) {
+                    break End::Backslash;
                 }
             }
+            '-' if c.peek_at(1) == Some('-') => line_comment(c),
             '/' if c.peek_at(1) == Some('*') => {
                 block_comment(c)?;
                 q.sql.push(' ');
@@ -80,47 +70,15 @@ pub fn scan(c: &mut Cursor) -> Result<(Option<SqlCommand>, End), ParseError> {
                 quoted(c, '\'', escapes, &mut q.sql)?;
             }
             '"' => quoted(c, '"', false, &mut q.sql)?,
-            '$' if !in_name => match dollar_tag(c.rest()) {
-                Some(tag) => dollar_quoted(c, tag.len(), &mut q.sql)?,
-                None => {
-                    c.bump();
-                    q.sql.push('$');
-                }
-            },
-            ':' => {
-                if c.peek_at(1) == Some(':') {
-                    while c.peek() == Some(':') {
-                        c.bump();
-                        q.sql.push(':');
-                    }
-                } else if c.peek_at(1).is_some_and(is_name_start) {
-                    c.bump();
-                    let from = c.offset();
-                    while c.peek().is_some_and(is_name_char) {
-                        c.bump();
-                    }
-                    q.vars.push((c.since(from).to_string(), at));
-                    q.sql.push('?');
-                } else {
-                    c.bump();
-                    q.sql.push(':');
-                }
-            }
+            '$' if !in_name => dollar(c, &mut q.sql)?,
+            ':' => colon(c, at, &mut q),
             '?' => {
                 return Err(ParseError::at(
                     at,
                     "a '?' outside quotes is dbrace's parameter placeholder; write the operator another way (e.g. jsonb_exists() for jsonb ?)",
                 ));
             }
-            _ => {
-                match ch {
-                    '(' => depth += 1,
-                    ')' => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-                c.bump();
-                q.sql.push(ch);
-            }
+            _ => plain(c, ch, &mut depth, &mut q.sql),
         }
         in_name = is_name_char(ch) || (ch == '$' && in_name);
     };
@@ -128,10 +86,83 @@ pub fn scan(c: &mut Cursor) -> Result<(Option<SqlCommand>, End), ParseError> {
     if queries.is_empty() {
         return Ok((None, end));
     }
-    let text = c.since(start);
+    Ok((Some(command(c.since(start), pos, queries)), end))
+}
+
+/// `\;` (ends a query of a compound command) or `\:` (a plain colon), consumed; false
+/// when the backslash starts a meta-command instead.
+fn backslash_escape(c: &mut Cursor, queries: &mut Vec<Query>, q: &mut Query) -> bool {
+    match c.peek_at(1) {
+        Some(';') => {
+            c.skip(2);
+            push_query(queries, q);
+        }
+        Some(':') => {
+            c.skip(2);
+            q.sql.push(':');
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Skip a `--` comment up to its newline, which stays.
+fn line_comment(c: &mut Cursor) {
+    while c.peek().is_some_and(|x| x != '\n') {
+        c.bump();
+    }
+}
+
+/// A `$` not inside a name: a dollar-quoted string, or a plain `$` (as in `$1`).
+fn dollar(c: &mut Cursor, out: &mut String) -> Result<(), ParseError> {
+    match dollar_tag(c.rest()) {
+        Some(tag) => dollar_quoted(c, tag.len(), out)?,
+        None => {
+            c.bump();
+            out.push('$');
+        }
+    }
+    Ok(())
+}
+
+/// A `:` at `at`: a `::` cast, a `:name` variable (becoming a `?`), or a plain colon.
+fn colon(c: &mut Cursor, at: Pos, q: &mut Query) {
+    if c.peek_at(1) == Some(':') {
+        while c.peek() == Some(':') {
+            c.bump();
+            q.sql.push(':');
+        }
+    } else if c.peek_at(1).is_some_and(is_name_start) {
+        c.bump();
+        let from = c.offset();
+        while c.peek().is_some_and(is_name_char) {
+            c.bump();
+        }
+        q.vars.push((c.since(from).to_string(), at));
+        q.sql.push('?');
+    } else {
+        c.bump();
+        q.sql.push(':');
+    }
+}
+
+/// Copy any other character, tracking parentheses so that a `;` inside them does not end
+/// the command.
+fn plain(c: &mut Cursor, ch: char, depth: &mut u32, out: &mut String) {
+    match ch {
+        '(' => *depth += 1,
+        ')' => *depth = depth.saturating_sub(1),
+        _ => {}
+    }
+    c.bump();
+    out.push(ch);
+}
+
+/// The command read from `text` (starting at `pos`), reported by its first real line.
+fn command(text: &str, pos: Pos, queries: Vec<Query>) -> SqlCommand {
     let first = skip_blank_and_comments(text).lines().next().unwrap_or("").trim_end();
     let first_line: String = first.chars().take(127).collect();
-    Ok((Some(SqlCommand { queries, pos: first_pos(pos, text), first_line }), end))
+    SqlCommand { queries, pos: first_pos(pos, text), first_line }
 }
 
 /// Keep the query if it holds more than blanks.
