@@ -121,84 +121,121 @@ pub fn run<'a, T, F: FnOnce() -> T + 'a>(tasks: Vec<F>) -> Result<Vec<Outcome<T>
         let stacks = (0..n).map(|_| DefaultStack::new(STACK)).collect::<io::Result<Vec<_>>>()?;
         Ok((poll, timer, stacks))
     };
-    let (mut poll, timer, stacks) = match setup() {
+    let (poll, timer, stacks) = match setup() {
         Ok(s) => s,
         Err(error) => return Err(NotStarted { error, tasks }),
     };
-    let mut events = Events::with_capacity(n.max(16));
-    let mut fibers: Vec<Fiber<T>> = tasks.into_iter().zip(stacks).map(|(t, s)| Fiber::new(t, s)).collect();
-    let mut state = vec![State::Ready; n];
-    let mut heard = vec![false; n];
-    let mut out: Vec<Option<Outcome<T>>> = (0..n).map(|_| None).collect();
     // Sized up front: the loop never allocates.
-    let mut ready: VecDeque<usize> = VecDeque::with_capacity(n);
-    ready.extend(0..n);
-    let mut later: Vec<usize> = Vec::with_capacity(n);
-    let mut live = n;
-    while live > 0 {
-        while let Some(i) = ready.pop_front() {
-            HEARD.set(heard[i]);
-            let turn = fibers[i].co.resume(());
-            heard[i] = HEARD.get();
-            state[i] = match turn {
+    let mut l = Loop {
+        poll,
+        timer,
+        events: Events::with_capacity(n.max(16)),
+        fibers: tasks.into_iter().zip(stacks).map(|(t, s)| Fiber::new(t, s)).collect(),
+        state: vec![State::Ready; n],
+        heard: vec![false; n],
+        out: (0..n).map(|_| None).collect(),
+        ready: (0..n).collect(),
+        later: Vec::with_capacity(n),
+        live: n,
+    };
+    while l.live > 0 {
+        l.resume_ready();
+        if l.live == 0 {
+            break;
+        }
+        let next = l.wake_due(Instant::now());
+        l.wait(next);
+        l.ready.extend(l.later.drain(..));
+    }
+    Ok(l.out.into_iter().map(|o| o.expect("every fiber ran to its end")).collect())
+}
+
+/// The loop's fibers and what it knows of each.
+struct Loop<'a, T> {
+    poll: Poll,
+    timer: Timer,
+    events: Events,
+    fibers: Vec<Fiber<'a, T>>,
+    state: Vec<State>,
+    /// Whether each fiber's socket showed something to read while it was not parked on it.
+    heard: Vec<bool>,
+    out: Vec<Option<Outcome<T>>>,
+    ready: VecDeque<usize>,
+    /// Fibers that yielded: ready again after the others had their turn.
+    later: Vec<usize>,
+    live: usize,
+}
+
+impl<T> Loop<'_, T> {
+    /// Run every ready fiber until it parks, yields or ends.
+    fn resume_ready(&mut self) {
+        while let Some(i) = self.ready.pop_front() {
+            HEARD.set(self.heard[i]);
+            let turn = self.fibers[i].co.resume(());
+            self.heard[i] = HEARD.get();
+            self.state[i] = match turn {
                 CoroutineResult::Yield(Park::Socket { fd, fresh, write, by }) => {
-                    let enrolled = !fresh || enroll(&poll, fd, i).is_ok();
+                    let enrolled = !fresh || enroll(&self.poll, fd, i).is_ok();
                     State::Socket(if enrolled { by } else { by.min(Instant::now() + RETRY) }, write)
                 }
                 CoroutineResult::Yield(Park::Until(t)) => State::Timer(t),
                 CoroutineResult::Yield(Park::Yield) => {
-                    later.push(i);
+                    self.later.push(i);
                     State::Ready
                 }
                 CoroutineResult::Return(r) => {
-                    out[i] = Some(r);
-                    live -= 1;
+                    self.out[i] = Some(r);
+                    self.live -= 1;
                     State::Done
                 }
             };
         }
-        if live == 0 {
-            break;
-        }
-        let now = Instant::now();
+    }
+
+    /// Ready the fibers whose time has come by `now`; the earliest time still to come.
+    fn wake_due(&mut self, now: Instant) -> Option<Instant> {
         let mut next: Option<Instant> = None;
-        for (i, s) in state.iter_mut().enumerate() {
+        for (i, s) in self.state.iter_mut().enumerate() {
             if let State::Socket(t, _) | State::Timer(t) = *s {
                 if t <= now {
                     *s = State::Ready;
-                    ready.push_back(i);
+                    self.ready.push_back(i);
                 } else {
                     next = Some(next.map_or(t, |n| n.min(t)));
                 }
             }
         }
-        let timeout = match next.map(|t| t - now) {
-            _ if !ready.is_empty() || !later.is_empty() => Some(Duration::ZERO),
+        next
+    }
+
+    /// Wait for a socket or for `next` (not at all while fibers are ready), and ready the
+    /// fibers whose sockets are.
+    fn wait(&mut self, next: Option<Instant>) {
+        let timeout = match next.map(|t| t.saturating_duration_since(Instant::now())) {
+            _ if !self.ready.is_empty() || !self.later.is_empty() => Some(Duration::ZERO),
             // Should arming fail, epoll's own timeout serves, to the millisecond.
-            Some(d) if d < FINE && timer.arm(d).is_ok() => None,
+            Some(d) if d < FINE && self.timer.arm(d).is_ok() => None,
             d => d,
         };
-        if let Err(e) = poll.poll(&mut events, timeout)
+        if let Err(e) = self.poll.poll(&mut self.events, timeout)
             && e.kind() != io::ErrorKind::Interrupted
         {
             // Only a broken epoll descriptor or buffer fails here: a bug, not a condition.
             panic!("epoll_wait failed: {e}");
         }
-        for e in events.iter() {
+        for e in self.events.iter() {
             let i = e.token().0;
-            let Some(s) = state.get_mut(i) else { continue };
+            let Some(s) = self.state.get_mut(i) else { continue };
             let readable = e.is_error() || e.is_readable() || e.is_read_closed();
             match *s {
                 State::Socket(_, write) if e.is_error() || if write { e.is_writable() } else { readable } => {
                     *s = State::Ready;
-                    ready.push_back(i);
+                    self.ready.push_back(i);
                 }
-                _ => heard[i] |= readable,
+                _ => self.heard[i] |= readable,
             }
         }
-        ready.extend(later.drain(..));
     }
-    Ok(out.into_iter().map(|o| o.expect("every fiber ran to its end")).collect())
 }
 
 /// Watch `fd` for fiber `i`: a new connection, or one whose socket was closed and whose
