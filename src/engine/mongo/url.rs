@@ -115,17 +115,41 @@ fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
         }
         d => Some(d),
     };
-    let mut auth_source = None;
-    let mut mechanism = None;
-    let mut connect_timeout = patient::CONNECT_TIMEOUT;
-    let mut tls = TlsOptions::default();
+    let mut o = UrlOptions {
+        auth_source: None,
+        mechanism: None,
+        connect_timeout: patient::CONNECT_TIMEOUT,
+        tls: TlsOptions::default(),
+    };
     for kv in query.split('&').filter(|kv| !kv.is_empty()) {
         let (k, v) = kv.split_once('=').ok_or_else(|| format!("option '{kv}' has no value"))?;
-        let v = decode(v, k)?;
+        o.set(k, decode(v, k)?)?;
+    }
+    let UrlOptions { auth_source, mechanism, connect_timeout, tls } = o;
+    let auth_source = auth_source.or_else(|| database.clone()).unwrap_or_else(|| "admin".into());
+    let tls = tls.tls()?;
+    if tls.is_some() && matches!(addr, Addr::Unix(_)) {
+        return Err("TLS runs over TCP only, not a unix socket: drop the tls options".into());
+    }
+    Ok(Endpoint { addr, user, password, database, auth_source, mechanism, connect_timeout, tls })
+}
+
+/// The query options of a URL, as they are read.
+struct UrlOptions {
+    auth_source: Option<String>,
+    mechanism: Option<Mechanism>,
+    connect_timeout: Duration,
+    tls: TlsOptions,
+}
+
+impl UrlOptions {
+    /// Take option `k` with its decoded value `v`; refuse one dbrace does not know or that
+    /// the profile decides.
+    fn set(&mut self, k: &str, v: String) -> std::result::Result<(), String> {
         match k.to_ascii_lowercase().as_str() {
-            "authsource" => auth_source = Some(v),
+            "authsource" => self.auth_source = Some(v),
             "authmechanism" => {
-                mechanism = Some(match v.as_str() {
+                self.mechanism = Some(match v.as_str() {
                     "SCRAM-SHA-256" => Mechanism::Sha256,
                     "SCRAM-SHA-1" => Mechanism::Sha1,
                     _ => return Err(format!("authMechanism {v}: dbrace speaks SCRAM-SHA-256 and SCRAM-SHA-1")),
@@ -133,20 +157,20 @@ fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
             }
             "connecttimeoutms" => {
                 let ms: u64 = v.parse().map_err(|_| format!("connectTimeoutMS={v} is not a number of milliseconds"))?;
-                connect_timeout = if ms == 0 { patient::FOREVER } else { Duration::from_millis(ms) };
+                self.connect_timeout = if ms == 0 { patient::FOREVER } else { Duration::from_millis(ms) };
             }
             "tls" | "ssl" => {
                 let on = boolean(k, &v)?;
-                if tls.on.is_some_and(|was| was != on) {
+                if self.tls.on.is_some_and(|was| was != on) {
                     return Err("tls and ssl say different things: give one".into());
                 }
-                tls.on = Some(on);
+                self.tls.on = Some(on);
             }
-            "tlscafile" => tls.ca = Some(file(k, v)?),
-            "tlscertificatekeyfile" => tls.cert_key = Some(file(k, v)?),
-            "tlsinsecure" => tls.insecure = Some(boolean(k, &v)?),
-            "tlsallowinvalidcertificates" => tls.invalid_certs = Some(boolean(k, &v)?),
-            "tlsallowinvalidhostnames" => tls.invalid_hosts = Some(boolean(k, &v)?),
+            "tlscafile" => self.tls.ca = Some(file(k, v)?),
+            "tlscertificatekeyfile" => self.tls.cert_key = Some(file(k, v)?),
+            "tlsinsecure" => self.tls.insecure = Some(boolean(k, &v)?),
+            "tlsallowinvalidcertificates" => self.tls.invalid_certs = Some(boolean(k, &v)?),
+            "tlsallowinvalidhostnames" => self.tls.invalid_hosts = Some(boolean(k, &v)?),
             "w" | "journal" | "wtimeoutms" => {
                 return Err(format!(
                     "option {k}: the profile chooses the write concern (disk: j:true, async: j:false)"
@@ -159,13 +183,8 @@ fn parse(rest: &str) -> std::result::Result<Endpoint, String> {
                 ));
             }
         }
+        Ok(())
     }
-    let auth_source = auth_source.or_else(|| database.clone()).unwrap_or_else(|| "admin".into());
-    let tls = tls.tls()?;
-    if tls.is_some() && matches!(addr, Addr::Unix(_)) {
-        return Err("TLS runs over TCP only, not a unix socket: drop the tls options".into());
-    }
-    Ok(Endpoint { addr, user, password, database, auth_source, mechanism, connect_timeout, tls })
 }
 
 /// The URI spec's `true` or `false`.
