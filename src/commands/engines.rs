@@ -4,7 +4,7 @@
 use super::gib;
 use crate::cli::EnginesArgs;
 use crate::error::Result;
-use crate::instance::Locations;
+use crate::instance::{Location, Locations};
 use crate::launcher::{Kind, docker};
 use crate::startup::{launched, machine};
 use crate::{engine, profile, signals, workload};
@@ -23,24 +23,48 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
     }
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     signals::check()?;
-    let engines: Vec<EngineInfo> = engine::all()
+    let engines = engine_infos(&machine);
+    let locs = [&locations.disk, &locations.ram];
+    if a.json {
+        print_json(&engines, &locs, machine.launcher, &docker)?;
+        return Ok(0);
+    }
+    print_engines(&engines);
+    print_locations(&locs);
+    print_docker(&docker);
+    print_profiles();
+    print_workloads();
+    if std::io::stdout().is_terminal() {
+        println!("(a disk fsync far above a ram one is what makes ram profiles faster for commit-heavy workloads)");
+    }
+    Ok(0)
+}
+
+/// Every engine: whether it is usable here, its version (or why not), its client and settings.
+fn engine_infos(machine: &engine::Machine) -> Vec<EngineInfo> {
+    engine::all()
         .iter()
         .map(|e| {
-            let (usable, version) = match e.version(&machine) {
+            let (usable, version) = match e.version(machine) {
                 Ok(v) => (true, v),
                 Err(err) => (false, err.to_string()),
             };
             let interface = format!("{:?}", e.interface()).to_lowercase();
             EngineInfo { engine: e.name(), usable, version, interface, settings: e.setting_keys() }
         })
-        .collect();
-    let locs = [&locations.disk, &locations.ram];
-    if a.json {
-        let launcher = crate::launcher::chosen(machine.launcher).name();
-        let v = serde_json::json!({"engines": engines, "locations": locs, "launcher": launcher, "docker": docker});
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| failed!("{e}"))?);
-        return Ok(0);
-    }
+        .collect()
+}
+
+/// All of it as one JSON object (`--json`).
+fn print_json(engines: &[EngineInfo], locs: &[&Location], launcher: Kind, docker: &DockerInfo) -> Result<()> {
+    let launcher = crate::launcher::chosen(launcher).name();
+    let v = serde_json::json!({"engines": engines, "locations": locs, "launcher": launcher, "docker": docker});
+    println!("{}", serde_json::to_string_pretty(&v).map_err(|e| failed!("{e}"))?);
+    Ok(())
+}
+
+/// A row per engine.
+fn print_engines(engines: &[EngineInfo]) {
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED).set_header([
         "engine",
@@ -54,11 +78,15 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
     if t.width().is_none() {
         t.set_width(120);
     }
-    for e in &engines {
+    for e in engines {
         let usable = if e.usable { "yes" } else { "no" };
         t.add_row([e.engine, usable, &e.version, &e.interface, &e.settings.join(", ")]);
     }
     println!("{t}");
+}
+
+/// A row per location: where it is, its filesystem, free space and fsync latency.
+fn print_locations(locs: &[&Location]) {
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED).set_header([
         "location",
@@ -74,12 +102,19 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
         t.add_row([l.kind.to_string(), l.path.display().to_string(), l.fs_type.clone(), gib(l.free_bytes), fsync]);
     }
     println!("{t}");
-    print_docker(&docker);
+}
+
+/// The built-in profiles and the `+tls` suffix.
+fn print_profiles() {
     println!("profiles:");
     for (n, h) in profile::builtin_help() {
         println!("  {n:<11} {h}");
     }
     println!("  PROFILE+tls the same, its throwaway server with TLS (docs/tls.md)");
+}
+
+/// The workloads with the engines each drives, then the counters family and scripts.
+fn print_workloads() {
     println!("workloads:");
     for w in workload::all() {
         let on: Vec<_> = engine::all().iter().filter(|e| w.drives(e.interface())).map(|e| e.name()).collect();
@@ -94,10 +129,6 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
         "script:FILE",
         sql.join(", ")
     );
-    if std::io::stdout().is_terminal() {
-        println!("(a disk fsync far above a ram one is what makes ram profiles faster for commit-heavy workloads)");
-    }
-    Ok(0)
 }
 
 /// What `dbrace engines` says of one engine.

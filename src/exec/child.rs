@@ -6,7 +6,7 @@
 use crate::error::Result;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -71,27 +71,30 @@ const GRACE: Duration = Duration::from_secs(2);
 
 /// Run the command to its end, a timeout, or a signal to dbrace.
 pub fn run(s: &Spawn) -> Result<Timed> {
-    let program = &s.argv[0];
-    let mut cmd = Command::new(program);
+    let mut cmd = command(s)?;
+    let start = Instant::now();
+    let child = spawn(&mut cmd, &s.argv[0])?;
+    let pid = child.id() as libc::pid_t;
+    let (end, stopped) = wait_or_stop(pid, start, s.timeout);
+    // What the command left running in its group goes too, before its pid (the group's
+    // id) can be reused: a leftover must not run on into the next run.
+    signal_group(pid, libc::SIGKILL);
+    let (status, usage) = reap(pid)?;
+    drop(child);
+    let ending = stopped.unwrap_or_else(|| exit_ending(status));
+    Ok(Timed { wall: end - start, user: duration(usage.ru_utime), system: duration(usage.ru_stime), ending })
+}
+
+/// The command as `s` asks for it, stdin empty, in a process group of its own that dies with dbrace.
+fn command(s: &Spawn) -> Result<Command> {
+    let mut cmd = Command::new(&s.argv[0]);
     cmd.args(&s.argv[1..]);
     for k in s.unset {
         cmd.env_remove(k);
     }
     cmd.envs(s.env.iter().map(|(k, v)| (k, v)));
     cmd.stdin(Stdio::null());
-    let (out, err) = match s.output {
-        Output::File(path) => {
-            let f = std::fs::File::create(path).map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
-            let g = f.try_clone().map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
-            (Stdio::from(f), Stdio::from(g))
-        }
-        Output::Stderr => {
-            use std::os::fd::AsFd;
-            let dup =
-                || std::io::stderr().as_fd().try_clone_to_owned().map_err(|e| failed!("cannot share stderr: {e}"));
-            (Stdio::from(dup()?), Stdio::from(dup()?))
-        }
-    };
+    let (out, err) = output_pipes(s.output)?;
     cmd.stdout(out).stderr(err);
     // A group of its own: a timeout or Ctrl-C stops the whole tree it started, and the
     // terminal's Ctrl-C reaches dbrace alone, which stops it in order.
@@ -106,12 +109,36 @@ pub fn run(s: &Spawn) -> Result<Timed> {
             Ok(())
         });
     }
-    let start = Instant::now();
-    let child = cmd.spawn().map_err(|e| match e.kind() {
+    Ok(cmd)
+}
+
+/// The command's stdout and stderr: both into the file, or both onto dbrace's stderr.
+fn output_pipes(output: Output) -> Result<(Stdio, Stdio)> {
+    match output {
+        Output::File(path) => {
+            let f = std::fs::File::create(path).map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
+            let g = f.try_clone().map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
+            Ok((Stdio::from(f), Stdio::from(g)))
+        }
+        Output::Stderr => {
+            use std::os::fd::AsFd;
+            let dup =
+                || std::io::stderr().as_fd().try_clone_to_owned().map_err(|e| failed!("cannot share stderr: {e}"));
+            Ok((Stdio::from(dup()?), Stdio::from(dup()?)))
+        }
+    }
+}
+
+/// Start the command; bad input when `program` is not there to run.
+fn spawn(cmd: &mut Command, program: &str) -> Result<Child> {
+    cmd.spawn().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => bad_input!("command '{program}' not found; install it, or give its path"),
         _ => failed!("cannot run '{program}': {e}"),
-    })?;
-    let pid = child.id() as libc::pid_t;
+    })
+}
+
+/// Wait for `pid`'s exit, stopping its group on `timeout` or a signal: when, and why it was stopped.
+fn wait_or_stop(pid: libc::pid_t, start: Instant, timeout: Option<Duration>) -> (Instant, Option<Ending>) {
     // Waiting in a thread of its own marks the exit the moment it happens, while this one
     // watches the clock and the signals.
     let (tx, rx) = mpsc::channel();
@@ -127,12 +154,7 @@ pub fn run(s: &Spawn) -> Result<Timed> {
         }
         match stopping {
             None => {
-                let why = match (crate::signals::pending(), s.timeout) {
-                    (Some(sig), _) => Some(Ending::Interrupted(sig)),
-                    (None, Some(t)) if start.elapsed() >= t => Some(Ending::TimedOut),
-                    _ => None,
-                };
-                if let Some(why) = why {
+                if let Some(why) = reason_to_stop(start, timeout) {
                     signal_group(pid, libc::SIGTERM);
                     stopping = Some((why, Instant::now()));
                 }
@@ -141,19 +163,32 @@ pub fn run(s: &Spawn) -> Result<Timed> {
             Some(_) => {}
         }
     };
-    // What the command left running in its group goes too, before its pid (the group's
-    // id) can be reused: a leftover must not run on into the next run.
-    signal_group(pid, libc::SIGKILL);
-    let (status, usage) = reap(pid)?;
-    drop(child);
-    let ending = match stopping {
-        Some((why, _)) => why,
-        None if libc::WIFEXITED(status) => Ending::Exited(libc::WEXITSTATUS(status)),
-        None if libc::WIFSIGNALED(status) => Ending::Signaled(libc::WTERMSIG(status)),
-        None => Ending::Exited(status),
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    Ok(Timed { wall: end - start, user: tv(usage.ru_utime), system: tv(usage.ru_stime), ending })
+    (end, stopping.map(|(why, _)| why))
+}
+
+/// Why a command started at `start` should stop now: a signal to dbrace, or its timeout.
+fn reason_to_stop(start: Instant, timeout: Option<Duration>) -> Option<Ending> {
+    match (crate::signals::pending(), timeout) {
+        (Some(sig), _) => Some(Ending::Interrupted(sig)),
+        (None, Some(t)) if start.elapsed() >= t => Some(Ending::TimedOut),
+        _ => None,
+    }
+}
+
+/// How a command that was not stopped ended, from its wait status.
+fn exit_ending(status: i32) -> Ending {
+    if libc::WIFEXITED(status) {
+        Ending::Exited(libc::WEXITSTATUS(status))
+    } else if libc::WIFSIGNALED(status) {
+        Ending::Signaled(libc::WTERMSIG(status))
+    } else {
+        Ending::Exited(status)
+    }
+}
+
+/// A `timeval` of `getrusage` as a duration.
+fn duration(t: libc::timeval) -> Duration {
+    Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000)
 }
 
 /// Block until `pid` has exited, without reaping it (its group can still be signalled).

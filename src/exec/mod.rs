@@ -30,6 +30,7 @@ use child::{Ending, Output, Spawn};
 use results::{ExecOptions, ExecResults, ProfileRuns, Run, RunOutcome};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use summary::Summary;
 
 /// Everything an exec needs, checked before any server starts.
 struct Job {
@@ -107,44 +108,7 @@ pub fn run(a: ExecArgs) -> Result<i32> {
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     reap_locations(&locations, progress);
     reap_containers(&job.machine, progress);
-    let secret = job.access.password.clone().unwrap_or_default();
-    let mut results = ExecResults {
-        kind: results::KIND.into(),
-        schema: results::SCHEMA,
-        dbrace_version: crate::version::VERSION.to_string(),
-        status: RunStatus::Running,
-        started_at: now_rfc3339(),
-        finished_at: None,
-        engine: job.engine.name().to_string(),
-        command: command::recorded(&job.argv, &secret),
-        prepare: job.prepare.as_ref().map(|p| command::recorded(p, &secret)),
-        setup: job.setup.as_ref().map(|s| s.path.display().to_string()),
-        options: ExecOptions {
-            repeat: a.repeat.unwrap_or(0),
-            max_repeat: a.repeat.is_none().then_some(a.max_repeat),
-            budget_s: a.budget.filter(|_| a.repeat.is_none()).map(|b| b.as_secs_f64()),
-            warmup: a.warmup,
-            reuse: a.reuse,
-            timeout_s: a.timeout.map(|t| t.as_secs_f64()),
-            ignore_failure: a.ignore_failure,
-            baseline: job.profiles[0].name.clone(),
-            confidence: a.confidence,
-            port: job.access.port,
-        },
-        host: Host::detect(),
-        locations: vec![locations.disk.clone(), locations.ram.clone()],
-        profiles: job
-            .profiles
-            .iter()
-            .map(|p| ProfileRuns {
-                profile: p.clone(),
-                engine_version: None,
-                settings: Default::default(),
-                runs: vec![],
-            })
-            .collect(),
-        summary: None,
-    };
+    let mut results = new_results(&a, &job, &locations);
     let output = datadir::scratch(&locations.disk.path, "exec-output");
     let mut runner = Runner {
         job: &job,
@@ -160,23 +124,87 @@ pub fn run(a: ExecArgs) -> Result<i32> {
     drop(runner);
     let _ = std::fs::remove_file(&output);
     results.finished_at = Some(now_rfc3339());
-    results.status = match &outcome {
+    results.status = run_status(&outcome);
+    let summary = summarize::summarize(&results);
+    results.summary = Some(summary.clone());
+    save_and_report(&a, &results, &summary, progress)?;
+    outcome?;
+    check_failed_runs(&a, &results, &summary)?;
+    Ok(0)
+}
+
+/// The results of an exec about to start: what it runs and how, no runs yet.
+fn new_results(a: &ExecArgs, job: &Job, locations: &Locations) -> ExecResults {
+    let secret = job.access.password.clone().unwrap_or_default();
+    ExecResults {
+        kind: results::KIND.into(),
+        schema: results::SCHEMA,
+        dbrace_version: crate::version::VERSION.to_string(),
+        status: RunStatus::Running,
+        started_at: now_rfc3339(),
+        finished_at: None,
+        engine: job.engine.name().to_string(),
+        command: command::recorded(&job.argv, &secret),
+        prepare: job.prepare.as_ref().map(|p| command::recorded(p, &secret)),
+        setup: job.setup.as_ref().map(|s| s.path.display().to_string()),
+        options: exec_options(a, job),
+        host: Host::detect(),
+        locations: vec![locations.disk.clone(), locations.ram.clone()],
+        profiles: job
+            .profiles
+            .iter()
+            .map(|p| ProfileRuns {
+                profile: p.clone(),
+                engine_version: None,
+                settings: Default::default(),
+                runs: vec![],
+            })
+            .collect(),
+        summary: None,
+    }
+}
+
+/// The options an exec runs with, as its results record them.
+fn exec_options(a: &ExecArgs, job: &Job) -> ExecOptions {
+    ExecOptions {
+        repeat: a.repeat.unwrap_or(0),
+        max_repeat: a.repeat.is_none().then_some(a.max_repeat),
+        budget_s: a.budget.filter(|_| a.repeat.is_none()).map(|b| b.as_secs_f64()),
+        warmup: a.warmup,
+        reuse: a.reuse,
+        timeout_s: a.timeout.map(|t| t.as_secs_f64()),
+        ignore_failure: a.ignore_failure,
+        baseline: job.profiles[0].name.clone(),
+        confidence: a.confidence,
+        port: job.access.port,
+    }
+}
+
+/// How the exec ended, as its results record it.
+fn run_status(outcome: &Result<()>) -> RunStatus {
+    match outcome {
         Ok(()) => RunStatus::Complete,
         Err(Error::Interrupted(_)) => RunStatus::Interrupted,
         Err(_) => RunStatus::Failed,
-    };
-    let summary = summarize::summarize(&results);
-    results.summary = Some(summary.clone());
+    }
+}
+
+/// Write the results to `--out`, print the report of the timed runs, and say where the results are.
+fn save_and_report(a: &ExecArgs, results: &ExecResults, summary: &Summary, progress: Progress) -> Result<()> {
     if let Some(out) = &a.out {
-        crate::results::save_json(&results, out)?;
+        crate::results::save_json(results, out)?;
     }
     if results.profiles.iter().any(|p| p.runs.iter().any(|r| !r.warmup)) {
-        print!("{}", report::render(&results, &summary, a.format)?);
+        print!("{}", report::render(results, summary, a.format)?);
     }
     if let Some(out) = &a.out {
         progress.line(&format!("results: {}", out.display()));
     }
-    outcome?;
+    Ok(())
+}
+
+/// An error when timed runs failed, unless `--ignore-failure`.
+fn check_failed_runs(a: &ExecArgs, results: &ExecResults, summary: &Summary) -> Result<()> {
     let timed = |p: &ProfileRuns| p.runs.iter().filter(|r| !r.warmup).count();
     let failed: usize = summary.profiles.iter().map(|p| p.failed).sum();
     if failed > 0 && !a.ignore_failure {
@@ -185,7 +213,7 @@ pub fn run(a: ExecArgs) -> Result<i32> {
             "{failed} of {total} timed runs failed (shown above, never averaged in); --ignore-failure exits 0 anyway"
         ));
     }
-    Ok(0)
+    Ok(())
 }
 
 /// The runs of one exec, and the servers they use.

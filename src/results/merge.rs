@@ -3,8 +3,8 @@
 //! so every percentile is read from the merged histogram, never averaged.
 
 use super::{
-    CellResult, Interval, Latency, RepeatResult, RepeatStatus, Results, RunStatus, ScheduleStats, decode_histogram,
-    encode_histogram, merge_statements, new_histogram,
+    CellResult, Interval, Latency, RepeatResult, RepeatStatus, Results, RunStatus, ScheduleStats, StatementLatency,
+    decode_histogram, encode_histogram, merge_statements, new_histogram,
 };
 use crate::error::Result;
 use crate::options::workload::Verdict;
@@ -190,57 +190,15 @@ fn check_aligned(parts: &[&RepeatResult], names: &[&str], label: &str, every: Op
 fn merge_repeat(parts: &[&RepeatResult], names: &[&str], label: &str, every: Option<f64>) -> Result<RepeatResult> {
     check_aligned(parts, names, label, every)?;
     let first = parts[0];
-    let mut hist = new_histogram();
-    for p in parts.iter().filter(|p| p.status.measured()) {
-        hist.add(decode(&p.histogram)?).map_err(|e| failed!("cannot add latency histograms: {e:?}"))?;
-    }
+    let hist = merged_histogram(parts)?;
     let sum = |f: fn(&RepeatResult) -> u64| parts.iter().map(|p| f(p)).sum::<u64>();
     let max = |f: fn(&RepeatResult) -> f64| parts.iter().map(|p| f(p)).fold(0.0, f64::max);
     let transactions = sum(|p| p.transactions);
     // They began together, so the run measured until the last shard stopped.
     let duration_s = max(|p| p.duration_s);
-    let mut timeline: Vec<u64> = Vec::new();
-    let mut statements = Vec::new();
-    for p in parts {
-        if timeline.len() < p.timeline.len() {
-            timeline.resize(p.timeline.len(), 0);
-        }
-        for (t, n) in timeline.iter_mut().zip(&p.timeline) {
-            *t += n;
-        }
-        merge_statements(&mut statements, &p.statements);
-    }
-    let status = parts
-        .iter()
-        .map(|p| p.status)
-        .max_by_key(|s| match s {
-            RepeatStatus::Ok => 0,
-            RepeatStatus::VerifyFailed => 1,
-            RepeatStatus::Failed => 2,
-        })
-        .unwrap_or(RepeatStatus::Ok);
-    let verify = parts.iter().all(|p| p.verify.is_some()).then(|| Verdict {
-        ok: parts.iter().all(|p| p.verify.as_ref().is_some_and(|v| v.ok)),
-        detail: parts
-            .iter()
-            .zip(names)
-            .map(|(p, n)| format!("{n}: {}", p.verify.as_ref().map_or("", |v| v.detail.as_str())))
-            .collect::<Vec<_>>()
-            .join("; "),
-    });
-    let schedule = first.schedule.map(|_| {
-        let of = |p: &RepeatResult| p.schedule.unwrap_or_default();
-        let lag_sum: f64 = parts.iter().map(|p| of(p).lag_avg_ms * p.transactions as f64).sum();
-        ScheduleStats {
-            lag_avg_ms: if transactions > 0 { lag_sum / transactions as f64 } else { 0.0 },
-            lag_max_ms: parts.iter().map(|p| of(p).lag_max_ms).fold(0.0, f64::max),
-            skipped: parts.iter().map(|p| of(p).skipped).sum(),
-            late: parts.iter().map(|p| of(p).late).sum(),
-        }
-    });
     Ok(RepeatResult {
         repeat: first.repeat,
-        status,
+        status: worst_status(parts),
         error: parts.iter().zip(names).find_map(|(p, n)| p.error.as_ref().map(|e| format!("{n}: {e}"))),
         started_at: parts.iter().map(|p| p.started_at.clone()).min().unwrap_or_default(),
         engine_version: first.engine_version.clone(),
@@ -261,16 +219,88 @@ fn merge_repeat(parts: &[&RepeatResult], names: &[&str], label: &str, every: Opt
         tps: if duration_s > 0.0 { transactions as f64 / duration_s } else { 0.0 },
         latency_ms: Latency::of(&hist),
         histogram: encode_histogram(&hist),
-        timeline,
+        timeline: added_timelines(parts),
         client_cpu_s: parts.iter().map(|p| p.client_cpu_s).sum(),
-        verify,
-        statements,
-        schedule,
+        verify: merged_verify(parts, names),
+        statements: merged_statements(parts),
+        schedule: merged_schedule(parts, transactions),
         intervals: merge_intervals(parts, every)?,
         measure_started_at: first.measure_started_at.clone(),
         round: first.round,
         kept: first.kept,
         noise: first.noise,
+    })
+}
+
+/// The latency histograms of the shards that measured, added up.
+fn merged_histogram(parts: &[&RepeatResult]) -> Result<Histogram<u64>> {
+    let mut hist = new_histogram();
+    for p in parts.iter().filter(|p| p.status.measured()) {
+        hist.add(decode(&p.histogram)?).map_err(|e| failed!("cannot add latency histograms: {e:?}"))?;
+    }
+    Ok(hist)
+}
+
+/// The shards' timelines added second by second, as long as the longest.
+fn added_timelines(parts: &[&RepeatResult]) -> Vec<u64> {
+    let mut timeline: Vec<u64> = Vec::new();
+    for p in parts {
+        if timeline.len() < p.timeline.len() {
+            timeline.resize(p.timeline.len(), 0);
+        }
+        for (t, n) in timeline.iter_mut().zip(&p.timeline) {
+            *t += n;
+        }
+    }
+    timeline
+}
+
+/// Every shard's statements' latencies, merged statement by statement.
+fn merged_statements(parts: &[&RepeatResult]) -> Vec<StatementLatency> {
+    let mut statements = Vec::new();
+    for p in parts {
+        merge_statements(&mut statements, &p.statements);
+    }
+    statements
+}
+
+/// The worst shard's status: failed over verify-failed over ok.
+fn worst_status(parts: &[&RepeatResult]) -> RepeatStatus {
+    parts
+        .iter()
+        .map(|p| p.status)
+        .max_by_key(|s| match s {
+            RepeatStatus::Ok => 0,
+            RepeatStatus::VerifyFailed => 1,
+            RepeatStatus::Failed => 2,
+        })
+        .unwrap_or(RepeatStatus::Ok)
+}
+
+/// The consistency check, when every shard made one: ok when all were, each shard's detail.
+fn merged_verify(parts: &[&RepeatResult], names: &[&str]) -> Option<Verdict> {
+    parts.iter().all(|p| p.verify.is_some()).then(|| Verdict {
+        ok: parts.iter().all(|p| p.verify.as_ref().is_some_and(|v| v.ok)),
+        detail: parts
+            .iter()
+            .zip(names)
+            .map(|(p, n)| format!("{n}: {}", p.verify.as_ref().map_or("", |v| v.detail.as_str())))
+            .collect::<Vec<_>>()
+            .join("; "),
+    })
+}
+
+/// The run's open-loop schedule, if it had one: lag weighed by transactions, the rest summed or maxed.
+fn merged_schedule(parts: &[&RepeatResult], transactions: u64) -> Option<ScheduleStats> {
+    parts[0].schedule.map(|_| {
+        let of = |p: &RepeatResult| p.schedule.unwrap_or_default();
+        let lag_sum: f64 = parts.iter().map(|p| of(p).lag_avg_ms * p.transactions as f64).sum();
+        ScheduleStats {
+            lag_avg_ms: if transactions > 0 { lag_sum / transactions as f64 } else { 0.0 },
+            lag_max_ms: parts.iter().map(|p| of(p).lag_max_ms).fold(0.0, f64::max),
+            skipped: parts.iter().map(|p| of(p).skipped).sum(),
+            late: parts.iter().map(|p| of(p).late).sum(),
+        }
     })
 }
 
