@@ -15,9 +15,7 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 #[command(after_help = "Example: dbrace exec --profile disk,ram,ram-nosync --setup schema.sql -- pytest -q")]
 pub struct ExecArgs {
-    /// The engine whose throwaway servers the command runs against: postgres, mysql, redis, mongo,
-    /// or sqlite (a database file in the profile's location)
-    #[arg(long, short = 'e', default_value = "postgres", value_name = "ENGINE")]
+    #[arg(long, short = 'e', default_value = "postgres", value_name = "ENGINE", help = exposed_help("The engine whose throwaway servers the command runs against"))]
     pub engine: String,
     /// Profiles, comma-separated, or NAME=PROFILE for a copy under another name; the first
     /// is the baseline (see `dbrace engines`)
@@ -82,4 +80,10 @@ pub struct ExecArgs {
     /// The command and its arguments, after --; run from its argv, never through a shell
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+/// An engine option's help: `what`, then the engines whose servers a user's tools get
+/// (sqlite's is a database file in the profile's location).
+pub fn exposed_help(what: &str) -> String {
+    format!("{what}: {}", crate::engine::names(|e| e.exposes()))
 }

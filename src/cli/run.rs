@@ -14,9 +14,7 @@ use std::time::Duration;
 /// `dbrace run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Engines, comma-separated: sqlite, memory, postgres, mysql, redis, mongo
-    /// [default: sqlite, postgres (when installed), memory]
-    #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST")]
+    #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST", help = engine_help())]
     pub engine: Vec<String>,
     /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged, wal-ram, or
     /// NAME=PROFILE for a copy under another name (disk2=disk: an A/A control)
@@ -210,6 +208,15 @@ fn parse_max_tries(s: &str) -> Result<u32, String> {
 /// A precision as a percentage of the median, e.g. 3% (a bare number is a percentage too).
 fn parse_precision(s: &str) -> Result<f64, String> {
     crate::compare::parse_percent(s).map_err(|e| format!("{e}; e.g. --precision 3% for ±3% of the median"))
+}
+
+/// `--engine`'s help: every engine, and the default ones.
+fn engine_help() -> String {
+    format!(
+        "Engines, comma-separated: {} [default: {}, of them those whose servers are installed]",
+        crate::engine::names(|_| true),
+        crate::plan::DEFAULT_ENGINES.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -17,8 +17,7 @@ pub enum ServeFormat {
 #[derive(Args, Debug)]
 #[command(after_help = "Example: dbrace serve postgres --setup schema.sql > db.env & sleep 1; . ./db.env; psql")]
 pub struct ServeArgs {
-    /// The engine: postgres, mysql, redis, mongo or sqlite
-    #[arg(value_name = "ENGINE")]
+    #[arg(value_name = "ENGINE", help = super::exec::exposed_help("The engine"))]
     pub engine: String,
     /// The profile (see `dbrace engines`)
     #[arg(long, short = 'p', default_value = "ram-nosync", value_name = "PROFILE")]

@@ -479,6 +479,11 @@ pub fn all() -> &'static [&'static dyn Engine] {
     &[&sqlite::Sqlite, &memory::Memory, &postgres::Postgres, &mysql::Mysql, &redis::Redis, &mongo::Mongo]
 }
 
+/// The names of the engines `which` keeps, in `all()`'s order, for help texts: "a, b, c".
+pub fn names(which: impl Fn(&dyn Engine) -> bool) -> String {
+    all().iter().filter(|e| which(**e)).map(|e| e.name()).collect::<Vec<_>>().join(", ")
+}
+
 /// Look an engine up by name.
 pub fn by_name(name: &str) -> Result<&'static dyn Engine> {
     all().iter().copied().find(|e| e.name() == name).ok_or_else(|| {
