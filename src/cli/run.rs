@@ -155,7 +155,7 @@ pub struct RunArgs {
     pub transport: crate::engine::Transport,
     /// How PostgreSQL statements travel, as pgbench's -M
     #[arg(long, value_enum, default_value = "prepared")]
-    pub protocol: crate::engine::postgres::client::Protocol,
+    pub protocol: crate::options::protocol::Protocol,
     /// Raw engine setting, repeatable: KEY=VALUE, or ENGINE.KEY=VALUE for one engine
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,

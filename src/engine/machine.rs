@@ -4,8 +4,8 @@
 
 use super::Transport;
 use super::access::{Access, Listen};
-use super::postgres::client::Protocol;
 use crate::instance::Storage;
+use crate::options::protocol::Protocol;
 use crate::profile::Profile;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,6 +4,7 @@
 pub mod buckets;
 pub mod counters;
 pub mod parse;
+pub mod protocol;
 pub mod shard;
 pub mod workload;
 pub mod ycsb;

@@ -5,20 +5,8 @@
 use super::named::NamedHere;
 use crate::engine::kit::patient::Patient;
 use crate::engine::kit::stream::Stream;
+pub use crate::options::protocol::Protocol;
 use bytes::BytesMut;
-
-/// How statements travel, as pgbench's `-M`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Protocol {
-    /// One Query message with the values spelled into the SQL text.
-    Simple,
-    /// Parse, Bind, Execute of an unnamed statement every time.
-    Extended,
-    /// Parse once, then Bind and Execute of the named statement.
-    #[default]
-    Prepared,
-}
 
 /// One connection.
 pub struct PgClient {
