@@ -63,8 +63,7 @@ pub struct LocationArgs {
     /// Directory for `ram` profiles (must be tmpfs) [default: /dev/shm/dbrace]
     #[arg(long, value_name = "DIR")]
     pub ram_dir: Option<PathBuf>,
-    /// As root, run servers as this user [default: the package's user: postgres, mysql, redis, mongodb]
-    #[arg(long, value_name = "USER")]
+    #[arg(long, value_name = "USER", help = run_as_help())]
     pub run_as: Option<String>,
     // Each engine's flag for the directory of its server binaries (--pg-bin, --mysql-bin).
     #[command(flatten)]
@@ -178,4 +177,10 @@ pub struct EnginesArgs {
     /// How servers would run: with --launcher docker, usable means its image is here.
     #[command(flatten)]
     pub launcher: LauncherArgs,
+}
+
+/// `--run-as`'s help: the package users of the engines' servers.
+fn run_as_help() -> String {
+    let users: Vec<&str> = crate::engine::all().iter().filter_map(|e| e.server_user()).map(|u| u.default).collect();
+    format!("As root, run servers as this user [default: the package's user: {}]", users.join(", "))
 }

@@ -97,6 +97,11 @@ pub trait Engine: Sync {
     /// Start or open a fresh instance as `launch` says (its profile on its target, its
     /// files in its storage).
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>>;
+    /// The user its throwaway servers run as when dbrace is root (`--run-as`); none for
+    /// an engine without a server.
+    fn server_user(&self) -> Option<&'static kit::ServerUser> {
+        None
+    }
     /// Whether it has a server to hand to a user's own tools (`exec`, `serve`).
     fn exposes(&self) -> bool {
         false

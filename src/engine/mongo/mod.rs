@@ -46,6 +46,9 @@ pub fn write_concern(p: &Profile) -> WriteConcern {
 }
 
 impl Engine for Mongo {
+    fn server_user(&self) -> Option<&'static ServerUser> {
+        Some(&USER)
+    }
     fn name(&self) -> &'static str {
         "mongo"
     }

@@ -76,6 +76,9 @@ fn merged(base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String
 }
 
 impl Engine for Mysql {
+    fn server_user(&self) -> Option<&'static ServerUser> {
+        Some(&USER)
+    }
     fn name(&self) -> &'static str {
         NAME
     }

@@ -55,6 +55,9 @@ fn profile_settings(p: &Profile) -> Vec<(String, String)> {
 pub const USER: ServerUser = ServerUser { server: "redis-server", default: "redis", refuses_root: false };
 
 impl Engine for Redis {
+    fn server_user(&self) -> Option<&'static ServerUser> {
+        Some(&USER)
+    }
     fn name(&self) -> &'static str {
         "redis"
     }
