@@ -18,8 +18,6 @@ pub use serve::{ServeArgs, ServeFormat};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-pub use crate::stats::DEFAULT_REPEAT;
-
 /// Race databases and their storage configurations side by side on your own machine.
 #[derive(Parser, Debug)]
 #[command(name = "dbrace", version = crate::version::VERSION, about, max_term_width = 100)]

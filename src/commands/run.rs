@@ -160,7 +160,8 @@ fn settings(a: &RunArgs, precision: Option<runner::precision::Target>, budget: O
         duration: a.transactions.is_none().then_some(a.duration),
         transactions: a.transactions,
         warmup: a.warmup,
-        repeat: a.repeat.unwrap_or(if a.start_at.is_some() { 1 } else { crate::cli::DEFAULT_REPEAT }),
+        // Without --repeat a budget or a precision decides, or --start-at runs one repeat.
+        repeat: a.repeat.unwrap_or(1),
         precision,
         confidence: a.confidence,
         seed: seed(a),
@@ -377,9 +378,9 @@ fn precision_target(a: &RunArgs, level: f64) -> Result<Option<runner::precision:
 fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
     let measured = a.warmup.as_secs_f64() + a.duration.as_secs_f64();
     let (precision, budget) = (s.precision.as_ref().map(|t| (t, s.confidence)), s.budget);
-    let repeat = a.repeat.unwrap_or(crate::cli::DEFAULT_REPEAT);
+    let repeat = s.repeat;
     let mut out = String::new();
-    let mut total = 0.0;
+    let mut round = 0.0;
     let width = plan.cells.iter().map(|c| c.id().len()).max().unwrap_or(0);
     for c in &plan.cells {
         // A throwaway server starts in about a second; a load writes some 50 MB/s; a cell
@@ -388,7 +389,7 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
         let load = c.workload.estimated_bytes(&c.options) as f64 / 50e6;
         let setup = if s.keeps(c) { 0.0 } else { server + load };
         let each = setup + if a.transactions.is_some() { a.warmup.as_secs_f64() } else { measured };
-        total += each * f64::from(repeat);
+        round += each;
         out += &match (precision, budget) {
             (None, None) => format!("  {:width$}  ≈ {} × {}\n", c.id(), repeat, secs(each)),
             _ => format!("  {:width$}  ≈ {} a repeat\n", c.id(), secs(each)),
@@ -400,7 +401,6 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
     };
     let head = match precision {
         Some((t, level)) => {
-            let round = total / f64::from(repeat);
             let at_most = (round * f64::from(t.max_repeat)).min(t.max_time.as_secs_f64());
             format!(
                 "would measure {} cells in interleaved rounds until each is within ±{} at {}: {} to {} repeats a cell, no round started that would end after {}; a round ≈ {}{per}, so ≈ {} to {}:\n",
@@ -419,10 +419,15 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
             Some(b) => format!(
                 "would measure {} cells in rounds, a round ≈ {}{per}, until every cell's comparison with its baseline is settled or --budget {} is spent:\n",
                 plan.cells.len(),
-                secs(total / f64::from(repeat)),
+                secs(round),
                 secs(b.as_secs_f64())
             ),
-            None => format!("would measure {} cells × {} repeats, ≈ {}{per}:\n", plan.cells.len(), repeat, secs(total)),
+            None => format!(
+                "would measure {} cells × {} repeats, ≈ {}{per}:\n",
+                plan.cells.len(),
+                repeat,
+                secs(round * f64::from(repeat))
+            ),
         },
     };
     out.insert_str(0, &head);

@@ -19,11 +19,6 @@ pub mod signed_rank;
 
 use serde::{Deserialize, Serialize};
 
-/// Repeats per cell when neither a budget nor a precision decides (`--start-at`'s shards,
-/// `--dry-run`'s TOML): enough for `compare` to give a verdict at 95% (5 against 5: 96.8%)
-/// and for a median interval worth printing (min–max of 5: 93.8%).
-pub const DEFAULT_REPEAT: u32 = 5;
-
 /// The confidence intervals aim at unless asked otherwise.
 pub const LEVEL: f64 = 0.95;
 
