@@ -8,6 +8,7 @@ use crate::results::{StatementLatency, Tally};
 use crate::runner::control::{Control, MEASURE, STOP};
 use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
+use crate::runner::gauge::Gauge;
 use crate::runner::intervals::{ClientInterval, Recorder};
 use crate::runner::recovery::{Back, Reconnect, Tries};
 use crate::runner::schedule::Schedule;
@@ -174,6 +175,10 @@ struct Client<'a, 'c> {
     tx: Box<dyn Transactor>,
     duty: Duty<'a, 'c>,
     recovery: Recovery<'a>,
+    /// This client's live counters for `--progress`, if any.
+    gauge: Option<&'a Gauge>,
+    /// `--latency-limit`, when paced.
+    latency_limit: Option<Duration>,
     r: WorkerReport,
     slices: Option<Recorder>,
     cpu_start: Option<Duration>,
@@ -191,6 +196,8 @@ impl<'a, 'c> Client<'a, 'c> {
         Client {
             tx,
             recovery,
+            gauge: duty.ctl.gauges.get(duty.me),
+            latency_limit: duty.schedule.as_ref().and_then(|s| s.limit),
             r: WorkerReport::empty(),
             slices: o.log_interval.map(|every| Recorder::new(every, o.expected_intervals)),
             cpu_start: None,
@@ -304,7 +311,6 @@ impl<'a, 'c> Client<'a, 'c> {
         scheduled: Option<Instant>,
         measuring: bool,
     ) -> (Result<(), Ended>, u64) {
-        let latency_limit = self.duty.schedule.as_ref().and_then(|s| s.limit);
         let mut tries = 1u32;
         // A transaction begun in the warm-up that conflicts on into the measured phase (a
         // writer locked out) counts its retries there.
@@ -323,7 +329,7 @@ impl<'a, 'c> Client<'a, 'c> {
                         break Err(Ended::OutOfTries(why));
                     }
                     // pgbench: the latency limit bounds all tries of a transaction together.
-                    if let (Some(l), Some(due)) = (latency_limit, scheduled)
+                    if let (Some(l), Some(due)) = (self.latency_limit, scheduled)
                         && now.saturating_duration_since(due) > l
                     {
                         break Err(Ended::OutOfTries(format!(
@@ -366,7 +372,7 @@ impl<'a, 'c> Client<'a, 'c> {
         self.last_success = end;
         self.r.committed += 1;
         let latency = (end - scheduled.unwrap_or(start)).as_nanos() as u64;
-        if let Some(g) = self.duty.ctl.gauges.get(self.duty.me) {
+        if let Some(g) = self.gauge {
             g.commit(latency);
         }
         if !measuring {
@@ -383,8 +389,7 @@ impl<'a, 'c> Client<'a, 'c> {
             let lag = start.saturating_duration_since(due).as_nanos() as u64;
             r.lag_sum_ns += lag;
             r.lag_max_ns = r.lag_max_ns.max(lag);
-            let limit = self.duty.schedule.as_ref().and_then(|s| s.limit);
-            r.late += u64::from(limit.is_some_and(|l| latency > l.as_nanos() as u64));
+            r.late += u64::from(self.latency_limit.is_some_and(|l| latency > l.as_nanos() as u64));
         }
         r.last_end = Some(end);
         let sec = self.measure_start.map_or(0, |s| end.saturating_duration_since(s).as_secs() as usize);
@@ -414,7 +419,7 @@ impl<'a, 'c> Client<'a, 'c> {
             }
         }
         self.r.tally.errors += u64::from(measuring);
-        if let Some(g) = self.duty.ctl.gauges.get(self.duty.me) {
+        if let Some(g) = self.gauge {
             g.error();
         }
         if let (true, Some(s)) = (measuring, self.slices.as_mut()) {
