@@ -30,14 +30,10 @@ pub fn launched(machine: crate::engine::Machine, a: &crate::cli::LauncherArgs) -
     crate::engine::Machine { launcher: a.launcher, images, docker_init, docker_disk, docker_network, ..machine }
 }
 
-/// Remove the containers and volumes killed runs left, when containers are in use, and say so.
+/// Remove what killed runs of the launcher in use left (containers, volumes), and say so.
 pub fn reap_containers(machine: &crate::engine::Machine, progress: Progress) {
-    if machine.launcher != crate::launcher::Kind::Docker {
-        return;
-    }
-    let reaped = crate::launcher::docker::reap::reap();
-    if !reaped.is_empty() {
-        progress.line(&format!("removed {} left by a killed run", reaped.described()));
+    if let Some(reaped) = machine.launcher.reap() {
+        progress.line(&format!("removed {reaped} left by a killed run"));
     }
 }
 

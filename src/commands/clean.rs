@@ -14,7 +14,7 @@ pub(super) fn clean(a: CleanArgs) -> Result<i32> {
     if !reaped.is_empty() {
         println!("docker: removed {} of killed runs", reaped.described());
     }
-    let n = crate::engine::kit::template::remove_abandoned();
+    let n = crate::launcher::template::remove_abandoned();
     if n > 0 {
         println!("templates: removed {n} unfinished template{} of killed runs", if n == 1 { "" } else { "s" });
     }

@@ -48,6 +48,17 @@ impl Machine {
     pub fn run_as(&self) -> Option<&str> {
         self.run_as.as_deref()
     }
+
+    /// How the launcher runs managed servers, as these options say.
+    pub fn how(&self) -> crate::launcher::How {
+        crate::launcher::How {
+            kind: self.launcher,
+            run_as: self.run_as.clone(),
+            init: self.docker_init,
+            disk: self.docker_disk,
+            network: self.docker_network,
+        }
+    }
 }
 
 /// The flag an engine takes for the directory of its server binaries.
@@ -116,7 +127,10 @@ pub struct Launch<'a> {
 impl<'a> Launch<'a> {
     /// A launch for `run`: listening as `--transport` says, no account of the user's.
     pub fn run(profile: &'a Profile, target: &'a super::Target, storage: &'a Storage, machine: &'a Machine) -> Self {
-        let listen = Listen::from_transport(machine.transport);
+        let listen = match machine.transport {
+            Transport::Socket => Listen::Socket,
+            Transport::Tcp => Listen::Tcp(None),
+        };
         Launch { profile, target, storage, listen, access: &NO_ACCESS, machine }
     }
 

@@ -10,12 +10,28 @@
 //! (and everything it started) when dropped.
 
 pub mod container;
+pub mod described;
 pub mod docker;
+pub mod how;
+pub mod launch;
+pub mod listen;
 pub mod native;
+pub mod place;
 pub mod recipe;
+pub mod run_as;
+pub mod start;
+pub mod started;
+pub mod template;
 
 pub use container::{Container, Mount};
+pub use described::{Contract, Described, Dir, File, Moved, Native as NativeServer, NativeTemplate, Spec};
+pub use how::How;
+pub use launch::{launch, launchable, version};
+pub use listen::Listen;
+pub use place::Place;
 pub use recipe::{Recipe, Step};
+pub use run_as::ServerUser;
+pub use started::{Dirs, Started, StartedBy};
 
 use crate::error::Result;
 use std::path::Path;
@@ -29,6 +45,23 @@ pub enum Kind {
     Native,
     /// Containers of an image, through the `docker` command.
     Docker,
+}
+
+impl Kind {
+    /// Whether its servers are dbrace's own processes, whose CPU time is told apart from
+    /// what others on the machine use.
+    pub fn servers_are_children(self) -> bool {
+        self == Kind::Native
+    }
+
+    /// Remove what killed runs of this launcher left beyond their data directories (a
+    /// container, a volume); what was removed, in words, if anything.
+    pub fn reap(self) -> Option<String> {
+        match self {
+            Kind::Native => None,
+            Kind::Docker => Some(docker::reap::reap()).filter(|r| !r.is_empty()).map(|r| r.described()),
+        }
+    }
 }
 
 /// How managed servers are run.

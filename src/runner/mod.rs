@@ -336,7 +336,7 @@ fn measure(
     let (m, reports) = gathered(measured, reports)?;
     let mut r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s)?;
     // A server that is not dbrace's child does its work among the others.
-    let own_server = cell.target == Target::Managed && cx.machine.launcher == crate::launcher::Kind::Native;
+    let own_server = cell.target == Target::Managed && cx.machine.launcher.servers_are_children();
     if let Some(n) = r.noise.as_mut().filter(|_| !own_server) {
         n.others_cpu = None;
     }

@@ -4,16 +4,17 @@
 //! journal's sync) and, on a throwaway server, the journal's interval and the dbpath's
 //! filesystem.
 
+mod binary;
 pub mod bson_out;
 pub mod client;
-mod container;
 mod cursor;
 mod doc_client;
 pub mod failure;
 mod login;
-pub mod managed;
+mod read_back;
 pub mod reply;
 pub mod scram;
+pub mod server;
 mod setup;
 pub mod url;
 pub mod wire;
@@ -23,9 +24,10 @@ use super::access::{self, Exposed};
 use super::kit::{self, Owned, ServerUser, UrlDatabase};
 use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
-use crate::launcher::{Kind, docker};
+use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
 use client::{MongoClient, WriteConcern};
+use server::{DEFAULT_IMAGE, MongoServer};
 use std::collections::BTreeMap;
 use url::Endpoint;
 use wire::Addr;
@@ -56,16 +58,10 @@ impl Engine for Mongo {
         Interface::Doc
     }
     fn version(&self, machine: &Machine) -> Result<String> {
-        if machine.launcher == Kind::Docker {
-            let image = docker::image("mongo", machine.image("mongo", container::DEFAULT_IMAGE))?;
-            return Ok(format!("image {} ({})", image.name, image.id));
-        }
-        let b = managed::binary(machine)?;
-        let who = USER.described(machine.run_as())?;
-        Ok(format!("{} ({}{who})", b.version, b.path.display()))
+        crate::launcher::version(&MongoServer::any(machine), &machine.how())
     }
     fn default_image(&self) -> Option<&'static str> {
-        Some(container::DEFAULT_IMAGE)
+        Some(DEFAULT_IMAGE)
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &[
@@ -94,34 +90,10 @@ impl Engine for Mongo {
                 profile.name
             ));
         }
-        if profile.tls && *target == Target::Managed && machine.launcher == Kind::Docker {
-            return Err(bad_input!(
-                "profile '{}' runs mongod with TLS, which dbrace does only with --launcher native so far; drop +tls or --tls, or use --launcher native",
-                profile.name
-            ));
-        }
         kit::target::check(
             profile,
             target,
-            || {
-                if machine.launcher == Kind::Docker && profile.unlogged {
-                    return Err(bad_input!(
-                        "profile '{}' needs mongod's inMemory storage engine, which the mongo image lacks (it is MongoDB Community; inMemory is Enterprise's); use ram-nosync for a dbpath on tmpfs",
-                        profile.name
-                    ));
-                }
-                kit::container::launchable(machine, "mongo", container::DEFAULT_IMAGE, &USER, || {
-                    let b = managed::binary(machine)?;
-                    if profile.unlogged && !b.in_memory {
-                        return Err(bad_input!(
-                            "profile '{}' needs mongod's inMemory storage engine, which {} lacks (it is MongoDB Enterprise's); use ram-nosync for a dbpath on tmpfs",
-                            profile.name,
-                            b.path.display()
-                        ));
-                    }
-                    Ok(())
-                })
-            },
+            || crate::launcher::launchable(&MongoServer::new(profile, machine, Vec::new()), &machine.how()),
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && !p.unlogged && p.durability != Durability::Off,
             ": against --url only the write concern is the client's to choose (disk: j:true, async: j:false); where the data lives, the journal's interval and the storage engine are the server's",
@@ -159,47 +131,53 @@ impl Engine for Mongo {
     }
 }
 
-/// A throwaway server for the launch: the machine's mongod, or a container of the image.
+/// A throwaway server for the launch: its first login (the localhost exception on the
+/// machine's mongod, root on an image's) makes the account clients use
+/// (`--user`/`--password`, else dbrace and a random password), then the settings are read
+/// back.
 fn managed_instance(launch: &Launch) -> Result<MongoInstance> {
-    match launch.machine.launcher {
-        Kind::Native => managed::instance(launch),
-        Kind::Docker => in_container(launch),
-    }
-}
-
-/// A container of the mongo image for the launch's profile: root logs in to make the
-/// account clients use (`--user`/`--password`, else dbrace and a random password), then
-/// the settings are read back as for the machine's mongod.
-fn in_container(launch: &Launch) -> Result<MongoInstance> {
     let (profile, machine) = (launch.profile, launch.machine);
     let dir = launch.data_dir("mongo")?;
-    let run_as = USER.for_launch(machine.run_as())?;
-    let launcher = crate::launcher::chosen(machine.launcher);
-    let image = docker::image("mongo", machine.image("mongo", container::DEFAULT_IMAGE))?;
-    let (args, expected) = managed::profile_args(profile);
-    let started = container::start(launcher, &image, profile, dir, run_as.as_ref(), &args, launch.listen, machine)?;
-    let noted = kit::container::noted(launcher, &image, started.facts, &started.network, &started.socket);
-    let server = Owned::Server(started.server);
-    let mut root = MongoClient::connect(&started.root, "admin", WriteConcern { journal: false })
-        .map_err(|e| server.unreachable(e))?;
-    let (user, password) = managed::account(launch.access)?;
+    if profile.tls {
+        server::tls_files(dir.path(), USER.resolve(machine.run_as())?.as_ref())?;
+    }
+    // TLS runs over TCP only.
+    let listen = match launch.listen {
+        access::Listen::Socket if profile.tls => access::Listen::Tcp(None),
+        l => l,
+    };
+    let (args, expected) = server::profile_args(profile);
+    let server = MongoServer::new(profile, machine, args);
+    let started = crate::launcher::launch(&server, &machine.how(), Dirs { data: dir, apart: None }, listen)?;
+    let (user, password) = account(launch.access)?;
     let cmd = bson::doc! { "createUser": &user, "pwd": &password, "roles": ["root"] };
-    root.command_doc("admin", &cmd).map_err(|e| failed!("mongo container: cannot create user {user}: {e}"))?;
-    let mut endpoint = started.root;
+    let mut first = started.ready;
+    first.command_doc("admin", &cmd).map_err(|e| failed!("mongod: cannot create user {user}: {e}"))?;
+    let mut endpoint = started.login;
     endpoint.user = Some(user);
     endpoint.password = Some(password);
     let mut inst = MongoInstance {
         endpoint,
         db: launch.access.database.clone().unwrap_or_else(|| MANAGED_DB.to_string()),
         wc: write_concern(profile),
-        version: String::new(),
+        version: started.version.unwrap_or_default(),
         settings: BTreeMap::new(),
-        owned: server,
+        owned: Owned::Server(started.server),
     };
     let mut c = inst.client()?;
     inst.read_back(&mut c, &expected, &profile.name)?;
-    inst.settings.extend(noted);
+    inst.settings.extend(started.noted);
     Ok(inst)
+}
+
+/// The account TCP clients log in as: `--user`/`--password`, else dbrace and a random one.
+fn account(access: &access::Access) -> Result<(String, String)> {
+    let user = access.user.clone().unwrap_or_else(|| "dbrace".into());
+    let password = match &access.password {
+        Some(p) => p.clone(),
+        None => crate::instance::server::random_token(24)?,
+    };
+    Ok((user, password))
 }
 
 /// The connection handed to a user's tools: MONGODB_URI and DATABASE_URL; with TLS,
@@ -297,7 +275,7 @@ impl MongoInstance {
     /// `getCmdLineOpts`, `getParameter`; fail when one of `expected` (mongod options
     /// and parameters set) did not take.
     fn read_back(&mut self, c: &mut MongoClient, expected: &[(String, String)], profile: &str) -> Result<()> {
-        let s = managed::read_back(c, &self.endpoint, self.wc, expected, profile)?;
+        let s = read_back::read_back(c, &self.endpoint, self.wc, expected, profile)?;
         self.version = s.get("version").cloned().unwrap_or_else(|| "unknown".into());
         self.settings.extend(s);
         Ok(())

@@ -3,10 +3,11 @@
 //! only what a session can set applies. Profiles map to InnoDB's durability settings,
 //! `unlogged` to MEMORY tables; the settings in effect are read back with `SELECT @@…`.
 
+mod account;
+pub mod binaries;
 pub mod client;
-mod container;
 pub mod endpoint;
-pub mod managed;
+pub mod server;
 pub mod wire;
 
 use super::ConnectError;
@@ -16,10 +17,11 @@ use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
 use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
 use crate::error::Result;
 use crate::instance::certs::{self, Certs};
-use crate::launcher::{Kind, docker};
+use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
 use client::MyClient;
 use endpoint::Endpoint;
+use server::{DATABASE, DEFAULT_IMAGE, MyServer};
 use std::collections::BTreeMap;
 
 /// The MariaDB / MySQL engine.
@@ -86,16 +88,10 @@ impl Engine for Mysql {
         Interface::Sql
     }
     fn version(&self, machine: &Machine) -> Result<String> {
-        if machine.launcher == Kind::Docker {
-            let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
-            return Ok(format!("image {} ({})", image.name, image.id));
-        }
-        let b = managed::binaries(machine.bin_dir(NAME))?;
-        let who = USER.described(machine.run_as())?;
-        Ok(format!("{} ({}{who})", b.version, b.server.display()))
+        crate::launcher::version(&MyServer::any(machine), &machine.how())
     }
     fn default_image(&self) -> Option<&'static str> {
-        Some(container::DEFAULT_IMAGE)
+        Some(DEFAULT_IMAGE)
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server variable (mariadbd --KEY=VALUE; SET SESSION per connection against --url)"]
@@ -119,21 +115,10 @@ impl Engine for Mysql {
         true
     }
     fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
-        if profile.tls && *target == Target::Managed && machine.launcher == Kind::Docker {
-            return Err(bad_input!(
-                "profile '{}': mysql runs a throwaway server with TLS on the native launcher only; \
-                 use --launcher native, or drop +tls",
-                profile.name
-            ));
-        }
         kit::target::check(
             profile,
             target,
-            || {
-                kit::container::launchable(machine, NAME, container::DEFAULT_IMAGE, &USER, || {
-                    managed::binaries(machine.bin_dir(NAME)).map(drop)
-                })
-            },
+            || crate::launcher::launchable(&MyServer::new(profile, machine, Vec::new()), &machine.how()),
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && p.wal.is_none(),
             " (data or redo log on tmpfs need a restart, and innodb_flush_log_at_trx_commit is global: dbrace does not change a shared server); against --url only disk and unlogged apply",
@@ -166,49 +151,27 @@ impl Engine for Mysql {
 fn managed_instance(launch: &Launch) -> Result<MyInstance> {
     let (profile, machine) = (launch.profile, launch.machine);
     let dir = launch.data_dir(NAME)?;
-    let wal = launch.storage.wal.as_ref();
-    let run_as = USER.for_launch(machine.run_as())?;
-    let launcher = crate::launcher::chosen(machine.launcher);
     let mut expected = durability_settings(profile.durability);
     if profile.unlogged {
         expected.extend(memory_settings());
     }
     let expected = merged(expected, &profile.settings);
-    let mut noted = BTreeMap::new();
     // With TLS its clients come over TCP: TLS needs it, and the socket would be trusted as
     // secure without it.
     let (listen, certs) = match profile.tls {
-        true => (tls_listen(launch.listen), Some(certs::make(dir.path(), run_as.as_ref())?)),
+        true => (tls_listen(launch.listen), Some(certs::make(dir.path(), USER.resolve(machine.run_as())?.as_ref())?)),
         false => (launch.listen, None),
     };
-    let (server, root, port, version) = match machine.launcher {
-        Kind::Native => {
-            let b = managed::binaries(machine.bin_dir(NAME))?;
-            let template = managed::template(launcher, &b, run_as.as_ref(), &profile.settings)?;
-            let started =
-                managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, listen, certs.as_ref())?;
-            (started.server, started.root, started.port, Some(b.version))
-        }
-        Kind::Docker if profile.tls => return Err(failed!("mysql: no TLS with the docker launcher")),
-        Kind::Docker => {
-            let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
-            let started = container::start(
-                launcher,
-                &image,
-                profile,
-                dir,
-                wal,
-                run_as.as_ref(),
-                &expected,
-                launch.listen,
-                machine,
-            )?;
-            noted.extend(kit::container::noted(launcher, &image, started.facts, &started.network, container::SOCKET));
-            (started.server, started.root, started.port, None)
-        }
-    };
-    let at = match port {
-        Some(port) => managed::account(&root, port, launch.access)?,
+    let server = MyServer::new(profile, machine, expected.clone());
+    let dirs = Dirs { data: dir, apart: launch.storage.wal.as_ref() };
+    let started = crate::launcher::launch(&server, &machine.how(), dirs, listen)?;
+    let mut c = started.ready;
+    // An image's init made it; the machine's init step did not.
+    c.batch(&format!("CREATE DATABASE IF NOT EXISTS {DATABASE}"))
+        .map_err(|e| failed!("cannot set up the throwaway server: {e}"))?;
+    let root = started.login.with_database(DATABASE);
+    let at = match started.port {
+        Some(port) => account::account(&root, port, launch.access)?,
         None => root,
     };
     let at = match &certs {
@@ -222,23 +185,12 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
         session: Vec::new(),
         expected,
         memory_tables: profile.unlogged,
-        version: version.clone().unwrap_or_default(),
+        version: started.version.unwrap_or_default(),
         settings: BTreeMap::new(),
-        owned: Owned::Server(server),
+        owned: Owned::Server(started.server),
     };
     inst.settings = inst.read_back(&profile.name)?;
-    // A container's version is the server's own (`version` read back, as `version()` gives).
-    if version.is_some() {
-        // Where data and redo log really are: no setting says which filesystem.
-        let data = dir.path().join("data");
-        inst.settings.insert("datadir_fs".into(), crate::instance::location::fs_type(&data));
-        let redo = wal.map_or(data, |w| w.path().to_path_buf()).join("ib_logfile0");
-        if let Ok(real) = std::fs::canonicalize(&redo) {
-            let fs = crate::instance::location::fs_type(&real);
-            inst.settings.insert("redo_log".into(), format!("{} ({fs})", real.display()));
-        }
-    }
-    inst.settings.extend(noted);
+    inst.settings.extend(started.noted);
     Ok(inst)
 }
 

@@ -2,19 +2,20 @@
 //! an existing server (`--url`), where each cell and repeat gets a fresh database and
 //! profiles that need a restart or another data directory are refused.
 
+mod account;
+pub mod binaries;
 pub mod client;
 mod conn;
 pub mod conninfo;
-mod container;
 mod copy;
 mod extended;
 #[cfg(test)]
 mod fuzz;
 mod login;
-pub mod managed;
 mod messages;
 mod named;
 mod placeholders;
+pub mod server;
 mod tls;
 
 use super::ConnectError;
@@ -23,11 +24,12 @@ use super::kit::tls::{Mode as TlsMode, Tls};
 use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
 use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
 use crate::error::Result;
-use crate::launcher::{Kind, docker};
+use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
 use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
 use named::Named;
+use server::{DEFAULT_IMAGE, PgServer};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -77,16 +79,10 @@ impl Engine for Postgres {
         Interface::Sql
     }
     fn version(&self, machine: &Machine) -> Result<String> {
-        if machine.launcher == Kind::Docker {
-            let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
-            return Ok(format!("image {} ({})", image.name, image.id));
-        }
-        let b = managed::binaries(machine.bin_dir(NAME))?;
-        let who = USER.described(machine.run_as())?;
-        Ok(format!("{} ({}{who})", b.version, b.dir.display()))
+        crate::launcher::version(&PgServer::any(machine), &machine.how())
     }
     fn default_image(&self) -> Option<&'static str> {
-        Some(container::DEFAULT_IMAGE)
+        Some(DEFAULT_IMAGE)
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server setting (postgres --describe-config lists them; SET per session against --url)"]
@@ -95,7 +91,7 @@ impl Engine for Postgres {
         let shaped = !key.is_empty()
             && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
         // An extension's own settings (dotted) are the server's to judge.
-        match managed::setting_names(machine.bin_dir(NAME)) {
+        match binaries::setting_names(machine.bin_dir(NAME)) {
             Some(names) if !key.contains('.') => names.iter().any(|n| n == key),
             _ => shaped,
         }
@@ -110,20 +106,10 @@ impl Engine for Postgres {
         })
     }
     fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
-        if profile.tls && *target == Target::Managed && machine.launcher == Kind::Docker {
-            return Err(bad_input!(
-                "profile '{}': postgres runs with TLS on the native launcher only; drop +tls (or --tls), or use --launcher native",
-                profile.name
-            ));
-        }
         kit::target::check(
             profile,
             target,
-            || {
-                kit::container::launchable(machine, NAME, container::DEFAULT_IMAGE, &USER, || {
-                    managed::binaries(machine.bin_dir(NAME)).map(drop)
-                })
-            },
+            || crate::launcher::launchable(&PgServer::new(profile, machine, Vec::new()), &machine.how()),
             |url| ConnInfo::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability != Durability::Off && p.wal.is_none(),
             " (data or WAL on tmpfs, or fsync off, need a restart); against --url only disk, async and unlogged apply",
@@ -166,14 +152,11 @@ impl Engine for Postgres {
 fn managed_instance(launch: &Launch) -> Result<PgInstance> {
     let (profile, machine) = (launch.profile, launch.machine);
     let dir = launch.data_dir(NAME)?;
-    let wal = launch.storage.wal.as_ref();
-    let run_as = USER.for_launch(machine.run_as())?;
-    let launcher = crate::launcher::chosen(machine.launcher);
     let mut base = durability_settings(profile.durability);
     let mut listen = launch.listen;
     let mut root_cert = None;
     if profile.tls {
-        let (settings, ca) = managed::with_tls(dir.path(), run_as.as_ref())?;
+        let (settings, ca) = server::with_tls(dir.path(), USER.resolve(machine.run_as())?.as_ref())?;
         base.extend(settings);
         root_cert = Some(ca);
         // TLS runs over TCP: the socket stays for dbrace's own setup, trusted and plain.
@@ -182,41 +165,12 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
         }
     }
     let expected = merged(base, &profile.settings);
-    let mut noted = BTreeMap::new();
-    let (server, socket, port, version) = match machine.launcher {
-        Kind::Native => {
-            let b = managed::binaries(machine.bin_dir(NAME))?;
-            let template = managed::template(launcher, &b, run_as.as_ref())?;
-            let started = managed::start(launcher, &b, &template, dir, wal, run_as.as_ref(), &expected, listen)?;
-            (started.server, started.socket, started.port, Some(b.version))
-        }
-        Kind::Docker => {
-            let image = docker::image(NAME, machine.image(NAME, container::DEFAULT_IMAGE))?;
-            let started = container::start(
-                launcher,
-                &image,
-                profile,
-                dir,
-                wal,
-                run_as.as_ref(),
-                &expected,
-                launch.listen,
-                machine,
-            )?;
-            // Native results stay as they were: only a container says how it ran.
-            noted.extend(kit::container::noted(
-                launcher,
-                &image,
-                started.facts,
-                &started.network,
-                &format!(".s.PGSQL.{}", started.login.port),
-            ));
-            (started.server, started.login, started.port, None)
-        }
-    };
-    let mut info = match port {
-        Some(port) => managed::account(&socket, port, launch.access)?,
-        None => socket,
+    let server = PgServer::new(profile, machine, expected.clone());
+    let dirs = Dirs { data: dir, apart: launch.storage.wal.as_ref() };
+    let started = crate::launcher::launch(&server, &machine.how(), dirs, listen)?;
+    let mut info = match started.port {
+        Some(port) => account::account(&started.login, port, launch.access)?,
+        None => started.login,
     };
     if root_cert.is_some() {
         // Checked as a careful client checks a server: the CA's chain and the host name.
@@ -229,25 +183,17 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
         unlogged: profile.unlogged,
         protocol: machine.protocol,
         named: Arc::default(),
-        version: version.clone().unwrap_or_default(),
+        version: started.version.clone().unwrap_or_default(),
         settings: BTreeMap::new(),
-        owned: Owned::Server(server),
+        owned: Owned::Server(started.server),
     };
     inst.settings = inst.read_back(&profile.name)?;
-    if version.is_none() {
+    if started.version.is_none() {
         // "15.20 (Debian 15.20-0+deb12u1)": the number, as the binaries' version reads.
         let read = inst.settings.get("server_version").cloned().unwrap_or_default();
         inst.version = read.split_whitespace().next().unwrap_or("unknown").to_string();
     }
-    if machine.launcher == Kind::Native {
-        // Where the WAL really is: no setting says so, the filesystem does.
-        let pg_wal = dir.path().join("pgdata").join("pg_wal");
-        if let Ok(real) = std::fs::canonicalize(&pg_wal) {
-            let fs = crate::instance::location::fs_type(&real);
-            inst.settings.insert("pg_wal".into(), format!("{} ({fs})", real.display()));
-        }
-    }
-    inst.settings.extend(noted);
+    inst.settings.extend(started.noted);
     Ok(inst)
 }
 

@@ -2,24 +2,25 @@
 //! per profile in a config file of ours, or an existing server (`--url`), where a run
 //! writes only keys under a prefix of its own and removes them afterwards.
 
+mod binary;
 pub mod client;
-mod container;
 pub mod endpoint;
 #[cfg(test)]
 mod fuzz;
-pub mod managed;
 pub mod resp;
+pub mod server;
 
 use super::ConnectError;
 use super::access::{self, Exposed};
 use super::kit::{self, Owned, ReadBack, ServerUser};
 use super::{Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
-use crate::instance::server;
-use crate::launcher::{Kind, docker};
+
+use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
 use client::RedisClient;
 use endpoint::Endpoint;
+use server::{DEFAULT_IMAGE, RedisServer};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -65,16 +66,10 @@ impl Engine for Redis {
         Interface::Kv
     }
     fn version(&self, machine: &Machine) -> Result<String> {
-        if machine.launcher == Kind::Docker {
-            let image = docker::image("redis", machine.image("redis", container::DEFAULT_IMAGE))?;
-            return Ok(format!("image {} ({})", image.name, image.id));
-        }
-        let b = managed::binary()?;
-        let who = USER.described(machine.run_as())?;
-        Ok(format!("{} ({}{who})", b.version, b.path.display()))
+        crate::launcher::version(&RedisServer::any(machine)?, &machine.how())
     }
     fn default_image(&self) -> Option<&'static str> {
-        Some(container::DEFAULT_IMAGE)
+        Some(DEFAULT_IMAGE)
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any redis config directive (written to the throwaway server's config file)"]
@@ -106,11 +101,7 @@ impl Engine for Redis {
         kit::target::check(
             profile,
             target,
-            || {
-                kit::container::launchable(machine, "redis", container::DEFAULT_IMAGE, &USER, || {
-                    managed::binary().map(drop)
-                })
-            },
+            || crate::launcher::launchable(&RedisServer::any(machine)?, &machine.how()),
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && !p.unlogged,
             ": Redis persistence is server-wide (a restart for its dir, CONFIG SET for everyone else's writes too); against --url only disk, the server as it is, applies",
@@ -147,57 +138,28 @@ impl Engine for Redis {
 fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
     let (profile, machine) = (launch.profile, launch.machine);
     let dir = launch.data_dir("redis")?;
-    let run_as = USER.for_launch(machine.run_as())?;
-    let launcher = crate::launcher::chosen(machine.launcher);
+    if profile.tls {
+        crate::instance::certs::make(dir.path(), USER.resolve(machine.run_as())?.as_ref())?;
+    }
+    // TLS runs over TCP only.
+    let listen =
+        if profile.tls && launch.listen == access::Listen::Socket { access::Listen::Tcp(None) } else { launch.listen };
     let expected = profile_settings(profile);
-    let mut noted = BTreeMap::new();
-    let (server, endpoint, version) = match machine.launcher {
-        Kind::Native => {
-            let b = managed::binary()?;
-            let (server, endpoint) = managed::start(
-                launcher,
-                &b,
-                dir,
-                run_as.as_ref(),
-                &expected,
-                launch.listen,
-                launch.access,
-                profile.tls,
-            )?;
-            // Where the data really is: the filesystem of its dir says ram or disk.
-            noted.insert("dir_filesystem".to_string(), crate::instance::location::fs_type(dir.path()));
-            (server, endpoint, Some(b.version))
-        }
-        Kind::Docker => {
-            let image = docker::image("redis", machine.image("redis", container::DEFAULT_IMAGE))?;
-            let (server, endpoint, facts, network) = container::start(
-                launcher,
-                &image,
-                profile,
-                dir,
-                run_as.as_ref(),
-                &expected,
-                launch.listen,
-                launch.access,
-                machine,
-            )?;
-            noted.extend(kit::container::noted(launcher, &image, facts, &network, container::SOCKET));
-            (server, endpoint, None)
-        }
-    };
+    let server = RedisServer::new(profile, machine, expected.clone(), launch.access)?;
+    let started = crate::launcher::launch(&server, &machine.how(), Dirs { data: dir, apart: None }, listen)?;
     let mut inst = RedisInstance {
-        endpoint,
+        endpoint: started.login,
         prefix: Vec::new(),
-        version: version.clone().unwrap_or_default(),
+        version: started.version.clone().unwrap_or_default(),
         settings: BTreeMap::new(),
-        owned: Owned::Server(server),
+        owned: Owned::Server(started.server),
     };
-    let mut c = inst.client()?;
-    if version.is_none() {
+    let mut c = started.ready;
+    if started.version.is_none() {
         inst.version = c.info_field("server", "redis_version").ok().flatten().unwrap_or_else(|| "unknown".into());
     }
     inst.settings = read_back(&mut c, &inst.endpoint, &expected, &profile.name)?;
-    inst.settings.extend(noted);
+    inst.settings.extend(started.noted);
     Ok(inst)
 }
 
@@ -236,7 +198,7 @@ fn on_url(url: &str) -> Result<Box<dyn Instance>> {
     // The user's data is never touched: this repeat's keys carry a prefix nobody else
     // uses (a pid can repeat after a reboot; the random part cannot), and go afterwards.
     static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let run = RUN.get_or_init(|| server::random_token(6).unwrap_or_default());
+    let run = RUN.get_or_init(|| crate::instance::server::random_token(6).unwrap_or_default());
     let endpoint = Endpoint::parse(url)?;
     let prefix = format!("dbrace:{}-{run}:{}:", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let mut c = RedisClient::connect(&endpoint, prefix.as_bytes()).map_err(ConnectError::url_mistake)?;

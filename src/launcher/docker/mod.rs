@@ -9,10 +9,14 @@
 
 mod cli;
 mod container;
+mod launch;
+mod layout;
 pub mod reap;
 mod volume;
 
 pub use cli::{Image, Versions, bridge, fetch_hint, image, inspect, versions};
+pub use launch::{SOCKET_DIR, launch};
+pub use layout::described;
 pub use volume::Volume;
 
 use super::{Launcher, Recipe, Server, Step};

@@ -3,7 +3,10 @@
 //! (parent-death signal), output to a log file, its pid left in the instance directory
 //! for the reaper, stopped on drop.
 
+mod launch;
 mod process;
+
+pub use launch::launch;
 
 use super::{Launcher, Recipe, Server, Step};
 use crate::error::Result;

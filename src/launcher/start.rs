@@ -1,9 +1,8 @@
 //! Starting a throwaway server on the port its listener gives, again on another port
 //! when someone took ours between our look and the server's bind.
 
-use crate::engine::access::Listen;
+use super::{Launcher, Listen, Recipe, Server};
 use crate::error::{Error, Result};
-use crate::launcher::{Launcher, Recipe, Server};
 use std::time::Duration;
 
 /// A server that is ready.

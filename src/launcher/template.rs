@@ -3,9 +3,9 @@
 //! each instance's data directory. A container's template keeps the login secret its init
 //! set in a 0600 file of its own 0700 directory.
 
+use super::{Launcher, Step};
 use crate::error::{Error, Result};
 use crate::instance::user::RunAs;
-use crate::launcher::{Launcher, Step};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -1,10 +1,6 @@
-//! What every engine's container start does alike: its directories given to the user it
-//! runs as, its network (the socket `run` asks for by default: `--network none` and a
-//! 0700 directory of the instance bind-mounted for the server's socket; TCP on 127.0.0.1
-//! of the host with `--network host`), each directory of the profile mounted where the
-//! image expects it as `--docker-init` and `--docker-disk` say (`Layout`), with where its
-//! fsync was measured, and the initialized template of an image, made once by a container
-//! of it.
+//! How a container's storage is laid out (`Layout`): each directory of the profile
+//! mounted where the image expects it as `--docker-init` and `--docker-disk` say, with
+//! where its fsync was measured; and what a container's instance records of itself.
 //!
 //! A directory of the profile in a container: with a template, a copy of it in a fresh
 //! directory of the profile's location, bind-mounted (for ram, the ram location: a host
@@ -12,60 +8,27 @@
 //! disk, which the image's entrypoint initializes. `--docker-disk volume` puts disk data
 //! in a named volume instead, the template copied in by a one-shot container.
 
-use crate::engine::access::Listen;
 use crate::error::{Error, Result};
 use crate::instance::DataDir;
 use crate::instance::datadir::{copy_tree, private_dir};
 use crate::instance::fsync_probe::FsyncProbe;
 use crate::instance::user::RunAs;
 use crate::launcher::Mount;
-use crate::launcher::container::{Disk, Init, Network, TcpPath};
+use crate::launcher::container::{Disk, Init, Network};
 use crate::launcher::docker::{Image, Volume};
 use crate::profile::LocationKind;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
-
-/// Bumped when what a container template holds changes, so old ones are not reused.
-const TEMPLATE_VERSION: u32 = 1;
-
-/// Where the socket directory is mounted in a container.
-pub const SOCKET_DIR: &str = "/run/dbrace";
-
-/// Give the instance's directories (its own first) to `user`, and network the container
-/// as `listen` says: for the socket, no network and a fresh 0700 directory of the
-/// instance, owned by `user`, for the server's socket; for TCP, as `tcp` says.
-pub fn prepare(dirs: &[&DataDir], user: Option<&RunAs>, listen: Listen, tcp: TcpPath) -> Result<Network> {
-    if let Some(u) = user {
-        dirs.iter().try_for_each(|d| d.give_to(u))?;
-    }
-    Ok(match (listen, dirs.first()) {
-        (Listen::Socket, Some(dir)) => {
-            Network::None { dir: private_dir(&dir.path().join("sock"), user)?, target: SOCKET_DIR.into() }
-        }
-        _ => {
-            if tcp == TcpPath::Publish {
-                crate::launcher::docker::bridge()?;
-            }
-            Network::tcp(tcp)
-        }
-    })
-}
 
 /// What a container's instance records beside the settings read back: the launcher, the
 /// image and its id, the storage's `facts`, and the network path: `network` (none or
 /// host) and, on a socket, `transport` as the socket's path on the host (what clients
 /// connect to), where a read-back says no more than "socket"; on TCP the read-back's
 /// `tcp 127.0.0.1:P` stands.
-pub fn noted(
-    launcher: &dyn crate::launcher::Launcher,
-    image: &Image,
-    facts: Facts,
-    network: &Network,
-    socket_file: &str,
-) -> BTreeMap<String, String> {
+pub fn noted(image: &Image, facts: Facts, network: &Network, socket_file: &str) -> BTreeMap<String, String> {
     let mut noted: BTreeMap<String, String> = facts.into_iter().collect();
-    noted.insert("launcher".to_string(), launcher.name().to_string());
+    noted.insert("launcher".to_string(), "docker".to_string());
     noted.insert("image".to_string(), image.name.clone());
     noted.insert("image_id".to_string(), image.id.clone());
     noted.insert("network".to_string(), network.mode().to_string());
@@ -75,25 +38,11 @@ pub fn noted(
     noted
 }
 
-/// The contract's variables a container starts with, and the password its server has:
-/// from a template, none (its init ran once) and the template's secret; fresh, a new
-/// random password and `init_env` of it, for the image's init to set.
-pub fn login(template: Option<&Path>, init_env: impl FnOnce(&str) -> Facts) -> Result<(String, Facts)> {
-    match template {
-        Some(t) => Ok((super::template::secret(t)?, Vec::new())),
-        None => {
-            let password = crate::instance::server::random_password()?;
-            let env = init_env(&password);
-            Ok((password, env))
-        }
-    }
-}
-
 /// What a container's start records beside the settings read back, as (key, value) pairs.
 pub type Facts = Vec<(String, String)>;
 
 /// The uid and gid a container runs as: the run-as user's, else dbrace's own.
-fn ids(user: Option<&RunAs>) -> (u32, u32) {
+pub fn ids(user: Option<&RunAs>) -> (u32, u32) {
     // SAFETY: getuid and getgid cannot fail.
     user.map_or_else(|| unsafe { (libc::getuid(), libc::getgid()) }, |u| (u.uid, u.gid))
 }
@@ -114,20 +63,15 @@ pub struct Layout<'a> {
 impl<'a> Layout<'a> {
     /// The storage of a container of `image` run as `user`, from `template` when given
     /// (`--docker-init template`), on the disk `machine` asks for.
-    pub fn new(
-        machine: &crate::engine::Machine,
-        image: &'a Image,
-        user: Option<&'a RunAs>,
-        template: Option<&'a Path>,
-    ) -> Self {
+    pub fn new(disk: Disk, image: &'a Image, user: Option<&'a RunAs>, template: Option<&'a Path>) -> Self {
         let init = if template.is_some() { Init::Template.name() } else { Init::Fresh.name() };
-        Layout { image, user, disk: machine.docker_disk, template, init, fsync: Vec::new() }
+        Layout { image, user, disk, template, init, fsync: Vec::new() }
     }
 
     /// The storage of a container whose image initializes nothing (redis): ram is a
     /// tmpfs, disk a directory or volume, whatever `--docker-init` says.
-    pub fn without_init(machine: &crate::engine::Machine, image: &'a Image, user: Option<&'a RunAs>) -> Self {
-        Layout { init: "none", ..Layout::new(machine, image, user, None) }
+    pub fn without_init(disk: Disk, image: &'a Image, user: Option<&'a RunAs>) -> Self {
+        Layout { init: "none", ..Layout::new(disk, image, user, None) }
     }
 
     /// Where a directory of the profile lives in the container: `sub` of the instance
@@ -223,46 +167,4 @@ pub fn described(mounts: &[Mount]) -> String {
         Mount::Volume { volume, target } => format!("{target} volume {}", volume.name()),
     };
     mounts.iter().map(one).collect::<Vec<_>>().join(", ")
-}
-
-/// The initialized template of `engine`'s containers of `image` run as `user`, for init
-/// options `options` (a word or two; empty for none): made once, unless `done` is in it
-/// already, by `make`, which runs a container of the image on the empty 0700 directory it
-/// is given until the image's own init is done, and stops it cleanly. Named by the
-/// image's id, so a new image makes a new one.
-pub fn template(
-    engine: &str,
-    image: &Image,
-    user: Option<&RunAs>,
-    options: &str,
-    done: &str,
-    make: impl FnOnce(&Path) -> Result<()>,
-) -> Result<PathBuf> {
-    let id = image.id.trim_start_matches("sha256:");
-    let id = &id[..id.len().min(16)];
-    let (uid, gid) = ids(user);
-    let options: String =
-        options.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-    let dash = if options.is_empty() { "" } else { "-" };
-    let name = format!("docker-{engine}-{id}-{uid}.{gid}-v{TEMPLATE_VERSION}{dash}{options}");
-    crate::engine::kit::template::cached(name.clone(), || crate::engine::kit::template::made(&name, done, make))
-}
-
-/// Whether a managed server of `engine` can start here as `machine` says: its binaries
-/// (`native`, the engine's own lookup) for the native launcher, its image for docker;
-/// then the user it runs as.
-pub fn launchable(
-    machine: &crate::engine::Machine,
-    engine: &str,
-    default_image: &str,
-    user: &crate::engine::kit::ServerUser,
-    native: impl FnOnce() -> Result<()>,
-) -> Result<()> {
-    match machine.launcher {
-        crate::launcher::Kind::Native => native()?,
-        crate::launcher::Kind::Docker => {
-            crate::launcher::docker::image(engine, machine.image(engine, default_image)).map(drop)?
-        }
-    }
-    user.resolve(machine.run_as()).map(drop)
 }

@@ -1,0 +1,104 @@
+//! The machine's MariaDB or MySQL server binaries: found (`--mysql-bin`, PATH, the usual
+//! sbin directories), their version and flavor, and the step that makes a data directory.
+
+use crate::error::Result;
+use crate::instance::user::RunAs;
+use crate::launcher::Step;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Which server it is: they differ in how a data directory is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// MariaDB: `mariadbd` and `mariadb-install-db`.
+    MariaDb,
+    /// Oracle MySQL: `mysqld --initialize-insecure`.
+    MySql,
+}
+
+/// The server binaries in use.
+#[derive(Clone, Debug)]
+pub struct Binaries {
+    /// `mariadbd` or `mysqld`.
+    pub server: PathBuf,
+    /// `mariadb-install-db` (MariaDB only).
+    pub install: Option<PathBuf>,
+    /// The version, e.g. 10.11.19-MariaDB.
+    pub version: String,
+    /// MariaDB or MySQL.
+    pub flavor: Flavor,
+}
+
+const INSTALL_HINT: &str = "install them (apt-get install mariadb-server) or pass --mysql-bin DIR";
+
+/// Find the binaries: `--mysql-bin`, else PATH and the usual sbin directories; mariadbd
+/// before mysqld (on Debian mysqld is a link to mariadbd).
+pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
+    let dirs: Vec<PathBuf> = match given {
+        Some(d) => vec![d.to_path_buf()],
+        None => {
+            let mut v: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect();
+            v.extend(["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/mysql/bin"].map(PathBuf::from));
+            v
+        }
+    };
+    let find = |name: &str| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
+    let Some(server) = find("mariadbd").or_else(|| find("mysqld")) else {
+        return Err(match given {
+            Some(d) => bad_input!("--mysql-bin {}: no mariadbd or mysqld there", d.display()),
+            None => bad_input!("MariaDB/MySQL server binaries (mariadbd or mysqld) not found; {INSTALL_HINT}"),
+        });
+    };
+    let out = Command::new(&server)
+        .arg("--version")
+        .output()
+        .map_err(|e| bad_input!("cannot run {}: {e}; {INSTALL_HINT}", server.display()))?;
+    // "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)"
+    // "mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)"
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let full = text.split_whitespace().skip_while(|w| *w != "Ver").nth(1).unwrap_or("unknown");
+    let flavor = if full.contains("MariaDB") { Flavor::MariaDb } else { Flavor::MySql };
+    let version = match full.find("-MariaDB") {
+        Some(i) => full[..i + "-MariaDB".len()].to_string(),
+        None => full.split('-').next().unwrap_or(full).to_string(),
+    };
+    let install = match flavor {
+        Flavor::MySql => None,
+        // Debian keeps the server in /usr/sbin and the installer in /usr/bin.
+        Flavor::MariaDb => {
+            let sibling = server.parent().and_then(Path::parent).map(|p| p.join("bin"));
+            let found = dirs
+                .iter()
+                .chain(sibling.iter())
+                .flat_map(|d| [d.join("mariadb-install-db"), d.join("mysql_install_db")])
+                .find(|p| p.is_file());
+            Some(found.ok_or_else(|| {
+                bad_input!("mariadb-install-db not found next to {}; {INSTALL_HINT}", server.display())
+            })?)
+        }
+    };
+    Ok(Binaries { server, install, version, flavor })
+}
+
+/// The step that fills an empty data directory `tmp`.
+pub(super) fn install_step(b: &Binaries, user: Option<&RunAs>, options: &[String], tmp: &Path) -> Step {
+    let mut step = match (&b.install, b.flavor) {
+        (Some(install), Flavor::MariaDb) => {
+            let mut s = Step::new(install, user);
+            // Root with an empty password on the socket (a 0700 directory); no test database.
+            s.arg("--no-defaults").arg(format!("--datadir={}", tmp.display()));
+            s.args(["--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"]);
+            if let Some(base) = install.parent().and_then(Path::parent) {
+                s.arg(format!("--basedir={}", base.display()));
+            }
+            s
+        }
+        _ => {
+            let mut s = Step::new(&b.server, user);
+            s.arg("--no-defaults").arg(format!("--datadir={}", tmp.display())).arg("--initialize-insecure");
+            s
+        }
+    };
+    step.args(options);
+    step
+}

@@ -1,0 +1,78 @@
+//! The machine's PostgreSQL server binaries: found (`--pg-bin`, `pg_config`, Debian's
+//! directories, PATH), their version, and the settings they know.
+
+use crate::error::Result;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// The server binaries in use.
+#[derive(Clone, Debug)]
+pub struct Binaries {
+    /// The directory holding postgres and initdb.
+    pub dir: PathBuf,
+    /// `postgres --version`'s number, e.g. 15.20.
+    pub version: String,
+}
+
+/// Find the binaries: `--pg-bin`, `pg_config --bindir`, /usr/lib/postgresql/*/bin (newest),
+/// then PATH.
+pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
+    let has = |d: &Path| d.join("postgres").is_file() && d.join("initdb").is_file();
+    if let Some(d) = given {
+        if !has(d) {
+            return Err(bad_input!("--pg-bin {}: no postgres and initdb there", d.display()));
+        }
+        return describe(d);
+    }
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(o) = Command::new("pg_config").arg("--bindir").output() {
+        candidates.push(PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    }
+    let mut debian: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|r| r.flatten().map(|e| e.path().join("bin")).collect())
+        .unwrap_or_default();
+    debian.sort_by_key(|p| {
+        let v = p.parent().and_then(|v| v.file_name()).and_then(|v| v.to_str()).unwrap_or("0").to_string();
+        std::cmp::Reverse(v.parse::<f64>().unwrap_or(0.0) as u64)
+    });
+    candidates.extend(debian);
+    candidates.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    match candidates.iter().find(|d| has(d)) {
+        Some(d) => describe(d),
+        None => Err(bad_input!(
+            "PostgreSQL server binaries (postgres, initdb) not found; install them (apt-get install postgresql) or pass --pg-bin DIR"
+        )),
+    }
+}
+
+/// Every server setting's name, from `postgres --describe-config` of the binaries found
+/// (`--pg-bin` given or not; none without binaries), so that an unqualified `--set` goes
+/// only to the engines that have the setting.
+pub fn setting_names(given: Option<&Path>) -> Option<Vec<String>> {
+    // A cache of what each binaries directory says, keyed by that directory.
+    static NAMES: Mutex<BTreeMap<PathBuf, Option<Vec<String>>>> = Mutex::new(BTreeMap::new());
+    let dir = binaries(given).ok()?.dir;
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    names
+        .entry(dir)
+        .or_insert_with_key(|dir| {
+            let out = Command::new(dir.join("postgres")).arg("--describe-config").output().ok()?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let names: Vec<String> = text.lines().filter_map(|l| l.split('\t').next()).map(str::to_string).collect();
+            (out.status.success() && !names.is_empty()).then_some(names)
+        })
+        .clone()
+}
+
+fn describe(dir: &Path) -> Result<Binaries> {
+    let out = Command::new(dir.join("postgres"))
+        .arg("--version")
+        .output()
+        .map_err(|e| bad_input!("cannot run {}/postgres: {e}", dir.display()))?;
+    // "postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)"
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text.split_whitespace().nth(2).unwrap_or("unknown").to_string();
+    Ok(Binaries { dir: dir.to_path_buf(), version })
+}
