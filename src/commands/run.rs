@@ -108,20 +108,17 @@ fn check_flags(a: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// What the workloads are given: their sizes and options.
+/// What the workloads are given: each one's own options as the flags gave them, the
+/// counters' paced by the run's `--transactions` or `--duration`, and `--report-per-statement`.
 fn workload_options(a: &RunArgs) -> WorkloadOptions {
     let pace = match a.transactions {
         Some(n) => Pace::Tracks(n),
         None => Pace::Time(a.duration),
     };
     WorkloadOptions {
-        scale: a.scale,
-        tables: a.tables,
-        table_size: a.table_size,
-        per_statement: a.report_per_statement,
-        records: a.records,
-        distribution: a.distribution,
         counters: a.counters.options(pace),
+        per_statement: a.report_per_statement,
+        ..a.workload_options.clone()
     }
 }
 
@@ -210,11 +207,7 @@ fn run_options(a: &RunArgs, s: &Settings, plan: &plan::Plan, workload: &Workload
         warmup_s: s.warmup.as_secs_f64(),
         // Under --precision or --budget, the rounds run (the matrix counts them up).
         repeat: if precision.is_some() || s.budget.is_some() { 0 } else { s.repeat },
-        scale: a.scale,
-        tables: a.tables,
-        table_size: a.table_size,
-        records: a.records,
-        distribution: a.distribution,
+        workload: workload.clone(),
         counters: plan
             .cells
             .iter()
