@@ -363,7 +363,7 @@ fn parse_sweep(
             values.iter().map(|v| crate::options::parse::parse_clients(v).map_err(|e| bad_input!("--sweep {s}: {e}")));
         return Ok(Sweep::Clients(counts.collect::<Result<_>>()?));
     }
-    if WorkloadOptions::KEYS.contains(&k) {
+    if options.sweep_keys().contains(&k) {
         let mut out = Vec::new();
         for v in values {
             let mut o = options.clone();
@@ -377,7 +377,7 @@ fn parse_sweep(
         crate::error::Error::Input(m) => bad_input!(
             "--sweep {s}: {}; --sweep also takes clients and the workload options {}",
             m.split_once(": ").map_or(m.as_str(), |(_, why)| why),
-            WorkloadOptions::KEYS.join(", ")
+            options.sweep_keys().join(", ")
         ),
         other => other,
     })
@@ -506,7 +506,7 @@ mod tests {
         let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
         assert_eq!(ids, ["sqlite/ram/tpcb/c1", "sqlite/ram/tpcb/c2", "sqlite/ram/tpcb/c4"]);
         let p = build(&Request { sweep: Some("scale=1,3".into()), ..base.clone() }).unwrap();
-        let got: Vec<_> = p.cells.iter().map(|c| (c.id(), c.options.scale)).collect();
+        let got: Vec<_> = p.cells.iter().map(|c| (c.id(), c.options.tpcb.scale)).collect();
         assert_eq!(got, [("sqlite/ram+scale=1/tpcb/c1".to_string(), 1), ("sqlite/ram+scale=3/tpcb/c1".to_string(), 3)]);
         for bad in ["clients=1,0", "scale=1,x", "tables=2", "nope=1,2"] {
             let e = build(&Request { sweep: Some(bad.into()), ..base.clone() }).err().unwrap().to_string();

@@ -15,6 +15,7 @@ use dbrace::engine::{
     redis::Redis, sqlite::Sqlite,
 };
 use dbrace::instance::{DataDir, Storage};
+use dbrace::options::oltp::OltpOptions;
 use dbrace::profile::Profile;
 use dbrace::runner::control::{Control, MEASURE, Observe};
 use dbrace::runner::schedule::Schedule;
@@ -96,7 +97,8 @@ fn allocations_paced(
     let inst = &server.inst;
     // Two small oltp tables: a range still reads 100 rows; counters of a few keys.
     let counters = CountersOptions { keys: 3, ..CountersOptions::default() };
-    let opts = WorkloadOptions { tables: 2, table_size: 1000, counters, ..WorkloadOptions::default() };
+    let oltp = OltpOptions { tables: 2, table_size: 1000 };
+    let opts = WorkloadOptions { oltp, counters, ..WorkloadOptions::default() };
     let mut cell = w.prepare(&mut Loader::new(&**inst).unwrap(), &opts).unwrap();
     let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
     let ctl = Control::observed(1, observe);

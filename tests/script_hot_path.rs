@@ -5,6 +5,7 @@
 
 use dbrace::engine::{Engine, Launch, Machine, Target, postgres::Postgres, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
+use dbrace::options::tpcb::TpcbOptions;
 use dbrace::profile::Profile;
 use dbrace::runner::control::{Control, MEASURE};
 use dbrace::runner::worker;
@@ -40,7 +41,7 @@ fn allocations(engine: &dyn Engine, w: &dyn workload::Workload, n: u64) -> u64 {
     let storage = Storage { data: Some(DataDir::create(base.path()).unwrap()), wal: None };
     let (profile, machine) = (Profile::builtin("nosync").unwrap(), Machine::default());
     let inst = engine.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
-    let opts = WorkloadOptions { scale: 1, ..WorkloadOptions::default() };
+    let opts = WorkloadOptions { tpcb: TpcbOptions { scale: 1 }, ..WorkloadOptions::default() };
     let mut cell = w.prepare(&mut workload::Loader::new(&*inst).unwrap(), &opts).unwrap();
     let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
     let ctl = Control::new(1);

@@ -3,8 +3,7 @@
 use super::{ChartArgs, LocationArgs};
 use crate::options::parse::{
     parse_clients, parse_count, parse_duration, parse_latency_limit, parse_log_interval, parse_max_repeat,
-    parse_min_repeat, parse_positive_duration, parse_progress, parse_rate, parse_records, parse_repeat, parse_scale,
-    parse_table_size, parse_tables, parse_threads,
+    parse_min_repeat, parse_positive_duration, parse_progress, parse_rate, parse_repeat, parse_threads,
 };
 use crate::report::Format;
 use clap::Args;
@@ -115,22 +114,9 @@ pub struct RunArgs {
     /// The confidence every interval aims at, e.g. 95% or 0.9 (docs/statistics.md)
     #[arg(long, value_name = "LEVEL", default_value = "95%", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
     pub confidence: f64,
-    /// pgbench scale: 100,000 accounts per unit
-    #[arg(long, short = 's', value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_scale)]
-    pub scale: u32,
-    /// sysbench's --tables: tables sbtest1..N of the oltp workloads
-    #[arg(long, value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_tables)]
-    pub tables: u32,
-    /// sysbench's --table-size: rows per table of the oltp workloads
-    #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_table_size)]
-    pub table_size: u64,
-    /// YCSB's recordcount: records loaded into usertable by the ycsb workloads
-    #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true, value_parser = parse_records)]
-    pub records: u64,
-    /// YCSB's requestdistribution for the ycsb workloads: zipfian, uniform or latest
-    /// [default: latest for ycsb-d, zipfian for the others, as YCSB's workload files]
-    #[arg(long, value_name = "DIST")]
-    pub distribution: Option<crate::options::ycsb::Distribution>,
+    /// Each workload's own options: --scale, --tables, --table-size, --records, --distribution.
+    #[command(flatten)]
+    pub workload_options: crate::options::workload::WorkloadOptions,
     /// An existing server to run against instead of a throwaway one, e.g.
     /// postgres://USER:PASSWORD@HOST:PORT/DB, mysql://… or redis://[USER:PASSWORD@]HOST:PORT/DB
     /// (the password never appears in output)

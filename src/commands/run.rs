@@ -14,6 +14,7 @@ use crate::results::{Results, RunOptions, RunStatus, SCHEMA, now_rfc3339};
 use crate::runner::{self, Settings, progress::Progress};
 use crate::startup::{check_writable, default_results_path, launched, machine, reap_containers, reap_locations};
 use crate::{signals, workload};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// `--budget` when neither it, `--repeat` nor `--precision` is given: the default matrix
@@ -21,29 +22,49 @@ use std::time::Duration;
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(50);
 
 pub(super) fn run(a: RunArgs) -> Result<i32> {
-    check_flags(&a)?;
-    let precision = precision_target(&a, a.confidence)?;
-    let budget = budget(&a)?;
-    signals::install();
-    let machine = crate::engine::Machine { transport: a.transport, protocol: a.protocol, ..machine(&a.locations) };
-    let workload = workload_options(&a);
-    let plan = plan::build(&request(&a, &workload, launched(machine, &a.launcher))?)?;
-    check_shard(&a, &plan)?;
-    if let Some(b) = budget {
-        check_budget(b, &plan, &a)?;
-    }
-    let settings = settings(&a, precision, budget);
+    let (plan, settings) = plan_run(&a)?;
     if a.dry_run {
         print!("{}", dry_run(&plan, &a, &settings));
         return Ok(0);
     }
+    let progress = Progress { enabled: !a.quiet };
+    let (out, locations) = checks(&a, &plan, &settings, progress)?;
+    let cx = runner::Context { machine: &plan.machine, settings: &settings, locations: &locations, progress };
+    let kept = runner::preflight(&plan.cells, cx)?;
+    let mut results = new_results(run_options(&a, &settings, &plan), &locations);
+    let start = runner::matrix::Start { cells: &plan.cells, cx, kept };
+    let outcome = runner::matrix::run(start, &mut results, &out);
+    // Whatever happened, show what was measured and where it is kept.
+    show(&results, &plan, &a, &out, progress)?;
+    let all_ok = outcome?;
+    Ok(if all_ok { 0 } else { 1 })
+}
+
+/// The flags checked, the matrix built and how its repeats run: all before anything starts.
+fn plan_run(a: &RunArgs) -> Result<(plan::Plan, Settings)> {
+    check_flags(a)?;
+    let precision = precision_target(a, a.confidence)?;
+    let budget = budget(a)?;
+    signals::install();
+    let machine = crate::engine::Machine { transport: a.transport, protocol: a.protocol, ..machine(&a.locations) };
+    let plan = plan::build(&request(a, &workload_options(a), launched(machine, &a.launcher))?)?;
+    check_shard(a, &plan)?;
+    if let Some(b) = budget {
+        check_budget(b, &plan, a)?;
+    }
+    let settings = settings(a, precision, budget);
+    Ok((plan, settings))
+}
+
+/// The checks before any server starts: the output files writable, the locations found
+/// and leftovers of killed runs reaped, each cell's options and the space its data needs.
+fn checks(a: &RunArgs, plan: &plan::Plan, s: &Settings, progress: Progress) -> Result<(PathBuf, Locations)> {
     let out = match &a.out {
         Some(p) => p.clone(),
         None => default_results_path()?,
     };
     check_writable(&out, "--out", "results.json")?;
     check_charts(&a.charts)?;
-    let progress = Progress { enabled: !a.quiet };
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     reap_locations(&locations, progress);
     crate::startup::open_files();
@@ -51,11 +72,14 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     for c in &plan.cells {
         c.workload.check(&c.options)?;
     }
-    announce(&plan, &a, progress);
-    check_space(&plan, &locations, &settings)?;
-    let cx = runner::Context { machine: &plan.machine, settings: &settings, locations: &locations, progress };
-    let kept = runner::preflight(&plan.cells, cx)?;
-    let mut results = Results {
+    announce(plan, a, progress);
+    check_space(plan, &locations, s)?;
+    Ok((out, locations))
+}
+
+/// The results file as it starts: the run's facts, no cells yet.
+fn new_results(options: RunOptions, locations: &Locations) -> Results {
+    Results {
         schema: SCHEMA,
         dbrace_version: crate::version::VERSION.to_string(),
         status: RunStatus::Running,
@@ -65,23 +89,22 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
         command: std::env::args().map(|a| crate::redact::redact(&a)).collect(),
         host: Host::detect(),
         locations: vec![locations.disk.clone(), locations.ram.clone()],
-        options: run_options(&a, &settings, &plan, &workload),
+        options,
         cells: Vec::new(),
         precision_outcome: None,
         budget_outcome: None,
-    };
-    let start = runner::matrix::Start { cells: &plan.cells, cx, kept };
-    let outcome = runner::matrix::run(start, &mut results, &out);
-    // Whatever happened, show what was measured and where it is kept.
+    }
+}
+
+/// The summary and charts of what was measured, if anything, and where the results are.
+fn show(results: &Results, plan: &plan::Plan, a: &RunArgs, out: &Path, progress: Progress) -> Result<()> {
     let mut charts = Ok(());
     if results.cells.iter().any(|c| !c.repeats.is_empty()) {
-        print!("{}", report::render(&results, &plan.baseline, a.format)?);
-        charts = write_charts(&results, &plan.baseline, &a.charts, &out, progress);
+        print!("{}", report::render(results, &plan.baseline, a.format)?);
+        charts = write_charts(results, &plan.baseline, &a.charts, out, progress);
     }
     progress.line(&format!("results: {}", out.display()));
-    charts?;
-    let all_ok = outcome?;
-    Ok(if all_ok { 0 } else { 1 })
+    charts
 }
 
 /// Flags that make no sense together, refused before anything else.
@@ -108,20 +131,17 @@ fn check_flags(a: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// What the workloads are given: their sizes and options.
+/// What the workloads are given: each one's own options as the flags gave them, the
+/// counters' paced by the run's `--transactions` or `--duration`, and `--report-per-statement`.
 fn workload_options(a: &RunArgs) -> WorkloadOptions {
     let pace = match a.transactions {
         Some(n) => Pace::Tracks(n),
         None => Pace::Time(a.duration),
     };
     WorkloadOptions {
-        scale: a.scale,
-        tables: a.tables,
-        table_size: a.table_size,
-        per_statement: a.report_per_statement,
-        records: a.records,
-        distribution: a.distribution,
         counters: a.counters.options(pace),
+        per_statement: a.report_per_statement,
+        ..a.workload_options.clone()
     }
 }
 
@@ -202,19 +222,15 @@ fn announce(plan: &plan::Plan, a: &RunArgs, progress: Progress) {
 }
 
 /// The options the results file records.
-fn run_options(a: &RunArgs, s: &Settings, plan: &plan::Plan, workload: &WorkloadOptions) -> RunOptions {
-    let precision = s.precision;
+fn run_options(a: &RunArgs, s: &Settings, plan: &plan::Plan) -> RunOptions {
+    let (precision, workload) = (s.precision, workload_options(a));
     RunOptions {
         duration_s: s.duration.map(|d| d.as_secs_f64()),
         transactions: s.transactions,
         warmup_s: s.warmup.as_secs_f64(),
         // Under --precision or --budget, the rounds run (the matrix counts them up).
         repeat: if precision.is_some() || s.budget.is_some() { 0 } else { s.repeat },
-        scale: a.scale,
-        tables: a.tables,
-        table_size: a.table_size,
-        records: a.records,
-        distribution: a.distribution,
+        workload: workload.clone(),
         counters: plan
             .cells
             .iter()
@@ -395,11 +411,22 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
             _ => format!("  {:width$}  ≈ {} a repeat\n", c.id(), secs(each)),
         };
     }
+    out.insert_str(0, &dry_run_head(plan, a, s, round));
+    for s in &plan.skipped {
+        out += &format!("skipping {s}\n");
+    }
+    out += &format!("baseline: {}\n\nas a --config file:\n{}", plan.baseline, a.as_config);
+    out
+}
+
+/// `--dry-run`'s first line: how many cells, how they repeat, and about how long it takes.
+fn dry_run_head(plan: &plan::Plan, a: &RunArgs, s: &Settings, round: f64) -> String {
+    let (precision, budget, repeat) = (s.precision.as_ref().map(|t| (t, s.confidence)), s.budget, s.repeat);
     let per = match a.transactions {
         Some(t) => format!(", plus {t} transactions per client each repeat"),
         None => String::new(),
     };
-    let head = match precision {
+    match precision {
         Some((t, level)) => {
             let at_most = (round * f64::from(t.max_repeat)).min(t.max_time.as_secs_f64());
             format!(
@@ -429,13 +456,7 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
                 secs(round * f64::from(repeat))
             ),
         },
-    };
-    out.insert_str(0, &head);
-    for s in &plan.skipped {
-        out += &format!("skipping {s}\n");
     }
-    out += &format!("baseline: {}\n\nas a --config file:\n{}", plan.baseline, a.as_config);
-    out
 }
 
 /// A rough time, in the unit that reads best.

@@ -1,60 +1,75 @@
-//! What every workload may read (`WorkloadOptions`) and what its verify gives back
-//! (`Verdict`): both are recorded in results files.
+//! What every workload may read (`WorkloadOptions`, each workload's own options composed)
+//! and what its verify gives back (`Verdict`): both are recorded in results files.
 
-use super::{counters, ycsb};
+use super::own::{OptionField, OwnOptions};
+use super::{counters, oltp, tpcb, ycsb};
 use serde::{Deserialize, Serialize};
 
-/// Options every workload may read.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(default)]
+/// Options every workload may read. A workload with options of its own registers them
+/// here, one field and one name in `parts!`: the field is flattened into `dbrace run`'s
+/// flags (so `--config` knows them) and into the results file's `options`.
+#[derive(clap::Args, Clone, Debug, Default, Serialize, Deserialize)]
 pub struct WorkloadOptions {
-    /// Data set size in pgbench scale units (100,000 accounts each).
-    pub scale: u32,
-    /// Tables of the oltp workloads, sbtest1..N (sysbench's --tables).
-    pub tables: u32,
-    /// Rows per table of the oltp workloads (sysbench's --table-size).
-    pub table_size: u64,
-    /// Per-statement (per-operation) latency while measured (`--report-per-statement`).
-    pub per_statement: bool,
-    // ycsb: --records, --distribution.
-    /// Records in the ycsb workloads' usertable (YCSB's recordcount).
-    pub records: u64,
-    /// The ycsb workloads' request distribution; `None`: each workload file's own.
-    pub distribution: Option<ycsb::Distribution>,
-    /// Options of the counters workloads (`--counters-*`).
+    /// pgbench's tables (`--scale`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub tpcb: tpcb::TpcbOptions,
+    /// The oltp workloads' (`--tables`, `--table-size`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub oltp: oltp::OltpOptions,
+    /// The ycsb workloads' (`--records`, `--distribution`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub ycsb: ycsb::YcsbOptions,
+    /// The counters workloads': their flags (`CountersArgs`) have a heading of their own,
+    /// their clock follows the run's pace, and results keep them only when one ran.
+    #[arg(skip)]
+    #[serde(skip)]
     pub counters: counters::CountersOptions,
+    /// Per-statement (per-operation) latency while measured (`--report-per-statement`,
+    /// a flag of the script workloads that ycsb reads too).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub per_statement: bool,
 }
 
-impl Default for WorkloadOptions {
-    /// pgbench's and sysbench's own defaults; 10,000 YCSB records (see ycsb::DEFAULT_RECORDS).
-    fn default() -> Self {
-        WorkloadOptions {
-            scale: 1,
-            tables: 1,
-            table_size: 10_000,
-            per_statement: false,
-            records: ycsb::DEFAULT_RECORDS,
-            distribution: None,
-            counters: Default::default(),
+/// `parts` and `parts_mut` from one list of `WorkloadOptions`' fields, so that a
+/// workload's options are named once.
+macro_rules! parts {
+    ($($field:ident),*) => {
+        /// Each workload's own options, in the order reports list them.
+        fn parts(&self) -> Vec<&dyn OwnOptions> {
+            vec![$(&self.$field),*]
         }
-    }
+
+        /// The same, to set one.
+        fn parts_mut(&mut self) -> Vec<&mut dyn OwnOptions> {
+            vec![$(&mut self.$field),*]
+        }
+    };
 }
 
 impl WorkloadOptions {
+    parts!(tpcb, oltp, ycsb);
+
     /// The options `--sweep` can vary, by their command-line names.
-    pub const KEYS: &'static [&'static str] = &["scale", "tables", "table-size", "records"];
+    pub fn sweep_keys(&self) -> Vec<&'static str> {
+        self.parts().iter().flat_map(|p| p.sweep_keys()).copied().collect()
+    }
 
     /// Set one option from its command-line name and text, checked as the flag is.
     pub fn set(&mut self, key: &str, value: &str) -> std::result::Result<(), String> {
-        use super::parse::{parse_records, parse_scale, parse_table_size, parse_tables};
-        match key {
-            "scale" => self.scale = parse_scale(value)?,
-            "tables" => self.tables = parse_tables(value)?,
-            "table-size" => self.table_size = parse_table_size(value)?,
-            "records" => self.records = parse_records(value)?,
-            _ => return Err(format!("unknown workload option '{key}'; options: {}", Self::KEYS.join(", "))),
+        let keys = self.sweep_keys().join(", ");
+        match self.parts_mut().into_iter().find(|p| p.sweep_keys().contains(&key)) {
+            Some(part) => part.set(key, value),
+            None => Err(format!("unknown workload option '{key}'; options: {keys}")),
         }
-        Ok(())
+    }
+
+    /// Each workload's own options as reports list them (see `OwnOptions::fields`).
+    pub fn fields(&self, ran: &dyn Fn(&str) -> bool) -> Vec<OptionField> {
+        self.parts().iter().flat_map(|p| p.fields(ran)).collect()
     }
 }
 
@@ -65,4 +80,33 @@ pub struct Verdict {
     pub ok: bool,
     /// What was compared, in numbers.
     pub detail: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Args, FromArgMatches};
+
+    /// The flags' defaults are the options' defaults, and a sweep sets what the flag sets.
+    #[test]
+    fn flags_defaults_and_sweeps_agree() {
+        let cmd = WorkloadOptions::augment_args(clap::Command::new("run"));
+        let given = |args: &[&str]| {
+            let m = cmd.clone().try_get_matches_from(std::iter::once("run").chain(args.iter().copied())).unwrap();
+            WorkloadOptions::from_arg_matches(&m).unwrap()
+        };
+        let flags = given(&[]);
+        let default = WorkloadOptions::default();
+        assert_eq!((&flags.tpcb, &flags.oltp, &flags.ycsb), (&default.tpcb, &default.oltp, &default.ycsb));
+        assert_eq!(default.sweep_keys(), ["scale", "tables", "table-size", "records"]);
+        for (key, value) in [("scale", "3"), ("tables", "2"), ("table-size", "500"), ("records", "70")] {
+            let mut swept = WorkloadOptions::default();
+            swept.set(key, value).unwrap();
+            let flag = given(&[&format!("--{key}={value}")]);
+            assert_eq!((swept.tpcb, swept.oltp, swept.ycsb), (flag.tpcb, flag.oltp, flag.ycsb), "{key}");
+        }
+        assert!(WorkloadOptions::default().set("tables", "0").unwrap_err().contains("at least 1"));
+        let e = WorkloadOptions::default().set("distribution", "uniform").unwrap_err();
+        assert_eq!(e, "unknown workload option 'distribution'; options: scale, tables, table-size, records");
+    }
 }

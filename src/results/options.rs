@@ -2,7 +2,8 @@
 //! that reports and `compare` share.
 
 use crate::options::counters::CountersOptions;
-use crate::options::ycsb::{DEFAULT_RECORDS, Distribution};
+pub use crate::options::own::OptionField;
+use crate::options::workload::WorkloadOptions;
 use serde::{Deserialize, Serialize};
 
 /// How clients were driven in every cell.
@@ -16,20 +17,11 @@ pub struct RunOptions {
     pub warmup_s: f64,
     /// Repeats per cell.
     pub repeat: u32,
-    /// pgbench scale.
-    pub scale: u32,
-    /// Tables of the oltp workloads (sysbench's --tables).
-    #[serde(default = "one")]
-    pub tables: u32,
-    /// Rows per oltp table (sysbench's --table-size).
-    #[serde(default = "sysbench_table_size")]
-    pub table_size: u64,
-    /// Records of the ycsb workloads (YCSB's recordcount).
-    #[serde(default = "ycsb_records")]
-    pub records: u64,
-    /// The ycsb workloads' request distribution, when given (else each workload's own).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distribution: Option<Distribution>,
+    /// Each workload's own options (`scale`, `tables`, `table_size`, `records`,
+    /// `distribution`, …), their keys at this level of the file; the counters workloads'
+    /// are `counters`, and `per_statement` is not recorded.
+    #[serde(flatten)]
+    pub workload: WorkloadOptions,
     /// Options of the counters workloads, when the run has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<CountersOptions>,
@@ -98,19 +90,6 @@ impl RunOptions {
     }
 }
 
-/// One option of a run in the words reports use: the HTML environment table lists them,
-/// `compare` notes those that differ between two runs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OptionField {
-    /// Its name, e.g. `warm-up`.
-    pub label: &'static str,
-    /// Its value with its unit, e.g. `0.1 s`.
-    pub value: String,
-    /// Whether it changes what a cell measures (`compare` notes a difference), rather than
-    /// how often it is repeated, how it is judged or how it is recorded.
-    pub measures: bool,
-}
-
 impl RunOptions {
     /// Every option of the run, in the order reports list them: the one definition the
     /// environment table and `compare` share. `ran(prefix)` says whether a workload whose
@@ -155,14 +134,8 @@ impl RunOptions {
         if self.reconnect {
             push("reconnect", "on a lost connection".into(), false);
         }
-        push("scale", self.scale.to_string(), true);
-        if ran("oltp") {
-            push("oltp tables", format!("{} × {} rows", self.tables, self.table_size), true);
-        }
-        if ran("ycsb") {
-            push("ycsb records", self.records.to_string(), true);
-            let d = self.distribution.map_or("each workload's own", |d| d.name());
-            push("ycsb distribution", d.to_string(), true);
+        for w in self.workload.fields(&ran) {
+            push(w.label, w.value, w.measures);
         }
         if let Some(c) = &self.counters {
             push("counters keys", c.keys.to_string(), true);
@@ -193,18 +166,6 @@ fn default_level() -> f64 {
     crate::stats::LEVEL
 }
 
-fn one() -> u32 {
-    1
-}
-
-fn sysbench_table_size() -> u64 {
-    10_000
-}
-
-fn ycsb_records() -> u64 {
-    DEFAULT_RECORDS
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +188,24 @@ mod tests {
         assert_eq!(rate.value, "500 tps");
         assert!(ycsb.iter().filter(|f| ["seed", "baseline", "repeats"].contains(&f.label)).all(|f| !f.measures));
         assert_eq!(none[0], OptionField { label: "measured", value: "0.3 s per repeat".into(), measures: true });
+    }
+
+    /// Each workload's own options sit at the top level of `options`, in the order and with
+    /// the defaults for older files they always had; `scale` is still required.
+    #[test]
+    fn workload_options_keep_their_keys_and_order() {
+        let head = r#"{"duration_s":0.3,"transactions":null,"warmup_s":0.1,"repeat":5,"#;
+        let old: RunOptions = serde_json::from_str(&format!(r#"{head}"scale":2,"seed":7,"baseline":"ram"}}"#)).unwrap();
+        let text = serde_json::to_string(&old).unwrap();
+        let want =
+            r#""scale":2,"tables":1,"table_size":10000,"records":10000,"seed":7,"baseline":"ram","confidence":0.95}"#;
+        assert_eq!(text, format!("{head}{want}"));
+        let mut o = old.clone();
+        o.workload.ycsb.distribution = Some(crate::options::ycsb::Distribution::Latest);
+        o.counters = Some(CountersOptions::default());
+        let text = serde_json::to_string(&o).unwrap();
+        assert!(text.contains(r#""records":10000,"distribution":"latest","counters":{"keys":100,"#), "{text}");
+        let e = serde_json::from_str::<RunOptions>(&format!(r#"{head}"seed":7,"baseline":"ram"}}"#)).unwrap_err();
+        assert!(e.to_string().contains("missing field `scale`"), "{e}");
     }
 }

@@ -43,7 +43,7 @@ pub trait Workload: Send + Sync {
     }
     /// The options that size the data set, as given (for a message that it is too big).
     fn size_options(&self, opts: &WorkloadOptions) -> String {
-        format!("--scale {}", opts.scale)
+        format!("--scale {}", opts.tpcb.scale)
     }
     /// Whether a cell may keep its instance and data set from one repeat to the next, as
     /// pgbench and sysbench runs follow one another on the data loaded once: the

@@ -133,7 +133,7 @@ fn loaded_keys(t: usize, rows: i64) -> impl Iterator<Item = i64> {
 }
 
 fn sizes(opts: &WorkloadOptions) -> (usize, i64) {
-    (opts.tables as usize, opts.table_size as i64)
+    (opts.oltp.tables as usize, opts.oltp.table_size as i64)
 }
 
 impl Workload for Oltp {
@@ -149,10 +149,10 @@ impl Workload for Oltp {
     /// A row takes 264 bytes in PostgreSQL with both indexes (211 in SQLite; measured on
     /// 100,000 rows); doubled and rounded up for the log and growth.
     fn estimated_bytes(&self, opts: &WorkloadOptions) -> u64 {
-        u64::from(opts.tables) * opts.table_size * 550
+        u64::from(opts.oltp.tables) * opts.oltp.table_size * 550
     }
     fn size_options(&self, opts: &WorkloadOptions) -> String {
-        format!("--tables {} --table-size {}", opts.tables, opts.table_size)
+        format!("--tables {} --table-size {}", opts.oltp.tables, opts.oltp.table_size)
     }
     /// As sysbench's prepare, table by table: create, bulk insert (k from the default
     /// distribution, c and pad from the templates), then the secondary index k_N; the

@@ -41,7 +41,7 @@ const ACCOUNTS_PER_SCALE: i64 = 100_000;
 const TELLERS_PER_SCALE: i64 = 10;
 
 fn sizes(opts: &WorkloadOptions) -> (i64, i64, i64) {
-    let s = i64::from(opts.scale);
+    let s = i64::from(opts.tpcb.scale);
     (s, s * TELLERS_PER_SCALE, s * ACCOUNTS_PER_SCALE)
 }
 
@@ -123,7 +123,7 @@ impl CellWorkload for Cell {
     }
 }
 
-/// pgbench's four tables at `opts.scale`, loaded as `pgbench -i` does (also the data of
+/// pgbench's four tables at `opts.tpcb.scale`, loaded as `pgbench -i` does (also the data of
 /// the script workload `workload`), its phases timed as pgbench times them. Where the
 /// engine gains from it, pgbench_accounts loads in ranges side by side: the same rows.
 pub(crate) fn load_tables(load: &mut Loader, workload: &str, opts: &WorkloadOptions) -> Result<()> {
@@ -171,7 +171,7 @@ pub(crate) fn load_tables(load: &mut Loader, workload: &str, opts: &WorkloadOpti
 /// 100,000 accounts take 9.7 MB in SQLite (measured); with branches, tellers, history
 /// growth and a log of the same size, 26 MB per scale unit is a safe bound.
 pub(crate) fn estimated_bytes(opts: &WorkloadOptions) -> u64 {
-    u64::from(opts.scale) * 26_000_000
+    u64::from(opts.tpcb.scale) * 26_000_000
 }
 
 struct Stmts {

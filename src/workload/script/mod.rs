@@ -247,7 +247,7 @@ impl Workload for Mix {
         Ok(Box::new(Cell {
             name: self.name.clone(),
             shared: Arc::clone(&self.shared),
-            scale: opts.scale,
+            scale: opts.tpcb.scale,
             counts: Vec::new(),
         }))
     }

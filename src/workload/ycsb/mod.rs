@@ -93,24 +93,24 @@ impl Workload for Ycsb {
     /// key's index (measured on 100,000 records), doubled and rounded up for the log, the
     /// inserts and growth.
     fn estimated_bytes(&self, opts: &WorkloadOptions) -> u64 {
-        opts.records * 3_000
+        opts.ycsb.records * 3_000
     }
     fn size_options(&self, opts: &WorkloadOptions) -> String {
-        format!("--records {}", opts.records)
+        format!("--records {}", opts.ycsb.records)
     }
     fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         match load.conn() {
-            Connection::Sql(c) => sql::load(c.as_mut(), opts.records)?,
-            Connection::Kv(c) => kv::load(c.as_mut(), opts.records)?,
-            Connection::Doc(c) => doc::load(c.as_mut(), opts.records)?,
+            Connection::Sql(c) => sql::load(c.as_mut(), opts.ycsb.records)?,
+            Connection::Kv(c) => kv::load(c.as_mut(), opts.ycsb.records)?,
+            Connection::Doc(c) => doc::load(c.as_mut(), opts.ycsb.records)?,
         }
         Ok(Box::new(Cell {
             w: *self,
-            records: opts.records,
+            records: opts.ycsb.records,
             // The distribution in effect: `--distribution`, else the workload file's.
-            distribution: opts.distribution.unwrap_or(self.distribution),
+            distribution: opts.ycsb.distribution.unwrap_or(self.distribution),
             per_statement: opts.per_statement,
-            sequence: Arc::new(Sequence::new(opts.records)),
+            sequence: Arc::new(Sequence::new(opts.ycsb.records)),
             latest_zeta: None,
         }))
     }
