@@ -21,7 +21,7 @@ pub mod wire;
 use super::ConnectError;
 use super::access::{self, Exposed};
 use super::kit::{self, Owned, ServerUser, UrlDatabase};
-use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, Target};
+use super::{BinFlag, Capability, Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
 use crate::launcher::{Kind, docker};
 use crate::profile::{Durability, LocationKind, Profile};
@@ -54,6 +54,9 @@ impl Engine for Mongo {
     }
     fn interface(&self) -> Interface {
         Interface::Doc
+    }
+    fn capabilities(&self) -> &'static [Capability] {
+        &[Capability::DocIncrements, Capability::DocRanges]
     }
     fn version(&self, machine: &Machine) -> Result<String> {
         if machine.launcher == Kind::Docker {
