@@ -1,12 +1,10 @@
 //! The kinds of store counters keep their buckets in, over what an engine offers: rows
 //! of a SQL table (sql.rs), or named buckets (store.rs) as hashes (kv.rs) or documents
-//! (doc.rs). The plan reads what they need; a cell picks the one its connection drives.
+//! (doc.rs) made kinds by named.rs. The plan reads what they need; a cell picks the one
+//! its connection drives.
 
 use super::Totals;
-use super::doc::DocBuckets;
-use super::kv::HashBuckets;
 use super::options::CountersOptions;
-use super::store::Named;
 use crate::engine::Connection;
 use crate::error::Result;
 use crate::workload::Transactor;
@@ -35,6 +33,3 @@ pub(super) trait Keeps: Kind {
     /// may hold, for a store that cannot list its own.
     fn totals(&self, conn: &mut Connection, o: &CountersOptions, reach: Data) -> Result<Totals>;
 }
-
-/// Every kind, in the order the plan lists them.
-pub(super) const KINDS: [&dyn Keeps; 3] = [&super::sql::Sql, &Named::<HashBuckets>::KIND, &Named::<DocBuckets>::KIND];

@@ -13,6 +13,7 @@ mod doc;
 mod kind;
 mod kv;
 mod load;
+mod named;
 pub use crate::options::counters as options;
 mod pick;
 mod reader;
@@ -25,10 +26,14 @@ use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions
 use crate::engine::{Capability, Connection, Interface};
 use crate::error::Result;
 use buckets::Granularity;
-use kind::KINDS;
+use kind::Keeps;
 pub use options::{CountersArgs, CountersOptions, ReadRange, Schema};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The kinds of store the counters keep their buckets in, in the order the plan lists them.
+const KINDS: [&dyn Keeps; 3] =
+    [&sql::Sql, &named::Named::<kv::HashBuckets>::KIND, &named::Named::<doc::DocBuckets>::KIND];
 
 /// The name `--workload` takes for both.
 pub const FAMILY: &str = "counters";

@@ -1,20 +1,15 @@
 //! Named buckets: what the counters' key-value and document stores share. A bucket is
 //! one hash or document named `metric-00042::1h::1702598400`; its counters are added to
 //! by increments and read by ranges. The generic load (load.rs), writer (writer.rs),
-//! reader (reader.rs) and sums (verify.rs) drive any `CounterStore`.
+//! reader (reader.rs) and sums (verify.rs) drive any `CounterStore`; named.rs makes it a
+//! kind of store.
 
 use super::buckets::Granularity;
-use super::kind::{Data, Keeps};
 use super::options::CountersOptions;
-use super::{Totals, load, reader, verify, writer};
 use crate::engine::{Connection, TxResult};
 use crate::error::Result;
-use crate::workload::Transactor;
-use crate::workload::store::{Kind, Need};
+use crate::workload::store::Need;
 use std::io::Write;
-use std::marker::PhantomData;
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 
 /// Receives each counter a store walks: its bucket's name, its path, its value or why
 /// it has none.
@@ -54,43 +49,4 @@ pub(super) fn bucket_name(out: &mut Vec<u8>, m: &str, g: Granularity, start: i64
 /// The text of names written by `bucket_name` (ASCII by construction).
 pub(super) fn text(b: &[u8]) -> &str {
     std::str::from_utf8(b).unwrap_or("")
-}
-
-/// The kind of store a `CounterStore` makes.
-pub(super) struct Named<S>(PhantomData<fn() -> S>);
-
-impl<S> Named<S> {
-    /// The kind.
-    pub(super) const KIND: Named<S> = Named(PhantomData);
-}
-
-impl<S: CounterStore> Kind for Named<S> {
-    fn need(&self) -> Need {
-        S::NEED
-    }
-}
-
-impl<S: CounterStore> Keeps for Named<S> {
-    fn prepare(&self, conn: &mut Connection, o: &CountersOptions, data: Option<Data>) -> Result<()> {
-        S::fresh(conn)?;
-        match data {
-            Some(data) => load::load::<S>(conn, o, data),
-            None => Ok(()),
-        }
-    }
-    fn writer(&self, conn: Connection, o: &CountersOptions, seed: u64) -> Result<Box<dyn Transactor>> {
-        Ok(writer::writer::<S>(conn, o, seed))
-    }
-    fn reader(
-        &self,
-        conn: Connection,
-        o: &CountersOptions,
-        seed: u64,
-        wrong: Arc<AtomicU64>,
-    ) -> Result<Box<dyn Transactor>> {
-        Ok(reader::reader::<S>(conn, o, seed, wrong))
-    }
-    fn totals(&self, conn: &mut Connection, o: &CountersOptions, reach: Data) -> Result<Totals> {
-        verify::totals::<S>(conn, o, reach)
-    }
 }

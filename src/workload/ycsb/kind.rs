@@ -17,6 +17,3 @@ pub trait Records: Kind {
     /// Whether the store holds `want` records; what was found.
     fn verify(&self, conn: &mut Connection, want: u64) -> Result<(bool, String)>;
 }
-
-/// Every kind, in the order the plan lists them.
-pub const KINDS: [&dyn Records; 3] = [&super::sql::Sql, &super::kv::HashesAndSortedSets, &super::doc::Docs];

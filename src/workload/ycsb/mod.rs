@@ -20,9 +20,12 @@ use crate::error::Result;
 use crate::rng::Rng;
 use client::{Driver, Op};
 use generator::{KeyChooser, Latest, ScrambledZipfian};
-use kind::KINDS;
+use kind::Records;
 use sequence::Sequence;
 use std::sync::Arc;
+
+/// The kinds of store YCSB keeps its records in, in the order the plan lists them.
+const KINDS: [&dyn Records; 3] = [&sql::Sql, &kv::HashesAndSortedSets, &doc::Docs];
 
 pub use crate::options::ycsb::{DEFAULT_RECORDS, Distribution};
 
