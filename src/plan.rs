@@ -95,7 +95,7 @@ pub fn build(req: &Request) -> Result<Plan> {
     let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS), &req.script)?;
     if req.workloads.is_empty() {
         // Defaults adapt to the engines; only workloads the user named must all run.
-        workloads.retain(|w| engines.iter().any(|e| w.drives(e.interface())));
+        workloads.retain(|w| engines.iter().any(|e| w.runs_on(*e)));
     }
     check_drivable(&workloads, &engines)?;
     let sweep = req.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options, &req.machine)).transpose()?;
@@ -155,8 +155,8 @@ fn engines(
 /// Every workload asked for runs on one of the engines at least.
 fn check_drivable(workloads: &[Arc<dyn Workload>], engines: &[&'static dyn Engine]) -> Result<()> {
     for w in workloads {
-        if !engines.iter().any(|e| w.drives(e.interface())) {
-            let can: Vec<_> = engine::all().iter().filter(|e| w.drives(e.interface())).map(|e| e.name()).collect();
+        if !engines.iter().any(|e| w.runs_on(*e)) {
+            let can: Vec<_> = engine::all().iter().filter(|e| w.runs_on(**e)).map(|e| e.name()).collect();
             return Err(bad_input!(
                 "workload {} cannot run on {}; engines that can: {}",
                 w.name(),
@@ -187,6 +187,10 @@ impl Matrix<'_> {
     fn add(&mut self, e: &'static dyn Engine, w: &Arc<dyn Workload>, clients: u32, profiles: &[Profile]) {
         if !w.drives(e.interface()) {
             note(&mut self.skipped, format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
+            return;
+        }
+        if let Some(cap) = w.lacks(e) {
+            note(&mut self.skipped, format!("{} × {}: {} has no {}", e.name(), w.name(), e.name(), cap.name()));
             return;
         }
         let variants = variants(self.sweep.as_ref(), e.name(), &self.req.options);
@@ -550,5 +554,64 @@ mod tests {
         let r = Request { engines: vec!["memory".into()], workloads: vec!["tpcb".into()], ..req() };
         let e = build(&r).err().unwrap().to_string();
         assert!(e.contains("engines that can: sqlite"), "{e}");
+    }
+
+    /// A key-value workload that needs document ranges, which no key-value engine has.
+    struct NeedsRanges;
+
+    impl Workload for NeedsRanges {
+        fn name(&self) -> &str {
+            "needs-ranges"
+        }
+        fn about(&self) -> &str {
+            "a test's"
+        }
+        fn interfaces(&self) -> &'static [engine::Interface] {
+            &[engine::Interface::Kv]
+        }
+        fn needs(&self, _iface: engine::Interface) -> &'static [engine::Capability] {
+            &[engine::Capability::DocRanges]
+        }
+        fn prepare(
+            &self,
+            _load: &mut workload::Loader,
+            _opts: &WorkloadOptions,
+        ) -> Result<Box<dyn workload::CellWorkload>> {
+            Err(failed!("never prepared"))
+        }
+    }
+
+    #[test]
+    fn an_engine_without_a_capability_the_workload_needs_is_skipped_with_a_note() {
+        let r = req();
+        let mut m = Matrix {
+            req: &r,
+            sets: Vec::new(),
+            sweep: None,
+            bound: Vec::new(),
+            skipped: Vec::new(),
+            refused: HashMap::new(),
+            cells: Vec::new(),
+        };
+        let w: Arc<dyn Workload> = Arc::new(NeedsRanges);
+        m.add(&engine::memory::Memory, &w, 1, &[Profile::named("ram").unwrap()]);
+        assert!(m.cells.is_empty());
+        assert_eq!(m.skipped, ["memory × needs-ranges: memory has no document ranges"]);
+        let e = check_drivable(&[w], &[&engine::memory::Memory]).unwrap_err().to_string();
+        assert!(e.contains("workload needs-ranges cannot run on memory"), "{e}");
+    }
+
+    #[test]
+    fn every_engine_has_what_the_workloads_of_its_interface_need() {
+        for w in workload::all() {
+            for e in engine::all() {
+                if w.drives(e.interface()) {
+                    assert_eq!(w.lacks(*e), None, "{} on {}", w.name(), e.name());
+                }
+            }
+        }
+        let ycsb = workload::by_name("ycsb-a", &Default::default()).unwrap();
+        assert_eq!(ycsb.needs(engine::Interface::Kv), [engine::Capability::Hashes, engine::Capability::SortedSets]);
+        assert_eq!(workload::counters::WRITE.needs(engine::Interface::Doc).len(), 2);
     }
 }

@@ -3,7 +3,7 @@
 //! applied; stopped and its directories removed when dropped.
 
 use crate::engine::access::{Access, Exposed};
-use crate::engine::{Connection, Engine, Launch, Machine};
+use crate::engine::{Engine, Launch, Machine};
 use crate::error::Result;
 use crate::instance::{Locations, Storage};
 use crate::profile::Profile;
@@ -95,10 +95,8 @@ impl Session {
     }
 
     fn apply(&self, setup: &Setup) -> Result<()> {
-        let applied = match self.exposed.instance.connect()? {
-            Connection::Sql(mut c) => c.batch(&setup.text),
-            Connection::Doc(mut c) => c.setup(&setup.text),
-            Connection::Kv(_) => return Err(bad_input!("--setup: this engine takes none")),
+        let Some(applied) = self.exposed.instance.connect()?.setup(&setup.text) else {
+            return Err(bad_input!("--setup: this engine takes none"));
         };
         applied.map_err(|e| {
             let msg = e.to_string().replace(&self.exposed.password, "***");

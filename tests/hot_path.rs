@@ -11,8 +11,8 @@
 //! thread (`--threads`): clients as fibers on one event loop, parking on their sockets.
 
 use dbrace::engine::{
-    Connection, Engine, HashIncr, Instance, KvClient, Launch, Machine, Target, mysql::Mysql, postgres::Postgres,
-    redis::Redis, sqlite::Sqlite,
+    Connection, Engine, HashIncr, Instance, Launch, Machine, Target, mysql::Mysql, postgres::Postgres, redis::Redis,
+    sqlite::Sqlite,
 };
 use dbrace::instance::{DataDir, Storage};
 use dbrace::options::oltp::OltpOptions;
@@ -209,26 +209,31 @@ fn fiber_allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
 /// the counters' pipelines of 24 HGETALLs and 7 HINCRBYs among them.
 fn kv_allocations(engine: &dyn Engine, n: u64) -> u64 {
     let server = Server::start(engine);
-    let Connection::Kv(mut c) = server.inst.connect().unwrap() else { panic!("{} is not key-value", engine.name()) };
+    let mut c: Connection = server.inst.connect().unwrap();
+    assert!(c.kv().is_some(), "{} is not key-value", engine.name());
     let names: Vec<Vec<u8>> =
         (0..24).map(|i| format!("m-{i}::1h::{}", 1_700_000_000 + 3600 * i).into_bytes()).collect();
     let keys: Vec<&[u8]> = names.iter().map(Vec::as_slice).collect();
     let fields: Vec<(&[u8], &[u8])> = vec![(b"a", b"1"), (b"b.c", b"22"), (b"d", b"333")];
     for k in &keys {
-        c.hset(k, &fields).unwrap();
+        c.hashes().unwrap().hset(k, &fields).unwrap();
     }
     let incs: Vec<HashIncr> = keys[..7].iter().map(|&key| HashIncr { key, field: b"a", by: -3 }).collect();
     let mut out = Vec::with_capacity(64);
-    let round = |c: &mut Box<dyn KvClient>, out: &mut Vec<u8>| {
-        c.set(b"k", b"value").unwrap();
-        assert!(c.get(b"k", out).unwrap() && !c.get(b"absent", out).unwrap());
-        c.hset(keys[0], &fields[1..]).unwrap();
-        c.hincrby(&incs).unwrap();
+    // Through the connection's accessors, as the workloads reach each capability.
+    let round = |c: &mut Connection, out: &mut Vec<u8>| {
+        let kv = c.kv().unwrap();
+        kv.set(b"k", b"value").unwrap();
+        assert!(kv.get(b"k", out).unwrap() && !kv.get(b"absent", out).unwrap());
+        let h = c.hashes().unwrap();
+        h.hset(keys[0], &fields[1..]).unwrap();
+        h.hincrby(&incs).unwrap();
         let mut seen = 0;
-        assert_eq!(c.hgetall(&keys, &mut |_, _, _| seen += 1).unwrap(), 24);
+        assert_eq!(h.hgetall(&keys, &mut |_, _, _| seen += 1).unwrap(), 24);
         assert_eq!(seen, 72);
-        c.zadd(b"z", 5, b"m").unwrap();
-        assert_eq!(c.zrange_from(b"z", i64::MIN, 10, &mut |_| {}).unwrap(), 1);
+        let z = c.sorted_sets().unwrap();
+        z.zadd(b"z", 5, b"m").unwrap();
+        assert_eq!(z.zrange_from(b"z", i64::MIN, 10, &mut |_| {}).unwrap(), 1);
     };
     round(&mut c, &mut out);
     let before = ALLOCS.load(Ordering::Relaxed);

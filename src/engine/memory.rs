@@ -2,7 +2,8 @@
 //! durability; the upper bound a real engine is compared to.
 
 use super::{
-    Connection, Engine, HashField, HashIncr, Instance, Interface, KvClient, Launch, Machine, Target, TxError, TxResult,
+    Capability, Capable, Connection, Engine, HashField, HashIncr, Hashes, Instance, Interface, KvClient, Launch,
+    Machine, SortedSets, Target, TxError, TxResult,
 };
 use crate::error::Result;
 use crate::profile::{Durability, LocationKind, Profile};
@@ -21,6 +22,9 @@ impl Engine for Memory {
     }
     fn interface(&self) -> Interface {
         Interface::Kv
+    }
+    fn capabilities(&self) -> &'static [Capability] {
+        &[Capability::Hashes, Capability::SortedSets]
     }
     fn version(&self, _machine: &Machine) -> Result<String> {
         Ok(env!("CARGO_PKG_VERSION").to_string())
@@ -122,6 +126,19 @@ impl KvClient for MemoryClient {
     fn count(&mut self) -> TxResult<u64> {
         Ok(self.store.iter().map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len() as u64).sum())
     }
+}
+
+/// Hashes and sorted sets as Redis keeps them, the upper bound of Redis's.
+impl Capable for MemoryClient {
+    fn hashes(&mut self) -> Option<&mut dyn Hashes> {
+        Some(self)
+    }
+    fn sorted_sets(&mut self) -> Option<&mut dyn SortedSets> {
+        Some(self)
+    }
+}
+
+impl Hashes for MemoryClient {
     fn hset(&mut self, key: &[u8], fields: &[(&[u8], &[u8])]) -> TxResult<()> {
         let mut shard = self.shard(key);
         let Entry::Hash(h) = shard.entry(key.into()).or_insert_with(|| Entry::Hash(HashMap::default())) else {
@@ -161,6 +178,9 @@ impl KvClient for MemoryClient {
         }
         Ok(found)
     }
+}
+
+impl SortedSets for MemoryClient {
     fn zadd(&mut self, key: &[u8], score: i64, member: &[u8]) -> TxResult<()> {
         let mut shard = self.shard(key);
         let empty = || Entry::Sorted(BTreeSet::new(), HashMap::default());
@@ -217,7 +237,10 @@ mod tests {
         let profile = Profile::builtin("ram").unwrap();
         let (storage, machine) = (crate::instance::Storage::default(), Machine::default());
         let inst = Memory.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
-        let Connection::Kv(mut c) = inst.connect().unwrap() else { panic!("memory is key-value") };
-        super::super::check_kv_ops(c.as_mut());
+        let mut conn = inst.connect().unwrap();
+        for cap in Capability::ALL {
+            assert_eq!(conn.offers(cap), Memory.capabilities().contains(&cap), "{}", cap.name());
+        }
+        super::super::capability::check_kv_ops(conn.kv().expect("memory is key-value"));
     }
 }

@@ -3,6 +3,8 @@
 //! out clients. It never knows a workload's tables.
 
 pub mod access;
+pub mod capability;
+mod connection;
 pub mod kit;
 pub mod machine;
 pub mod memory;
@@ -16,6 +18,10 @@ use crate::error::Result;
 use crate::profile::Profile;
 use std::collections::BTreeMap;
 
+pub use capability::{
+    Capability, Capable, DocField, DocIncr, DocIncrements, DocRanges, HashField, HashIncr, Hashes, SortedSets,
+};
+pub use connection::Connection;
 pub use machine::{BinDirs, BinFlag, Launch, Machine};
 
 /// What kind of client an engine hands out; workloads declare which they can drive.
@@ -54,6 +60,11 @@ pub trait Engine: Sync {
     fn name(&self) -> &'static str;
     /// The kind of client it hands out.
     fn interface(&self) -> Interface;
+    /// What its clients offer beyond their interface's basic operations; a workload that
+    /// needs more is not paired with it.
+    fn capabilities(&self) -> &'static [Capability] {
+        &[]
+    }
     /// The engine's version, or why it cannot run on this machine.
     fn version(&self, machine: &Machine) -> Result<String>;
     /// The profile this engine runs for a requested one; `None` when it has no such mode.
@@ -158,27 +169,6 @@ pub trait Instance: Send + Sync {
     /// (SQLite's file locks), so they open and load one at a time, not side by side.
     fn embedded(&self) -> bool {
         false
-    }
-}
-
-/// A connection of either interface.
-pub enum Connection {
-    /// A SQL client.
-    Sql(Box<dyn SqlClient>),
-    /// A key-value client.
-    Kv(Box<dyn KvClient>),
-    /// A document client.
-    Doc(Box<dyn DocClient>),
-}
-
-impl Connection {
-    /// Whether many such connections may share a thread (see `SqlClient::evented`).
-    pub fn evented(&self) -> bool {
-        match self {
-            Connection::Sql(c) => c.evented(),
-            Connection::Kv(c) => c.evented(),
-            Connection::Doc(c) => c.evented(),
-        }
     }
 }
 
@@ -351,8 +341,9 @@ pub trait SqlClient: Send {
     }
 }
 
-/// A key-value connection: what key-value workloads drive.
-pub trait KvClient: Send {
+/// A key-value connection: what key-value workloads drive; hashes and sorted sets are
+/// capabilities (`Capable`).
+pub trait KvClient: Capable + Send {
     /// Whether every wait of this connection is on a socket a fiber can park on, so
     /// that many clients may share a thread (`--threads`).
     fn evented(&self) -> bool {
@@ -364,33 +355,6 @@ pub trait KvClient: Send {
     fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> TxResult<bool>;
     /// Number of keys stored (verify, not the hot path).
     fn count(&mut self) -> TxResult<u64>;
-    /// Set fields of the hash at `key`, creating it if needed (HSET).
-    fn hset(&mut self, key: &[u8], fields: &[(&[u8], &[u8])]) -> TxResult<()> {
-        let _ = (key, fields);
-        Err(unsupported("HSET"))
-    }
-    /// Add each increment's amount to its (key, field), in one round trip (pipelined HINCRBY).
-    fn hincrby(&mut self, incs: &[HashIncr]) -> TxResult<()> {
-        let _ = incs;
-        Err(unsupported("HINCRBY"))
-    }
-    /// Read every field of each hash in `keys`, in one round trip (pipelined HGETALL),
-    /// handing `field` the key's index, the field and its value; the number of hashes found.
-    fn hgetall(&mut self, keys: &[&[u8]], field: &mut HashField) -> TxResult<u64> {
-        let _ = (keys, field);
-        Err(unsupported("HGETALL"))
-    }
-    /// Add `member` with `score` to the sorted set at `key` (ZADD).
-    fn zadd(&mut self, key: &[u8], score: i64, member: &[u8]) -> TxResult<()> {
-        let _ = (key, score, member);
-        Err(unsupported("ZADD"))
-    }
-    /// Up to `count` members of the sorted set at `key` from score `min` up, in score order
-    /// (ZRANGEBYSCORE key min +inf LIMIT 0 count); the number handed to `member`.
-    fn zrange_from(&mut self, key: &[u8], min: i64, count: usize, member: &mut dyn FnMut(&[u8])) -> TxResult<u64> {
-        let _ = (key, min, count, member);
-        Err(unsupported("ZRANGEBYSCORE"))
-    }
 }
 
 /// A value in a document, borrowed so the hot path never allocates.
@@ -411,23 +375,9 @@ pub struct NewDoc<'a> {
     pub fields: &'a [(&'a str, DocValue<'a>)],
 }
 
-/// One `$inc` of one field (a dotted path) of the document whose `_id` is `id`.
-#[derive(Clone, Copy, Debug)]
-pub struct DocIncr<'a> {
-    /// The document's `_id`.
-    pub id: &'a str,
-    /// The field, `a.b` for a field `b` inside `a`.
-    pub field: &'a str,
-    /// How much to add.
-    pub by: i64,
-}
-
-/// Receives each field of `DocClient::range`: the document's `_id`, the field's dotted
-/// path, its value (`i64::MIN` for one that is not an integer).
-pub type DocField<'a> = dyn FnMut(&str, &str, i64) + 'a;
-
-/// A document connection: what document workloads drive, in collections of one database.
-pub trait DocClient: Send {
+/// A document connection: what document workloads drive, in collections of one database;
+/// increments and ranges are capabilities (`Capable`).
+pub trait DocClient: Capable + Send {
     /// Whether every wait of this connection is on a socket a fiber can park on, so
     /// that many clients may share a thread (`--threads`).
     fn evented(&self) -> bool {
@@ -444,13 +394,6 @@ pub trait DocClient: Send {
     /// Up to `limit` documents from `_id` = `from` on, in `_id` order, every field read;
     /// the number read.
     fn scan(&mut self, coll: &str, from: &str, limit: usize) -> TxResult<u64>;
-    /// Add the increments, creating missing documents (upserts); those of one document
-    /// are consecutive and go in one update. `one_bulk`: every document's update in one
-    /// round trip (a bulk write), else one round trip per document.
-    fn inc(&mut self, coll: &str, incs: &[DocIncr], one_bulk: bool) -> TxResult<()>;
-    /// The documents with `from <= _id <= to`, in `_id` order, each field handed to
-    /// `field`; the number of documents.
-    fn range(&mut self, coll: &str, from: &str, to: &str, field: &mut DocField) -> TxResult<u64>;
     /// Documents in `coll` (verify, not the hot path).
     fn count(&mut self, coll: &str) -> TxResult<u64>;
     /// Run a `--setup` file's commands (exec, serve; the engine's `check_setup` took it).
@@ -458,25 +401,6 @@ pub trait DocClient: Send {
         let _ = text;
         Err(TxError::Fail("this document engine takes no --setup".into()))
     }
-}
-
-/// Receives each field of `KvClient::hgetall`: the key's index, the field, its value.
-pub type HashField<'a> = dyn FnMut(usize, &[u8], &[u8]) + 'a;
-
-/// One increment of a hash field, for `KvClient::hincrby`.
-#[derive(Clone, Copy, Debug)]
-pub struct HashIncr<'a> {
-    /// The hash's key.
-    pub key: &'a [u8],
-    /// The field inside it.
-    pub field: &'a [u8],
-    /// How much to add.
-    pub by: i64,
-}
-
-/// The failure of an operation a key-value engine does not offer.
-fn unsupported(op: &str) -> TxError {
-    TxError::Fail(format!("this key-value engine has no {op}"))
 }
 
 /// Every engine dbrace knows, in the order `dbrace engines` lists them.
@@ -495,28 +419,4 @@ pub fn by_name(name: &str) -> Result<&'static dyn Engine> {
         let names: Vec<_> = all().iter().map(|e| e.name()).collect();
         bad_input!("unknown engine '{name}'; valid engines: {}", names.join(", "))
     })
-}
-
-/// The hash and sorted-set operations behave as Redis documents them, on any engine.
-#[cfg(test)]
-pub(crate) fn check_kv_ops(c: &mut dyn KvClient) {
-    let inc = |key: &'static [u8], field: &'static [u8], by| HashIncr { key, field, by };
-    c.hincrby(&[inc(b"h1", b"a", 2), inc(b"h1", b"a", -5), inc(b"h2", b"b", 7)]).unwrap();
-    c.hset(b"h3", &[(b"f0", b"x"), (b"f1", b"y")]).unwrap();
-    let mut seen = Vec::new();
-    let found = c.hgetall(&[b"h1", b"missing", b"h2", b"h3"], &mut |i, f, v| seen.push((i, f.to_vec(), v.to_vec())));
-    seen.sort();
-    assert_eq!(found.unwrap(), 3);
-    let want: Vec<(usize, Vec<u8>, Vec<u8>)> = [(0, "a", "-3"), (2, "b", "7"), (3, "f0", "x"), (3, "f1", "y")]
-        .iter()
-        .map(|(i, f, v)| (*i, f.as_bytes().to_vec(), v.as_bytes().to_vec()))
-        .collect();
-    assert_eq!(seen, want);
-    for (score, m) in [(30, "c"), (10, "a"), (20, "b"), (5, "b")] {
-        c.zadd(b"z", score, m.as_bytes()).unwrap();
-    }
-    let mut members = Vec::new();
-    assert_eq!(c.zrange_from(b"z", 6, 5, &mut |m| members.push(m.to_vec())).unwrap(), 2);
-    assert_eq!(members, [b"a".to_vec(), b"c".to_vec()]);
-    assert!(c.get(b"z", &mut Vec::new()).is_err(), "a sorted set is not a string");
 }

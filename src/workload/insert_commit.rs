@@ -2,6 +2,7 @@
 //! (a SET of a new key on key-value engines, an insertOne of a new document on document
 //! engines). It measures the cost of a commit.
 
+use super::store::{self, Kind, Need, doc, into_doc, into_kv, into_sql, kv, sql};
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, step};
 use crate::engine::{Connection, DocClient, DocValue, Interface, KvClient, NewDoc, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
@@ -13,10 +14,93 @@ pub struct InsertCommit;
 const PAYLOAD: &str =
     "dbrace-insert-commit-payload-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-012345";
 const TABLE: &str = "dbrace_insert";
+const NAME: &str = "insert-commit";
+
+/// One kind of store for the inserts: its fresh data set, a client on it, its count.
+trait Inserts: Kind {
+    /// Start a fresh data set.
+    fn prepare(&self, conn: &mut Connection) -> Result<()>;
+    /// Client `id`'s transactor, its keys numbered from `seq` on.
+    fn client(&self, conn: Connection, id: u32, seq: u64) -> Result<Box<dyn Transactor>>;
+    /// Rows, keys or documents inserted.
+    fn count(&self, conn: &mut Connection) -> Result<u64>;
+}
+
+/// Every kind, in the order the plan lists them.
+const KINDS: [&dyn Inserts; 3] = [&Rows, &Keys, &Docs];
+
+/// Rows of an unindexed table.
+struct Rows;
+
+impl Kind for Rows {
+    fn need(&self) -> Need {
+        Need { interface: Interface::Sql, capabilities: &[] }
+    }
+}
+
+impl Inserts for Rows {
+    fn prepare(&self, conn: &mut Connection) -> Result<()> {
+        let c = sql(conn)?;
+        step("create table", c.create_table(TABLE, "client integer, seq integer, payload varchar(100)", None))?;
+        step("finish the load", c.finish_load())
+    }
+    fn client(&self, conn: Connection, id: u32, _seq: u64) -> Result<Box<dyn Transactor>> {
+        let mut c = into_sql(conn)?;
+        let insert =
+            step("prepare", c.prepare(&format!("INSERT INTO {TABLE} (client, seq, payload) VALUES (?, ?, ?)")))?;
+        // Rows need no unique key: an int4 column counts from 0 each time.
+        Ok(Box::new(SqlInsert { c, insert, id: id.into(), seq: 0 }))
+    }
+    fn count(&self, conn: &mut Connection) -> Result<u64> {
+        Ok(step("verify", sql(conn)?.scalar(&format!("SELECT count(*) FROM {TABLE}")))? as u64)
+    }
+}
+
+/// New keys of a key-value store.
+struct Keys;
+
+impl Kind for Keys {
+    fn need(&self) -> Need {
+        Need { interface: Interface::Kv, capabilities: &[] }
+    }
+}
+
+impl Inserts for Keys {
+    fn prepare(&self, _conn: &mut Connection) -> Result<()> {
+        Ok(())
+    }
+    fn client(&self, conn: Connection, id: u32, seq: u64) -> Result<Box<dyn Transactor>> {
+        Ok(Box::new(KvInsert { c: into_kv(conn)?, id, seq }))
+    }
+    fn count(&self, conn: &mut Connection) -> Result<u64> {
+        step("verify", kv(conn)?.count())
+    }
+}
+
+/// New documents of a collection.
+struct Docs;
+
+impl Kind for Docs {
+    fn need(&self) -> Need {
+        Need { interface: Interface::Doc, capabilities: &[] }
+    }
+}
+
+impl Inserts for Docs {
+    fn prepare(&self, conn: &mut Connection) -> Result<()> {
+        step("drop collection", doc(conn)?.drop_collection(TABLE))
+    }
+    fn client(&self, conn: Connection, id: u32, seq: u64) -> Result<Box<dyn Transactor>> {
+        Ok(Box::new(DocInsert { c: into_doc(conn)?, id: id.into(), seq: seq as i64 }))
+    }
+    fn count(&self, conn: &mut Connection) -> Result<u64> {
+        step("verify", doc(conn)?.count(TABLE))
+    }
+}
 
 impl Workload for InsertCommit {
     fn name(&self) -> &str {
-        "insert-commit"
+        NAME
     }
     fn about(&self) -> &str {
         "one-row INSERT + COMMIT per transaction (a SET of a new key on key-value engines, an insertOne on mongo)"
@@ -26,13 +110,7 @@ impl Workload for InsertCommit {
     }
     fn prepare(&self, load: &mut Loader, _opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         let conn = load.conn();
-        if let Connection::Sql(c) = conn {
-            step("create table", c.create_table(TABLE, "client integer, seq integer, payload varchar(100)", None))?;
-            step("finish the load", c.finish_load())?;
-        }
-        if let Connection::Doc(c) = conn {
-            step("drop collection", c.drop_collection(TABLE))?;
-        }
+        store::pick(&KINDS, conn, self.name())?.prepare(conn)?;
         Ok(Box::new(Cell { built: Vec::new() }))
     }
 }
@@ -46,32 +124,17 @@ struct Cell {
 }
 
 impl CellWorkload for Cell {
-    fn client(&mut self, conn: Connection, id: u32, _seed: u64) -> Result<Box<dyn Transactor>> {
+    fn client(&mut self, mut conn: Connection, id: u32, _seed: u64) -> Result<Box<dyn Transactor>> {
         let slot = id as usize;
         if self.built.len() <= slot {
             self.built.resize(slot + 1, 0);
         }
         let seq = self.built[slot] << 28;
         self.built[slot] += 1;
-        Ok(match conn {
-            Connection::Sql(mut c) => {
-                let insert = step(
-                    "prepare",
-                    c.prepare(&format!("INSERT INTO {TABLE} (client, seq, payload) VALUES (?, ?, ?)")),
-                )?;
-                // Rows need no unique key: an int4 column counts from 0 each time.
-                Box::new(SqlInsert { c, insert, id: id.into(), seq: 0 })
-            }
-            Connection::Kv(c) => Box::new(KvInsert { c, id, seq }),
-            Connection::Doc(c) => Box::new(DocInsert { c, id: id.into(), seq: seq as i64 }),
-        })
+        store::pick(&KINDS, &mut conn, NAME)?.client(conn, id, seq)
     }
     fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
-        let rows = match conn {
-            Connection::Sql(c) => step("verify", c.scalar(&format!("SELECT count(*) FROM {TABLE}")))? as u64,
-            Connection::Kv(c) => step("verify", c.count())?,
-            Connection::Doc(c) => step("verify", c.count(TABLE))?,
-        };
+        let rows = store::pick(&KINDS, conn, NAME)?.count(conn)?;
         Ok(Verdict { ok: rows == committed, detail: format!("{rows} rows, {committed} committed transactions") })
     }
 }

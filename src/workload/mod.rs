@@ -10,10 +10,11 @@ pub mod insert_commit;
 mod load;
 pub mod oltp;
 pub mod script;
+pub mod store;
 pub mod tpcb;
 pub mod ycsb;
 
-use crate::engine::{Connection, Interface, SqlClient, TxResult};
+use crate::engine::{Capability, Connection, Engine, Interface, SqlClient, TxResult};
 use crate::error::Result;
 pub use crate::options::workload::{Verdict, WorkloadOptions};
 pub use load::Loader;
@@ -32,6 +33,19 @@ pub trait Workload: Send + Sync {
     /// Whether it can drive an engine whose clients are of `iface`.
     fn drives(&self, iface: Interface) -> bool {
         self.interfaces().contains(&iface)
+    }
+    /// The capabilities it needs of an engine whose clients are of `iface`, beyond the
+    /// interface's basic operations (none: the interface is enough).
+    fn needs(&self, _iface: Interface) -> &'static [Capability] {
+        &[]
+    }
+    /// A capability it needs that engine `e` lacks, if any.
+    fn lacks(&self, e: &dyn Engine) -> Option<Capability> {
+        self.needs(e.interface()).iter().copied().find(|c| !e.capabilities().contains(c))
+    }
+    /// Whether it can run on engine `e`: it drives its interface and `e` has what it needs.
+    fn runs_on(&self, e: &dyn Engine) -> bool {
+        self.drives(e.interface()) && self.lacks(e).is_none()
     }
     /// Refuse options this workload cannot run with, before anything starts.
     fn check(&self, _opts: &WorkloadOptions) -> Result<()> {
@@ -142,18 +156,12 @@ pub fn resolve(names: &[String], script: &script::Config) -> Result<Vec<Arc<dyn 
 /// The SQL client inside a connection, or why `workload` cannot drive this one (the plan
 /// pairs SQL workloads with SQL engines only, so only a caller past the plan meets it).
 pub(crate) fn sql<'a>(conn: &'a mut Connection, workload: &str) -> Result<&'a mut dyn SqlClient> {
-    match conn {
-        Connection::Sql(c) => Ok(c.as_mut()),
-        Connection::Kv(_) | Connection::Doc(_) => Err(sql_only(workload)),
-    }
+    conn.sql().ok_or_else(|| sql_only(workload))
 }
 
 /// As `sql`, taking the connection for a client to own.
 pub(crate) fn into_sql(conn: Connection, workload: &str) -> Result<Box<dyn SqlClient>> {
-    match conn {
-        Connection::Sql(c) => Ok(c),
-        Connection::Kv(_) | Connection::Doc(_) => Err(sql_only(workload)),
-    }
+    conn.into_sql().map_err(|_| sql_only(workload))
 }
 
 fn sql_only(workload: &str) -> crate::error::Error {

@@ -1,4 +1,5 @@
-//! The document operations the workloads drive (`DocClient`), each one command written
+//! The document operations the workloads drive (`DocClient` and the capabilities
+//! `DocIncrements`, `DocRanges`), each one command written
 //! into the connection's buffer: `insert`, `find` by `_id`, `update` with `$set` or `$inc`
 //! upserts, ranges and scans on `_id`, `count`; every write with the profile's write
 //! concern.
@@ -8,7 +9,9 @@ use super::client::MongoClient;
 use super::cursor::{flatten, id_text, read_whole};
 use super::failure::code;
 use super::reply::get_number;
-use crate::engine::{DocClient, DocField, DocIncr, DocValue, NewDoc, TxError, TxResult};
+use crate::engine::{
+    Capable, DocClient, DocField, DocIncr, DocIncrements, DocRanges, DocValue, NewDoc, TxError, TxResult,
+};
 
 fn value(buf: &mut Vec<u8>, name: &str, v: DocValue) {
     match v {
@@ -105,46 +108,58 @@ impl DocClient for MongoClient {
         .map_err(|e| e.tx(false))
     }
 
-    fn inc(&mut self, coll: &str, incs: &[DocIncr], one_bulk: bool) -> TxResult<()> {
-        let wc = self.wc;
-        // Increments of one document are consecutive: one update statement each.
-        let mut rest = incs;
-        while !rest.is_empty() {
-            let take = if one_bulk { rest.len() } else { rest.iter().take_while(|i| i.id == rest[0].id).count() };
-            let (now, later) = rest.split_at(take);
-            rest = later;
-            self.run(|b| {
-                out::str(b, "update", coll);
-                let a = out::array(b, "updates");
-                let mut at = 0;
-                let mut i = 0;
-                while at < now.len() {
-                    let id = now[at].id;
-                    let end = at + now[at..].iter().take_while(|x| x.id == id).count();
-                    let u = out::doc(b, Index::of(i).as_str());
-                    let q = out::doc(b, "q");
-                    out::str(b, "_id", id);
-                    out::end(b, q);
-                    let m = out::doc(b, "u");
-                    let d = out::doc(b, "$inc");
-                    for x in &now[at..end] {
-                        out::i64(b, x.field, x.by);
-                    }
-                    out::end(b, d);
-                    out::end(b, m);
-                    out::bool(b, "upsert", true);
-                    out::end(b, u);
-                    (at, i) = (end, i + 1);
-                }
-                out::end(b, a);
-                out::bool(b, "ordered", true);
-                Self::write_concern(b, wc);
-            })
-            .map_err(|e| e.tx(true))?;
-        }
-        Ok(())
+    fn count(&mut self, coll: &str) -> TxResult<u64> {
+        let r = self.run(|b| out::str(b, "count", coll)).map_err(|e| e.tx(false))?;
+        get_number(r, "n").map(|n| n as u64).ok_or_else(|| TxError::Fail("mongo: count answered no n".into()))
     }
 
+    fn setup(&mut self, text: &str) -> TxResult<()> {
+        self.run_setup(text).map_err(TxError::Fail)
+    }
+}
+
+/// `$inc` upserts, each document's in one update statement.
+impl DocIncrements for MongoClient {
+    fn inc(&mut self, coll: &str, incs: &[DocIncr]) -> TxResult<()> {
+        let wc = self.wc;
+        if incs.is_empty() {
+            return Ok(());
+        }
+        // Increments of one document are consecutive: one update statement each.
+        self.run(|b| {
+            out::str(b, "update", coll);
+            let a = out::array(b, "updates");
+            let mut at = 0;
+            let mut i = 0;
+            while at < incs.len() {
+                let id = incs[at].id;
+                let end = at + incs[at..].iter().take_while(|x| x.id == id).count();
+                let u = out::doc(b, Index::of(i).as_str());
+                let q = out::doc(b, "q");
+                out::str(b, "_id", id);
+                out::end(b, q);
+                let m = out::doc(b, "u");
+                let d = out::doc(b, "$inc");
+                for x in &incs[at..end] {
+                    out::i64(b, x.field, x.by);
+                }
+                out::end(b, d);
+                out::end(b, m);
+                out::bool(b, "upsert", true);
+                out::end(b, u);
+                (at, i) = (end, i + 1);
+            }
+            out::end(b, a);
+            out::bool(b, "ordered", true);
+            Self::write_concern(b, wc);
+        })
+        .map_err(|e| e.tx(true))
+        .map(drop)
+    }
+}
+
+/// `_id` ranges, each document's fields flattened to dotted paths.
+impl DocRanges for MongoClient {
     fn range(&mut self, coll: &str, from: &str, to: &str, field: &mut DocField) -> TxResult<u64> {
         self.walk(coll, |b| find_by_id(b, coll, from, Some(to)), u64::MAX, &mut |d, path| {
             let mut digits = [0u8; 24];
@@ -154,14 +169,14 @@ impl DocClient for MongoClient {
         })
         .map_err(|e| e.tx(false))
     }
+}
 
-    fn count(&mut self, coll: &str) -> TxResult<u64> {
-        let r = self.run(|b| out::str(b, "count", coll)).map_err(|e| e.tx(false))?;
-        get_number(r, "n").map(|n| n as u64).ok_or_else(|| TxError::Fail("mongo: count answered no n".into()))
+impl Capable for MongoClient {
+    fn doc_increments(&mut self) -> Option<&mut dyn DocIncrements> {
+        Some(self)
     }
-
-    fn setup(&mut self, text: &str) -> TxResult<()> {
-        self.run_setup(text).map_err(TxError::Fail)
+    fn doc_ranges(&mut self) -> Option<&mut dyn DocRanges> {
+        Some(self)
     }
 }
 

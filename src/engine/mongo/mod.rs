@@ -22,7 +22,7 @@ pub mod wire;
 use super::ConnectError;
 use super::access::{self, Exposed};
 use super::kit::{self, Owned, ServerUser, UrlDatabase};
-use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, Target};
+use super::{BinFlag, Capability, Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
 use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
@@ -56,6 +56,9 @@ impl Engine for Mongo {
     }
     fn interface(&self) -> Interface {
         Interface::Doc
+    }
+    fn capabilities(&self) -> &'static [Capability] {
+        &[Capability::DocIncrements, Capability::DocRanges]
     }
     fn version(&self, machine: &Machine) -> Result<String> {
         crate::launcher::version(&MongoServer::any(machine), &machine.how())

@@ -7,7 +7,7 @@ use super::endpoint::{Addr, Endpoint};
 use super::resp::{Conn, Replies, Reply};
 use crate::engine::kit::patient;
 use crate::engine::kit::tls_failure::{self, Fixes};
-use crate::engine::{ConnectError, HashField, HashIncr, KvClient, TxError, TxResult};
+use crate::engine::{Capable, ConnectError, HashField, HashIncr, Hashes, KvClient, SortedSets, TxError, TxResult};
 use crate::redact::scrub;
 use std::time::Duration;
 
@@ -327,6 +327,19 @@ impl KvClient for RedisClient {
             other => Err(TxError::Fail(format!("redis: DBSIZE answered {other:?}"))),
         }
     }
+}
+
+/// Hashes and sorted sets are Redis's own.
+impl Capable for RedisClient {
+    fn hashes(&mut self) -> Option<&mut dyn Hashes> {
+        Some(self)
+    }
+    fn sorted_sets(&mut self) -> Option<&mut dyn SortedSets> {
+        Some(self)
+    }
+}
+
+impl Hashes for RedisClient {
     fn hset(&mut self, key: &[u8], fields: &[(&[u8], &[u8])]) -> TxResult<()> {
         self.buf.clear();
         self.keyed(b"HSET", key, 2 * fields.len());
@@ -365,6 +378,9 @@ impl KvClient for RedisClient {
         }
         Ok(found)
     }
+}
+
+impl SortedSets for RedisClient {
     fn zadd(&mut self, key: &[u8], score: i64, member: &[u8]) -> TxResult<()> {
         self.buf.clear();
         self.keyed(b"ZADD", key, 2);
@@ -425,7 +441,7 @@ mod tests {
         let mut c = RedisClient::connect(&ep, prefix.as_bytes())
             .unwrap_or_else(|e| panic!("the system Redis on 127.0.0.1:6379 (scripts/test starts it): {e}"));
         c.scan_prefixed(true).unwrap();
-        crate::engine::check_kv_ops(&mut c);
+        crate::engine::capability::check_kv_ops(&mut c);
         c.scan_prefixed(true).unwrap();
     }
 

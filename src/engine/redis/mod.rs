@@ -13,7 +13,7 @@ pub mod server;
 use super::ConnectError;
 use super::access::{self, Exposed};
 use super::kit::{self, Owned, ReadBack, ServerUser};
-use super::{Connection, Engine, Instance, Interface, Launch, Machine, Target};
+use super::{Capability, Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
 
 use crate::launcher::Dirs;
@@ -64,6 +64,9 @@ impl Engine for Redis {
     }
     fn interface(&self) -> Interface {
         Interface::Kv
+    }
+    fn capabilities(&self) -> &'static [Capability] {
+        &[Capability::Hashes, Capability::SortedSets]
     }
     fn version(&self, machine: &Machine) -> Result<String> {
         crate::launcher::version(&RedisServer::any(machine)?, &machine.how())

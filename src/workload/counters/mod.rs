@@ -10,18 +10,30 @@
 pub use crate::options::buckets;
 pub mod clock;
 mod doc;
+mod kind;
 mod kv;
+mod load;
+mod named;
 pub use crate::options::counters as options;
 mod pick;
+mod reader;
 mod sql;
+mod store;
+mod verify;
+mod writer;
 
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions};
-use crate::engine::{Connection, Interface};
+use crate::engine::{Capability, Connection, Interface};
 use crate::error::Result;
 use buckets::Granularity;
+use kind::Keeps;
 pub use options::{CountersArgs, CountersOptions, ReadRange, Schema};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The kinds of store the counters keep their buckets in, in the order the plan lists them.
+const KINDS: [&dyn Keeps; 3] =
+    [&sql::Sql, &named::Named::<kv::HashBuckets>::KIND, &named::Named::<doc::DocBuckets>::KIND];
 
 /// The name `--workload` takes for both.
 pub const FAMILY: &str = "counters";
@@ -164,6 +176,9 @@ impl Workload for Counters {
     fn interfaces(&self) -> &'static [Interface] {
         &[Interface::Sql, Interface::Kv, Interface::Doc]
     }
+    fn needs(&self, iface: Interface) -> &'static [Capability] {
+        super::store::needs(&KINDS, iface)
+    }
     fn check(&self, opts: &WorkloadOptions) -> Result<()> {
         if self.role == Role::Read {
             dataset_fits(&opts.counters)?;
@@ -199,15 +214,8 @@ impl Workload for Counters {
             Role::Write => None,
             Role::Read => Some(clock::dataset(o)),
         };
-        match load.conn() {
-            Connection::Sql(c) => sql::prepare(c.as_mut(), o, data.as_deref())?,
-            Connection::Kv(c) => {
-                if let Some(d) = &data {
-                    kv::load(c.as_mut(), o, d)?
-                }
-            }
-            Connection::Doc(c) => doc::prepare(c.as_mut(), o, data.as_deref())?,
-        }
+        let conn = load.conn();
+        super::store::pick(&KINDS, conn, self.name)?.prepare(conn, o, data.as_deref())?;
         Ok(Box::new(Cell { role: self.role, o: o.clone(), wrong: Arc::default() }))
     }
 }
@@ -222,16 +230,13 @@ struct Cell {
 }
 
 impl CellWorkload for Cell {
-    fn client(&mut self, conn: Connection, _id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
+    fn client(&mut self, mut conn: Connection, _id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
         let o = &self.o;
         let wrong = Arc::clone(&self.wrong);
-        match (self.role, conn) {
-            (Role::Write, Connection::Sql(c)) => sql::writer(c, o, seed),
-            (Role::Read, Connection::Sql(c)) => sql::reader(c, o, seed, wrong),
-            (Role::Write, Connection::Kv(c)) => Ok(kv::writer(c, o, seed)),
-            (Role::Read, Connection::Kv(c)) => Ok(kv::reader(c, o, seed, wrong)),
-            (Role::Write, Connection::Doc(c)) => Ok(doc::writer(c, o, seed, o.writes == options::Writes::Bulk)),
-            (Role::Read, Connection::Doc(c)) => Ok(doc::reader(c, o, seed, wrong)),
+        let kind = super::store::pick(&KINDS, &mut conn, FAMILY)?;
+        match self.role {
+            Role::Write => kind.writer(conn, o, seed),
+            Role::Read => kind.reader(conn, o, seed, wrong),
         }
     }
     fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
@@ -242,14 +247,7 @@ impl CellWorkload for Cell {
             Role::Write => (committed, clock::bucketize(clock::all_timestamps(o))),
             Role::Read => (u64::from(o.keys) * (clock::window(o).len() as u64 - 1), clock::dataset(o)),
         };
-        let totals = match conn {
-            Connection::Sql(c) => sql::totals(c.as_mut(), o)?,
-            Connection::Kv(c) => {
-                let starts: Vec<Vec<i64>> = reach.iter().map(|b| b.iter().map(|(s, _)| *s).collect()).collect();
-                kv::totals(c.as_mut(), o, &starts)?
-            }
-            Connection::Doc(c) => doc::totals(c.as_mut(), o)?,
-        };
+        let totals = super::store::pick(&KINDS, conn, FAMILY)?.totals(conn, o, &reach)?;
         let mut v = match self.role {
             Role::Write => judge(&totals, tracks, &paths, None),
             Role::Read => {

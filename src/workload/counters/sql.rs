@@ -11,11 +11,13 @@
 
 use super::buckets::Granularity;
 use super::clock::{Clock, Ranges};
+use super::kind::{Data, Keeps};
 use super::options::{CountersOptions, MAX_VALUES, Schema};
 use super::pick::{Pick, wrong_read};
 use super::{Totals, document, increment, metric, paths};
-use crate::engine::{Datum, Dialect, Param, SqlClient, Stmt, TxResult};
+use crate::engine::{Connection, Datum, Dialect, Interface, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
+use crate::workload::store::{Kind, Need, into_sql, sql};
 use crate::workload::{Transactor, step, until_signal};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -28,7 +30,7 @@ const MAX_PARAMS: usize = 4 * MAX_VALUES as usize;
 
 /// Create the table; load the read data set (`data`: per granularity, the buckets each
 /// key holds and how many tracks filled each), if any.
-pub(super) fn prepare(c: &mut dyn SqlClient, o: &CountersOptions, data: Option<&[Vec<(i64, u64)>]>) -> Result<()> {
+fn prepare(c: &mut dyn SqlClient, o: &CountersOptions, data: Option<&[Vec<(i64, u64)>]>) -> Result<()> {
     create(c, o)?;
     if let Some(data) = data {
         load(c, o, data)?;
@@ -193,7 +195,7 @@ struct Writer {
 }
 
 /// A client tracking on a SQL engine.
-pub(super) fn writer(mut c: Box<dyn SqlClient>, o: &CountersOptions, seed: u64) -> Result<Box<dyn Transactor>> {
+fn writer(mut c: Box<dyn SqlClient>, o: &CountersOptions, seed: u64) -> Result<Box<dyn Transactor>> {
     let paths = paths(o.values);
     let upsert = step("prepare", c.prepare(&upsert_sql(c.dialect(), o.schema, &paths)))?;
     Ok(Box::new(Writer {
@@ -256,7 +258,7 @@ struct Reader {
 }
 
 /// A client reading on a SQL engine.
-pub(super) fn reader(
+fn reader(
     mut c: Box<dyn SqlClient>,
     o: &CountersOptions,
     seed: u64,
@@ -291,7 +293,7 @@ impl Transactor for Reader {
 }
 
 /// Every path's sum and the buckets, per granularity, over the whole table.
-pub(super) fn totals(c: &mut dyn SqlClient, o: &CountersOptions) -> Result<Totals> {
+fn totals(c: &mut dyn SqlClient, o: &CountersOptions) -> Result<Totals> {
     let paths = paths(o.values);
     let d = c.dialect();
     let sql = match o.schema {
@@ -346,5 +348,36 @@ pub(super) fn totals(c: &mut dyn SqlClient, o: &CountersOptions) -> Result<Total
     match bad {
         Some(m) => Err(failed!("verify: {m}")),
         None => Ok(t),
+    }
+}
+
+/// Buckets as rows of a SQL table.
+pub(super) struct Sql;
+
+impl Kind for Sql {
+    fn need(&self) -> Need {
+        Need { interface: Interface::Sql, capabilities: &[] }
+    }
+}
+
+impl Keeps for Sql {
+    fn prepare(&self, conn: &mut Connection, o: &CountersOptions, data: Option<Data>) -> Result<()> {
+        prepare(sql(conn)?, o, data)
+    }
+    fn writer(&self, conn: Connection, o: &CountersOptions, seed: u64) -> Result<Box<dyn Transactor>> {
+        writer(into_sql(conn)?, o, seed)
+    }
+    fn reader(
+        &self,
+        conn: Connection,
+        o: &CountersOptions,
+        seed: u64,
+        wrong: Arc<AtomicU64>,
+    ) -> Result<Box<dyn Transactor>> {
+        reader(into_sql(conn)?, o, seed, wrong)
+    }
+    /// A SQL store sums by itself, over the whole table.
+    fn totals(&self, conn: &mut Connection, o: &CountersOptions, _reach: Data) -> Result<Totals> {
+        totals(sql(conn)?, o)
     }
 }

@@ -3,11 +3,13 @@
 //! `$set` of one field, inserted with `insertOne`, scanned with
 //! `find({_id: {$gte: key}}).sort({_id: 1}).limit(n)` (key order, as its SQL scans).
 
-use super::client::Store;
+use super::client::{Client, Driver, Store};
+use super::kind::Records;
 use super::{FIELD_LEN, FIELD_NAMES, FIELDS, records, text};
-use crate::engine::{DocClient, DocValue, NewDoc, TxResult};
+use crate::engine::{Connection, DocClient, DocValue, Interface, NewDoc, TxResult};
 use crate::error::Result;
-use crate::workload::{step, until_signal};
+use crate::workload::store::{Kind, Need, doc, into_doc};
+use crate::workload::{Transactor, step, until_signal};
 
 /// YCSB's table, a collection here.
 const COLLECTION: &str = "usertable";
@@ -20,7 +22,7 @@ fn fields(f: &[[u8; FIELD_LEN]; FIELDS]) -> [(&'static str, DocValue<'_>); FIELD
 }
 
 /// Load `n` records into a fresh collection, `LOAD_BATCH` per round trip.
-pub fn load(c: &mut dyn DocClient, n: u64) -> Result<()> {
+fn load(c: &mut dyn DocClient, n: u64) -> Result<()> {
     step("drop usertable", c.drop_collection(COLLECTION))?;
     let mut batch: Vec<(super::Key, [[u8; FIELD_LEN]; FIELDS])> = Vec::with_capacity(LOAD_BATCH);
     let flush = |c: &mut dyn DocClient, batch: &mut Vec<(super::Key, [[u8; FIELD_LEN]; FIELDS])>| {
@@ -44,7 +46,7 @@ pub fn load(c: &mut dyn DocClient, n: u64) -> Result<()> {
 }
 
 /// Whether the collection holds `want` documents; what was found.
-pub fn verify(c: &mut dyn DocClient, want: u64) -> Result<(bool, String)> {
+fn verify(c: &mut dyn DocClient, want: u64) -> Result<(bool, String)> {
     let n = step("verify", c.count(COLLECTION))?;
     Ok((n == want, format!("{n} documents in usertable")))
 }
@@ -76,4 +78,25 @@ impl Store for DocStore {
         self.conn.scan(COLLECTION, key, len)
     }
     fn abort(&mut self) {}
+}
+
+/// Records as documents of a collection.
+pub struct Docs;
+
+impl Kind for Docs {
+    fn need(&self) -> Need {
+        Need { interface: Interface::Doc, capabilities: &[] }
+    }
+}
+
+impl Records for Docs {
+    fn load(&self, conn: &mut Connection, n: u64) -> Result<()> {
+        load(doc(conn)?, n)
+    }
+    fn client(&self, conn: Connection, driver: Driver) -> Result<Box<dyn Transactor>> {
+        Ok(Box::new(Client::new(DocStore::new(into_doc(conn)?), driver)))
+    }
+    fn verify(&self, conn: &mut Connection, want: u64) -> Result<(bool, String)> {
+        verify(doc(conn)?, want)
+    }
 }

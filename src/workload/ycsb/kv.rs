@@ -3,28 +3,30 @@
 //! walk (ZRANGEBYSCORE from the first key's score, then HGETALL of each, pipelined). Scans
 //! therefore go in hash order, not key order, as YCSB's redis scans do.
 
-use super::client::Store;
+use super::client::{Client, Driver, Store};
 use super::generator::java_hash;
+use super::kind::Records;
 use super::{FIELD_LEN, FIELD_NAMES, FIELDS, MAX_SCAN, records};
-use crate::engine::{KvClient, TxError, TxResult};
+use crate::engine::{Capability, Connection, Interface, TxError, TxResult};
 use crate::error::Result;
-use crate::workload::{step, until_signal};
+use crate::workload::store::{Kind, Need, kv};
+use crate::workload::{Transactor, step, until_signal};
 
 /// The sorted set of every record's key (YCSB's `INDEX_KEY`).
 const INDEX: &[u8] = b"_indices";
 
 /// Store record `key` with its fields and index it, as YCSB's redis insert does.
-fn insert(c: &mut dyn KvClient, key: &str, fields: &[[u8; FIELD_LEN]; FIELDS]) -> TxResult<()> {
+fn insert(c: &mut Connection, key: &str, fields: &[[u8; FIELD_LEN]; FIELDS]) -> TxResult<()> {
     let mut pairs: [(&[u8], &[u8]); FIELDS] = [(&[], &[]); FIELDS];
     for ((p, name), f) in pairs.iter_mut().zip(FIELD_NAMES).zip(fields) {
         *p = (name.as_bytes(), f);
     }
-    c.hset(key.as_bytes(), &pairs)?;
-    c.zadd(INDEX, java_hash(key.as_bytes()).into(), key.as_bytes())
+    c.hashes()?.hset(key.as_bytes(), &pairs)?;
+    c.sorted_sets()?.zadd(INDEX, java_hash(key.as_bytes()).into(), key.as_bytes())
 }
 
 /// Load `n` records, one HSET and one ZADD each (the engines have no bulk path).
-pub fn load(c: &mut dyn KvClient, n: u64) -> Result<()> {
+fn load(c: &mut Connection, n: u64) -> Result<()> {
     for (key, fields) in until_signal(records(n)) {
         step("load usertable", insert(c, key.as_str(), &fields))?;
     }
@@ -32,9 +34,10 @@ pub fn load(c: &mut dyn KvClient, n: u64) -> Result<()> {
 }
 
 /// Whether there are `want` record hashes and `want` keys in the index; what was found.
-pub fn verify(c: &mut dyn KvClient, want: u64) -> Result<(bool, String)> {
-    let keys = step("verify", c.count())?;
-    let indexed = step("verify", c.zrange_from(INDEX, i64::MIN, i64::MAX as usize, &mut |_| {}))?;
+fn verify(c: &mut Connection, want: u64) -> Result<(bool, String)> {
+    let keys = step("verify", kv(c)?.count())?;
+    let indexed =
+        step("verify", c.sorted_sets().and_then(|z| z.zrange_from(INDEX, i64::MIN, i64::MAX as usize, &mut |_| {})))?;
     // Every key but the index is a record.
     let hashes = keys.saturating_sub(1);
     Ok((hashes == want && indexed == want, format!("{hashes} record hashes, {indexed} keys in _indices")))
@@ -43,9 +46,9 @@ pub fn verify(c: &mut dyn KvClient, want: u64) -> Result<(bool, String)> {
 /// The longest key: `user` and 20 digits at most.
 const KEY_MAX: usize = 24;
 
-/// A key-value connection and the scan's buffers.
+/// A connection with hashes and sorted sets, and the scan's buffers.
 pub struct KvStore {
-    conn: Box<dyn KvClient>,
+    conn: Connection,
     /// Keys a scan found, copied out of the reply.
     found: [[u8; KEY_MAX]; MAX_SCAN],
     found_len: [usize; MAX_SCAN],
@@ -53,29 +56,29 @@ pub struct KvStore {
 
 impl KvStore {
     /// A store on `conn`.
-    pub fn new(conn: Box<dyn KvClient>) -> KvStore {
+    pub fn new(conn: Connection) -> KvStore {
         KvStore { conn, found: [[0; KEY_MAX]; MAX_SCAN], found_len: [0; MAX_SCAN] }
     }
 }
 
 impl Store for KvStore {
     fn read(&mut self, key: &str) -> TxResult<bool> {
-        Ok(self.conn.hgetall(&[key.as_bytes()], &mut |_, _, _| {})? == 1)
+        Ok(self.conn.hashes()?.hgetall(&[key.as_bytes()], &mut |_, _, _| {})? == 1)
     }
     /// HSET creates a missing record, as YCSB's redis update does; only reads find holes.
     fn update(&mut self, key: &str, field: usize, value: &str) -> TxResult<bool> {
-        self.conn.hset(key.as_bytes(), &[(FIELD_NAMES[field].as_bytes(), value.as_bytes())])?;
+        self.conn.hashes()?.hset(key.as_bytes(), &[(FIELD_NAMES[field].as_bytes(), value.as_bytes())])?;
         Ok(true)
     }
     fn insert(&mut self, key: &str, fields: &[[u8; FIELD_LEN]; FIELDS]) -> TxResult<()> {
-        insert(self.conn.as_mut(), key, fields)
+        insert(&mut self.conn, key, fields)
     }
     fn scan(&mut self, key: &str, len: usize) -> TxResult<u64> {
         let len = len.min(MAX_SCAN);
         let (found, found_len) = (&mut self.found, &mut self.found_len);
         let mut n = 0;
         let mut too_long = false;
-        self.conn.zrange_from(INDEX, java_hash(key.as_bytes()).into(), len, &mut |m| {
+        self.conn.sorted_sets()?.zrange_from(INDEX, java_hash(key.as_bytes()).into(), len, &mut |m| {
             if n < len && m.len() <= KEY_MAX {
                 found[n][..m.len()].copy_from_slice(m);
                 found_len[n] = m.len();
@@ -91,11 +94,32 @@ impl Store for KvStore {
         for (k, (f, l)) in keys.iter_mut().zip(found.iter().zip(found_len.iter())).take(n) {
             *k = &f[..*l];
         }
-        let read = self.conn.hgetall(&keys[..n], &mut |_, _, _| {})?;
+        let read = self.conn.hashes()?.hgetall(&keys[..n], &mut |_, _, _| {})?;
         if read != n as u64 {
             return Err(TxError::Fail(format!("scan from {key}: {n} keys in the index, {read} records")));
         }
         Ok(read)
     }
     fn abort(&mut self) {}
+}
+
+/// Records as hashes, indexed by a sorted set, on key-value engines.
+pub struct HashesAndSortedSets;
+
+impl Kind for HashesAndSortedSets {
+    fn need(&self) -> Need {
+        Need { interface: Interface::Kv, capabilities: &[Capability::Hashes, Capability::SortedSets] }
+    }
+}
+
+impl Records for HashesAndSortedSets {
+    fn load(&self, conn: &mut Connection, n: u64) -> Result<()> {
+        load(conn, n)
+    }
+    fn client(&self, conn: Connection, driver: Driver) -> Result<Box<dyn Transactor>> {
+        Ok(Box::new(Client::new(KvStore::new(conn), driver)))
+    }
+    fn verify(&self, conn: &mut Connection, want: u64) -> Result<(bool, String)> {
+        verify(conn, want)
+    }
 }

@@ -9,18 +9,23 @@
 mod client;
 mod doc;
 pub mod generator;
+mod kind;
 mod kv;
 mod sequence;
 mod sql;
 
-use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions};
-use crate::engine::{Connection, Interface};
+use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, store};
+use crate::engine::{Capability, Connection, Interface};
 use crate::error::Result;
 use crate::rng::Rng;
-use client::{Client, Driver, Op};
+use client::{Driver, Op};
 use generator::{KeyChooser, Latest, ScrambledZipfian};
+use kind::Records;
 use sequence::Sequence;
 use std::sync::Arc;
+
+/// The kinds of store YCSB keeps its records in, in the order the plan lists them.
+const KINDS: [&dyn Records; 3] = [&sql::Sql, &kv::HashesAndSortedSets, &doc::Docs];
 
 pub use crate::options::ycsb::{DEFAULT_RECORDS, Distribution};
 
@@ -89,6 +94,9 @@ impl Workload for Ycsb {
     fn interfaces(&self) -> &'static [Interface] {
         &[Interface::Sql, Interface::Kv, Interface::Doc]
     }
+    fn needs(&self, iface: Interface) -> &'static [Capability] {
+        store::needs(&KINDS, iface)
+    }
     /// A record is 1,000 bytes of fields and a key of up to 23: 1.4 KB in SQLite with the
     /// key's index (measured on 100,000 records), doubled and rounded up for the log, the
     /// inserts and growth.
@@ -99,11 +107,8 @@ impl Workload for Ycsb {
         format!("--records {}", opts.ycsb.records)
     }
     fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
-        match load.conn() {
-            Connection::Sql(c) => sql::load(c.as_mut(), opts.ycsb.records)?,
-            Connection::Kv(c) => kv::load(c.as_mut(), opts.ycsb.records)?,
-            Connection::Doc(c) => doc::load(c.as_mut(), opts.ycsb.records)?,
-        }
+        let conn = load.conn();
+        store::pick(&KINDS, conn, self.name)?.load(conn, opts.ycsb.records)?;
         Ok(Box::new(Cell {
             w: *self,
             records: opts.ycsb.records,
@@ -150,7 +155,7 @@ impl Cell {
 }
 
 impl CellWorkload for Cell {
-    fn client(&mut self, conn: Connection, _id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
+    fn client(&mut self, mut conn: Connection, _id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
         let driver = Driver {
             name: self.w.name,
             mix: self.w.mix,
@@ -159,21 +164,13 @@ impl CellWorkload for Cell {
             sequence: Arc::clone(&self.sequence),
             per_statement: self.per_statement,
         };
-        Ok(match conn {
-            Connection::Sql(c) => Box::new(Client::new(sql::SqlStore::new(c)?, driver)),
-            Connection::Kv(c) => Box::new(Client::new(kv::KvStore::new(c), driver)),
-            Connection::Doc(c) => Box::new(Client::new(doc::DocStore::new(c), driver)),
-        })
+        store::pick(&KINDS, &mut conn, self.w.name)?.client(conn, driver)
     }
     fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
         let inserted = self.sequence.inserted();
         let records = self.records;
         let want = records + inserted;
-        let (ok, found) = match conn {
-            Connection::Sql(c) => sql::verify(c.as_mut(), want)?,
-            Connection::Kv(c) => kv::verify(c.as_mut(), want)?,
-            Connection::Doc(c) => doc::verify(c.as_mut(), want)?,
-        };
+        let (ok, found) = store::pick(&KINDS, conn, self.w.name)?.verify(conn, want)?;
         let detail =
             format!("{want} records = {records} loaded + {inserted} inserted; {found}; {committed} operations");
         Ok(Verdict { ok, detail })

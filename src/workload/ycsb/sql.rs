@@ -2,11 +2,13 @@
 //! key, field0 … field9)`, one autocommitted statement per operation (two for a
 //! read-modify-write), scans in key order.
 
-use super::client::Store;
+use super::client::{Client, Driver, Store};
+use super::kind::Records;
 use super::{FIELD_LEN, FIELD_NAMES, FIELDS, records, text};
-use crate::engine::{Datum, Param, SqlClient, Stmt, TxResult};
+use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;
-use crate::workload::{step, until_signal};
+use crate::workload::store::{Kind, Need, into_sql, sql};
+use crate::workload::{Transactor, step, until_signal};
 
 const TABLE: &str = "usertable";
 
@@ -18,7 +20,7 @@ fn columns() -> String {
 }
 
 /// Create usertable and bulk-load `n` records.
-pub fn load(c: &mut dyn SqlClient, n: u64) -> Result<()> {
+fn load(c: &mut dyn SqlClient, n: u64) -> Result<()> {
     step("create usertable", c.create_table(TABLE, &columns(), Some("ycsb_key")))?;
     let mut names = vec!["ycsb_key"];
     names.extend(FIELD_NAMES);
@@ -33,7 +35,7 @@ pub fn load(c: &mut dyn SqlClient, n: u64) -> Result<()> {
 }
 
 /// Whether usertable holds `want` records, each with its ten full fields; what was found.
-pub fn verify(c: &mut dyn SqlClient, want: u64) -> Result<(bool, String)> {
+fn verify(c: &mut dyn SqlClient, want: u64) -> Result<(bool, String)> {
     let count = step("verify", c.scalar(&format!("SELECT count(*) FROM {TABLE}")))?;
     let short: Vec<String> = FIELD_NAMES.iter().map(|f| format!("coalesce(length({f}), 0) <> {FIELD_LEN}")).collect();
     let malformed = step("verify", c.scalar(&format!("SELECT count(*) FROM {TABLE} WHERE {}", short.join(" OR "))))?;
@@ -86,5 +88,26 @@ impl Store for SqlStore {
     }
     fn abort(&mut self) {
         self.conn.rollback();
+    }
+}
+
+/// Records as rows of a SQL table.
+pub struct Sql;
+
+impl Kind for Sql {
+    fn need(&self) -> Need {
+        Need { interface: Interface::Sql, capabilities: &[] }
+    }
+}
+
+impl Records for Sql {
+    fn load(&self, conn: &mut Connection, n: u64) -> Result<()> {
+        load(sql(conn)?, n)
+    }
+    fn client(&self, conn: Connection, driver: Driver) -> Result<Box<dyn Transactor>> {
+        Ok(Box::new(Client::new(SqlStore::new(into_sql(conn)?)?, driver)))
+    }
+    fn verify(&self, conn: &mut Connection, want: u64) -> Result<(bool, String)> {
+        verify(sql(conn)?, want)
     }
 }
