@@ -1,13 +1,14 @@
-//! Launchers: how a managed server runs. An engine writes a `Recipe` (what to run, as
-//! whom, where its files are, how it stops); a launcher runs it and hands back a
-//! `Server`. Engines never spawn a process themselves.
+//! Launchers: how a managed server runs. An engine describes its server once
+//! (`Described`: a `Spec` of data, and what can only be said at a start); `launch` runs
+//! that description with the launcher `--launcher` chose and hands back a ready `Server`.
+//! Engines never spawn a process nor branch on the launcher.
 //!
-//! Two launchers, chosen with `--launcher`: `native`, the machine's own binaries in a
-//! process group of ours, and `docker`, a container of an image that follows its official
-//! image's contract (the recipe's `Container`). `init` runs a recipe's init step to
-//! completion, `copy` lays a template into a data directory, and `start` runs the server
-//! and returns a `Running` that says whether it has exited, shows its log, and stops it
-//! (and everything it started) when dropped.
+//! Two launchers: `native`, the machine's own binaries in a process group of ours, and
+//! `docker`, a container of an image that follows its official image's contract. Each
+//! turns a description into one start's `Recipe` (a `Step`, or a `Container`) at every
+//! port it tries; `init` runs an init step to completion, `copy` lays a template into a
+//! data directory, and `start` runs a recipe and returns a `Running` that says whether it
+//! has exited, shows its log, and stops it (and everything it started) when dropped.
 
 pub mod container;
 pub mod described;

@@ -23,7 +23,7 @@ const TEMPLATE_VERSION: u32 = 1;
 type Env = Vec<(String, String)>;
 
 /// Where the socket directory is mounted in a container.
-pub const SOCKET_DIR: &str = "/run/dbrace";
+const SOCKET_DIR: &str = "/run/dbrace";
 
 /// Start `d`'s server as a container of its image on `dirs`, as `listen` and `how` say.
 pub fn launch<D: Described>(

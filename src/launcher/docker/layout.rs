@@ -158,7 +158,7 @@ fn volume_fsync(volume: &Volume) -> Result<String> {
 
 /// The mounts in words, to record: "/data tmpfs 512 MiB, /etc/x ext4 bind /var/tmp/…,
 /// /v volume dbrace-1-v1" (a bind with its host directory's filesystem).
-pub fn described(mounts: &[Mount]) -> String {
+fn described(mounts: &[Mount]) -> String {
     let one = |m: &Mount| match m {
         Mount::Tmpfs { target, bytes } => format!("{target} tmpfs {} MiB", bytes >> 20),
         Mount::Bind { source, target } => {

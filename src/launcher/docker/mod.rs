@@ -15,8 +15,7 @@ pub mod reap;
 mod volume;
 
 pub use cli::{Image, Versions, bridge, fetch_hint, image, inspect, versions};
-pub use launch::{SOCKET_DIR, launch};
-pub use layout::described;
+pub use launch::launch;
 pub use volume::Volume;
 
 use super::{Launcher, Recipe, Server, Step};
