@@ -150,7 +150,11 @@ impl Described for MyServer {
         if !place.entrypoint {
             // --no-defaults must come first: no my.cnf of the system's, ever. The image's
             // entrypoint gives the data directory itself.
-            let tmp = private_dir(&place.host.join("tmp"), place.user.as_ref())?;
+            // Made at the first start; a start again on another port finds it.
+            let tmp = place.host.join("tmp");
+            if !tmp.is_dir() {
+                private_dir(&tmp, place.user.as_ref())?;
+            }
             a.push("--no-defaults".into());
             a.push(format!("--datadir={}", place.dir(0).display()));
             a.push(format!("--tmpdir={}", tmp.display()));

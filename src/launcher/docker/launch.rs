@@ -115,8 +115,7 @@ fn serve<D: Described>(
         spec.within * 2,
         |tcp| {
             let port = port(spec, tcp)?;
-            let mut place = place(d, on, dir, tcp.is_some(), port, password.clone());
-            place.user = user.cloned();
+            let place = place(d, on, (dir, user), tcp.is_some(), port, password.clone());
             let container = Container { args: d.args(&place)?, network: on.network.on(port), ..on.clone() };
             let recipe = Recipe {
                 server: Step::new(spec.image.program, user),
@@ -151,8 +150,16 @@ fn port(spec: &crate::launcher::Spec, tcp: Option<u16>) -> Result<u16> {
     Ok(port)
 }
 
-/// Where the server is in container `on`, as it and the host see it.
-fn place<D: Described>(d: &D, on: &Container, dir: &Path, tcp: bool, port: u16, password: Option<String>) -> Place {
+/// Where the server is in container `on`, its log in `dir`, run as `user`, as it and the
+/// host see it.
+fn place<D: Described>(
+    d: &D,
+    on: &Container,
+    (dir, user): (&Path, Option<&RunAs>),
+    tcp: bool,
+    port: u16,
+    password: Option<String>,
+) -> Place {
     let spec = d.spec();
     let (socket_dir, client_socket_dir) = match &on.network {
         Network::None { dir, target } => (Some(PathBuf::from(target)), Some(dir.clone())),
@@ -169,7 +176,7 @@ fn place<D: Described>(d: &D, on: &Container, dir: &Path, tcp: bool, port: u16, 
         bind: on.network.bind(),
         entrypoint: true,
         password,
-        user: None,
+        user: user.cloned(),
     }
 }
 
