@@ -12,6 +12,7 @@ pub mod commands;
 pub mod compare;
 pub mod completions;
 pub mod config;
+pub mod counters;
 pub mod engine;
 pub mod exec;
 pub mod fiber;

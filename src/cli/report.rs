@@ -13,6 +13,10 @@ pub struct ReportArgs {
     /// Output format
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,
+    /// Columns the terminal and Markdown tables add, comma-separated: what bounds each
+    /// cell and its costs per transaction, from the counters (docs/explain.md)
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "bound", value_name = "COLUMN,...")]
+    pub columns: Vec<crate::report::Column>,
     /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the run's baseline]
     #[arg(long, value_name = "PROFILE")]
     pub baseline: Option<String>,

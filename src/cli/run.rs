@@ -89,6 +89,10 @@ pub struct RunArgs {
     /// cell keep its server and data set from one repeat to the next
     #[arg(long)]
     pub fresh: bool,
+    /// Do not read the server's, its processes' and the disk's counters around each
+    /// measured phase (the figures per transaction and the bound column then stay empty)
+    #[arg(long)]
+    pub no_counters: bool,
     /// Instead of --repeat: repeat in interleaved rounds until every cell's interval of the
     /// median is within ±P% of it at 95% confidence (e.g. 3%), or --max-time is spent
     #[arg(long, value_name = "P%", allow_hyphen_values = true, value_parser = parse_precision)]
@@ -151,6 +155,10 @@ pub struct RunArgs {
     /// Output format of the summary on stdout
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,
+    /// Columns the terminal and Markdown tables add, comma-separated: what bounds each
+    /// cell and its costs per transaction, from the counters (docs/explain.md)
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "bound", value_name = "COLUMN,...")]
+    pub columns: Vec<crate::report::Column>,
     /// Write the full results (every repeat, histograms, timelines, settings) to FILE.json
     /// [default: ~/.cache/dbrace/results/<time>.json]
     #[arg(long, short = 'o', value_name = "FILE")]

@@ -15,7 +15,7 @@ pub(super) fn report_cmd(a: ReportArgs) -> Result<i32> {
         results.options.confidence = level;
     }
     let baseline = a.baseline.unwrap_or_else(|| results.options.baseline.clone());
-    print!("{}", report::render(&results, &baseline, a.format)?);
+    print!("{}", report::render(&results, &baseline, a.format, &a.columns)?);
     write_charts(&results, &baseline, &a.charts, &a.file, Progress { enabled: true })?;
     Ok(0)
 }

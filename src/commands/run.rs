@@ -100,7 +100,7 @@ fn new_results(options: RunOptions, locations: &Locations) -> Results {
 fn show(results: &Results, plan: &plan::Plan, a: &RunArgs, out: &Path, progress: Progress) -> Result<()> {
     let mut charts = Ok(());
     if results.cells.iter().any(|c| !c.repeats.is_empty()) {
-        print!("{}", report::render(results, &plan.baseline, a.format)?);
+        print!("{}", report::render(results, &plan.baseline, a.format, &a.columns)?);
         charts = write_charts(results, &plan.baseline, &a.charts, out, progress);
     }
     progress.line(&format!("results: {}", out.display()));
@@ -197,6 +197,7 @@ fn settings(a: &RunArgs, precision: Option<runner::precision::Target>, budget: O
         threads: a.threads,
         fresh: a.fresh,
         budget,
+        counters: !a.no_counters,
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod access;
 pub mod capability;
 mod connection;
+pub mod counters;
 pub mod kit;
 pub mod machine;
 pub mod memory;
@@ -164,6 +165,16 @@ pub trait Instance: Send + Sync {
     /// Fail when the instance's server has exited (killed from outside, crashed).
     fn alive(&self) -> Result<()> {
         Ok(())
+    }
+    /// A reader of the server's own counters on a connection of its own; None where the
+    /// engine keeps none (an embedded engine's cost is the process's own).
+    fn counters(&self) -> Result<Option<Box<dyn counters::CounterReader>>> {
+        Ok(None)
+    }
+    /// What the server's processes have used so far; None where dbrace cannot see them (a
+    /// `--url` server, an embedded engine).
+    fn usage(&self) -> Option<crate::counters::Usage> {
+        None
     }
     /// Whether the engine runs in dbrace's process: its connections share one store
     /// (SQLite's file locks), so they open and load one at a time, not side by side.

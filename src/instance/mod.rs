@@ -2,6 +2,7 @@
 
 pub mod certs;
 pub mod datadir;
+pub mod device;
 pub mod fsync_probe;
 pub mod location;
 pub mod server;

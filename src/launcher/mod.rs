@@ -23,6 +23,7 @@ pub mod run_as;
 pub mod start;
 pub mod started;
 pub mod template;
+pub mod usage;
 
 pub use container::{Container, Mount};
 pub use described::{Contract, Described, Dir, File, Moved, Native as NativeServer, NativeTemplate, Spec};
@@ -103,6 +104,10 @@ pub trait Running: Send + Sync {
     fn log(&self) -> String;
     /// Where its log is, to name in messages.
     fn log_path(&self) -> &Path;
+    /// What its processes have used so far; None where the launcher cannot see them.
+    fn usage(&self) -> Option<crate::counters::Usage> {
+        None
+    }
     /// Send it `signal` and wait, at most `grace`, for it to exit cleanly (a template
     /// made by a server must be shut down before it is copied); only containers can yet.
     fn stop(&mut self, signal: i32, grace: Duration) -> Result<()> {
@@ -160,6 +165,11 @@ impl Server {
     /// A failed connection to this server: a failed run, with the log's tail.
     pub fn unreachable(&self, e: impl std::fmt::Display) -> crate::error::Error {
         failed!("cannot connect to the throwaway server: {e}; {}", self.log_tail())
+    }
+
+    /// What its processes have used so far (CPU, storage bytes), where the launcher sees them.
+    pub fn usage(&self) -> Option<crate::counters::Usage> {
+        self.0.usage()
     }
 
     /// The whole log so far.

@@ -2,7 +2,7 @@
 //! file, no script, nothing fetched — so it opens offline and can be mailed or archived.
 
 use super::charts::{self, Kind, font, svg::esc};
-use super::{HEADERS, cells, environment, interval_words, notes, rows, usual_levels};
+use super::{Column, cells, columns, environment, headers, interval_words, notes, rows, usual_levels};
 use crate::error::Result;
 use crate::results::{Results, RunStatus};
 use std::fmt::Write as _;
@@ -103,14 +103,15 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
     }
 
     s.push_str(r#"<section id="summary"><h2>Summary</h2><div class="scroll"><table class="grid summary"><tr>"#);
-    for (i, h) in HEADERS.iter().enumerate() {
+    let extra = columns::chosen(&[Column::All], &rows);
+    for (i, h) in headers(&extra).iter().enumerate() {
         let _ = write!(s, "<th{}>{}</th>", if i >= 3 { r#" class="num""# } else { "" }, esc(h));
     }
     s.push_str("</tr>");
     let usual = usual_levels(&rows);
     for r in &rows {
         s.push_str("<tr>");
-        for (i, c) in cells(r, usual).iter().enumerate() {
+        for (i, c) in cells(r, usual, &extra).iter().enumerate() {
             let _ = write!(s, "<td{}>{}</td>", if i >= 3 { r#" class="num""# } else { "" }, esc(c));
         }
         s.push_str("</tr>");

@@ -1,8 +1,11 @@
 //! Reports: one file per format, all rendered from the results file alone, so
 //! `dbrace report r.json` reproduces what `dbrace run` printed.
 
+pub mod bound;
 pub mod charts;
+pub mod columns;
 pub mod compare;
+pub mod cost;
 mod csv;
 mod disturbed;
 mod environment;
@@ -17,6 +20,8 @@ use crate::error::Result;
 use crate::results::{CellResult, Latency, RepeatStatus, Results, RunStatus, StopReason, Tally, decode_histogram};
 use crate::stats::{self, Estimate, Ratio};
 use serde::Serialize;
+
+pub use columns::Column;
 
 /// Output formats for the summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -71,6 +76,13 @@ pub struct Row {
     /// The open-loop schedule over the measured repeats (`--rate` runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Schedule>,
+    /// What a transaction cost the server, its processes and the disk, from the repeats'
+    /// counters (absent without them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<cost::Cost>,
+    /// What bounds the cell, and each resource's share of its time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<bound::Bound>,
 }
 
 /// A cell's open-loop schedule over its measured repeats, with pgbench's percentages.
@@ -135,6 +147,8 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
                 .map_err(|e| bad_input!("cannot merge latency histograms of {}: {e:?}", c.id))?;
         }
         let base = bases[i];
+        let cost = cost::Cost::of(&measured);
+        let bound = cost.as_ref().and_then(|k| bound::bound(&bound_inputs(results, c, k, &measured)));
         let transactions: u64 = measured.iter().map(|r| r.transactions).sum();
         let cpu: f64 = measured.iter().map(|r| r.client_cpu_s).sum();
         out.push(Row {
@@ -160,17 +174,42 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
                 all
             }),
             schedule: Schedule::of(&measured),
+            cost,
+            bound,
         });
     }
     Ok(out)
 }
 
-/// Render the summary of `results` in `format`.
-pub fn render(results: &Results, baseline: &str, format: Format) -> Result<String> {
+/// What the bound model needs of cell `c`: its throughput over the repeats with
+/// counters, the machine's CPUs, and the probed fsync latency where its log lives.
+fn bound_inputs<'a>(
+    results: &Results,
+    c: &CellResult,
+    cost: &'a cost::Cost,
+    measured: &[&crate::results::RepeatResult],
+) -> bound::Inputs<'a> {
+    let with: Vec<_> = measured.iter().filter(|r| r.counters.is_some()).collect();
+    let seconds: f64 = with.iter().map(|r| r.duration_s).sum();
+    let tx: u64 = with.iter().map(|r| r.transactions).sum();
+    let log = c.profile.wal.unwrap_or(c.profile.location);
+    let probe_us = results.locations.iter().find(|l| l.kind == log).and_then(|l| l.fsync.as_ref()).map(|f| f.median_us);
+    bound::Inputs {
+        cost,
+        tps: if seconds > 0.0 { tx as f64 / seconds } else { 0.0 },
+        clients: c.clients,
+        cores: results.host.cpus,
+        probe_us,
+    }
+}
+
+/// Render the summary of `results` in `format`, the tables with the `columns` asked.
+pub fn render(results: &Results, baseline: &str, format: Format, columns: &[Column]) -> Result<String> {
     let rows = rows(results, baseline)?;
+    let columns = columns::chosen(columns, &rows);
     Ok(match format {
-        Format::Table => table::render(results, &rows, baseline),
-        Format::Markdown => markdown::render(results, &rows, baseline),
+        Format::Table => table::render(results, &rows, baseline, &columns),
+        Format::Markdown => markdown::render(results, &rows, baseline, &columns),
         Format::Csv => csv::render(&rows)?,
         Format::Json => json::render(&rows)?,
     })
@@ -222,8 +261,9 @@ fn is_baseline(r: &Row) -> bool {
     r.baseline.as_deref() == Some(r.id.as_str())
 }
 
-/// The cells of a table row, shared by the terminal and Markdown tables.
-fn cells(r: &Row, usual: (Option<f64>, Option<f64>)) -> Vec<String> {
+/// The cells of a table row, shared by the terminal and Markdown tables: its own, then
+/// those of `extra`.
+fn cells(r: &Row, usual: (Option<f64>, Option<f64>), extra: &[Column]) -> Vec<String> {
     let tps = match r.tps {
         None if r.failed_repeats == 0 => "not run".to_string(),
         None => "failed".to_string(),
@@ -245,11 +285,19 @@ fn cells(r: &Row, usual: (Option<f64>, Option<f64>)) -> Vec<String> {
         lat(|l| l.p99),
         ratio_text(r, usual.1),
     ]
+    .into_iter()
+    .chain(extra.iter().map(|c| c.value(r)))
+    .collect()
 }
 
-/// Table headers matching `cells`.
+/// The table's own headers.
 const HEADERS: [&str; 9] =
     ["engine", "profile", "workload", "clients", "tps", "avg ms", "p95 ms", "p99 ms", "× vs baseline"];
+
+/// Table headers matching `cells`.
+fn headers(extra: &[Column]) -> Vec<&'static str> {
+    HEADERS.iter().copied().chain(extra.iter().map(|c| c.header())).collect()
+}
 
 /// The ratio with its interval; an interval clear of 1 needs no word (above 1 is faster,
 /// below slower), the other verdicts are said.

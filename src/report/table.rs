@@ -1,18 +1,19 @@
 //! The terminal table.
 
-use super::{HEADERS, Row, cells, notes, statement_lines, usual_levels};
+use super::{Column, Row, cells, headers, notes, statement_lines, usual_levels};
 use crate::results::Results;
 use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 
 /// Render rows as a terminal table with notes under it.
-pub fn render(results: &Results, rows: &[Row], baseline: &str) -> String {
+pub fn render(results: &Results, rows: &[Row], baseline: &str, extra: &[Column]) -> String {
     let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED).set_header(HEADERS);
+    let headers = headers(extra);
+    t.load_style(UTF8_FULL_CONDENSED).set_header(&headers);
     let usual = usual_levels(rows);
     for r in rows {
-        t.add_row(cells(r, usual));
+        t.add_row(cells(r, usual, extra));
     }
-    for i in 3..HEADERS.len() {
+    for i in 3..headers.len() {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
         }

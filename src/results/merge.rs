@@ -229,6 +229,8 @@ fn merge_repeat(parts: &[&RepeatResult], names: &[&str], label: &str, every: Opt
         round: first.round,
         kept: first.kept,
         noise: first.noise,
+        // The shards measured one server: its counters are the first shard's reading.
+        counters: first.counters.clone(),
     })
 }
 

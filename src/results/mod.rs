@@ -10,6 +10,7 @@ mod repeat;
 mod statements;
 mod tally;
 
+pub use crate::counters::Counters;
 pub use budget::BudgetOutcome;
 pub use histogram::{decode_histogram, encode_histogram, new_histogram};
 pub use merge::{ShardFile, merge};

@@ -105,6 +105,10 @@ pub struct RepeatResult {
     /// processes' CPU); absent where /proc could not be read, and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<crate::noise::Noise>,
+    /// What the measured phase cost the server, its processes and the data location's
+    /// disk (`--no-counters`: absent; older files: absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<crate::counters::Counters>,
     /// When the measured phase began by the wall clock (RFC 3339, microseconds), with
     /// `--start-at`: `dbrace merge` checks that shards began together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +175,7 @@ impl RepeatResult {
             round: None,
             kept: false,
             noise: None,
+            counters: None,
         }
     }
 }

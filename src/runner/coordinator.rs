@@ -8,6 +8,7 @@
 
 use super::Settings;
 use super::control::{Control, MEASURE, STOP};
+use super::counters::{Probe, Snapshot};
 use super::live::Lines;
 use crate::signals;
 use indicatif::ProgressBar;
@@ -28,6 +29,8 @@ pub struct Measurement {
     pub interrupted: Option<i32>,
     /// What else the machine did meanwhile.
     pub noise: Option<crate::noise::Noise>,
+    /// What the measured phase cost the server, its processes and the disk.
+    pub counters: Option<crate::counters::Counters>,
 }
 
 /// Phase and sampling state; `tick` it whenever `next` has passed.
@@ -46,6 +49,9 @@ pub struct Coordinator<'a> {
     lines: Option<Lines<'a>>,
     /// The machine just before the measured phase, and just after it.
     machine: (Option<crate::noise::Sample>, Option<crate::noise::Sample>),
+    /// What reads the counters, and its readings before and after the measured phase.
+    probe: Option<&'a mut Probe<'a>>,
+    readings: (Option<Snapshot>, Option<Snapshot>),
 }
 
 impl<'a> Coordinator<'a> {
@@ -57,6 +63,7 @@ impl<'a> Coordinator<'a> {
         bar: &'a ProgressBar,
         label: &'a str,
         measure_at: Option<Instant>,
+        probe: Option<&'a mut Probe<'a>>,
     ) -> Coordinator<'a> {
         bar.set_message("warm-up");
         let now = Instant::now();
@@ -77,6 +84,8 @@ impl<'a> Coordinator<'a> {
             interrupted: None,
             lines,
             machine: (None, None),
+            probe,
+            readings: (None, None),
         };
         // No warm-up: measure from the first transaction of any client, not from the
         // first tick (other clients' threads may start before client 0 does).
@@ -88,8 +97,9 @@ impl<'a> Coordinator<'a> {
 
     fn begin(&mut self, now: Instant) {
         // Read at the end of the warm-up, so the reading costs the measurement nothing.
+        self.readings.0 = self.probe.as_mut().map(|p| p.snapshot());
         self.machine.0 = crate::noise::sample();
-        let now = if self.machine.0.is_some() { Instant::now() } else { now };
+        let now = if self.machine.0.is_some() || self.readings.0.is_some() { Instant::now() } else { now };
         let _ = self.ctl.measure_start.set(now);
         self.ctl.phase.store(MEASURE, Ordering::Release);
         self.start = Some(now);
@@ -156,6 +166,9 @@ impl<'a> Coordinator<'a> {
         if self.machine.0.is_some() {
             self.machine.1 = crate::noise::sample();
         }
+        if self.readings.0.is_some() {
+            self.readings.1 = self.probe.as_mut().map(|p| p.snapshot());
+        }
     }
 
     /// Keep ticking on a timer until the clients are stopped (client 0 has left its loop;
@@ -171,7 +184,11 @@ impl<'a> Coordinator<'a> {
             (Some(a), Some(b)) => Some(crate::noise::between(a, b)),
             _ => None,
         };
-        Measurement { start, stop, started, interrupted: self.interrupted, noise }
+        let counters = match (&self.probe, &self.readings) {
+            (Some(p), (Some(a), Some(b))) => Some(p.between(a, b)),
+            _ => None,
+        };
+        Measurement { start, stop, started, interrupted: self.interrupted, noise, counters }
     }
 
     /// Stop everything at once (client 0 panicked).

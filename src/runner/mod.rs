@@ -7,6 +7,7 @@ pub mod cell;
 pub mod connect;
 pub mod control;
 pub mod coordinator;
+pub mod counters;
 pub mod cpu;
 pub mod gauge;
 pub mod intervals;
@@ -79,6 +80,9 @@ pub struct Settings {
     /// `--budget`: the wall time the rounds may take, each comparison measured until its
     /// verdict is settled (instead of `repeat`).
     pub budget: Option<Duration>,
+    /// Read the server's, its processes' and the disk's counters around each measured
+    /// phase (`--no-counters` turns it off).
+    pub counters: bool,
 }
 
 impl Settings {
@@ -176,7 +180,7 @@ pub struct Loaded {
     // files they use.
     workload: Box<dyn crate::workload::CellWorkload>,
     instance: Box<dyn crate::engine::Instance>,
-    _storage: Storage,
+    storage: Storage,
     /// Transactions committed on this data set by the repeats before (verify counts all).
     committed: u64,
     /// Launch and load as timed, for the first repeat that measures on it.
@@ -262,7 +266,7 @@ fn fill(cell: &Cell, Launched(storage, instance, start_s): Launched) -> Result<L
     let load_phases = loader.finish();
     let load_s = load_start.elapsed().as_secs_f64();
     signals::check()?;
-    Ok(Loaded { workload, instance, _storage: storage, committed: 0, launched: Some((start_s, load_s, load_phases)) })
+    Ok(Loaded { workload, instance, storage, committed: 0, launched: Some((start_s, load_s, load_phases)) })
 }
 
 fn measure(
@@ -278,6 +282,7 @@ fn measure(
     let kept = loaded.launched.is_none();
     let (start_s, load_s, load_phases) = loaded.launched.take().unwrap_or_default();
     let (instance, prepared) = (&*loaded.instance, &mut *loaded.workload);
+    let mut probe = s.counters.then(|| counters::Probe::open(instance, &loaded.storage));
     cx.locations.settle();
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
     let first_id = mine.start;
@@ -310,7 +315,7 @@ fn measure(
         let measured = &mut measured;
         // Client 0 runs on this thread and coordinates between its transactions (see
         // coordinator.rs); the phases start before any client does.
-        let mut coord = Coordinator::new(ctl, s, bar, label, measure_at);
+        let mut coord = Coordinator::new(ctl, s, bar, label, measure_at, probe.as_mut());
         let (pace, recovery0) = (s.schedule(n, first_id, seed), recovery(first_id));
         let mut loops: Vec<workers::Client> = vec![Box::new(move || {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -481,5 +486,6 @@ fn summarize(
         round: None,
         kept: false,
         noise: m.noise,
+        counters: m.counters,
     })
 }

@@ -22,6 +22,15 @@ impl<U> Owned<U> {
         }
     }
 
+    /// What the throwaway server's processes have used so far; a `--url` server's are
+    /// not ours to see.
+    pub fn usage(&self) -> Option<crate::counters::Usage> {
+        match self {
+            Owned::Server(s) => s.usage(),
+            Owned::Url(_) => None,
+        }
+    }
+
     /// A connection that failed: the throwaway server's failure (with its log), or the
     /// user's URL to fix.
     pub fn unreachable(&self, e: ConnectError) -> Error {

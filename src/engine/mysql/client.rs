@@ -140,6 +140,14 @@ impl MyClient {
         Ok(MyClient { link, memory_tables, in_tx: false, loaded: Vec::new() })
     }
 
+    /// One wait for the server lasts `idle` at most (a reader of counters gives up early);
+    /// the mysql_async fallback keeps its own bound.
+    pub fn set_patience(&mut self, idle: std::time::Duration) {
+        if let Link::Wire(w) = &mut self.link {
+            w.set_idle(idle);
+        }
+    }
+
     /// The TLS session in words (`TLSv1.3 TLS13_AES_256_GCM_SHA384`), or None.
     pub fn tls(&self) -> Option<&str> {
         match &self.link {

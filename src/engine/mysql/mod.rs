@@ -6,6 +6,7 @@
 mod account;
 pub mod binaries;
 pub mod client;
+mod counters;
 pub mod endpoint;
 pub mod server;
 pub mod wire;
@@ -382,6 +383,13 @@ impl Instance for MyInstance {
     }
     fn alive(&self) -> Result<()> {
         self.owned.alive()
+    }
+    fn counters(&self) -> Result<Option<Box<dyn crate::engine::counters::CounterReader>>> {
+        let reader = counters::MyCounters::open(&self.at).map_err(|e| failed!("{e}"))?;
+        Ok(Some(Box::new(reader)))
+    }
+    fn usage(&self) -> Option<crate::counters::Usage> {
+        self.owned.usage()
     }
 }
 

@@ -66,6 +66,11 @@ impl PgClient {
         Ok(c)
     }
 
+    /// One wait for the server lasts `idle` at most (a reader of counters gives up early).
+    pub fn set_patience(&mut self, idle: std::time::Duration) {
+        self.stream.set_idle(Some(idle));
+    }
+
     /// The value of a server setting, as SHOW prints it.
     pub fn show(&mut self, name: &str) -> TxResult<String> {
         self.text(&format!("SHOW {name}"))

@@ -8,6 +8,7 @@ pub mod client;
 mod conn;
 pub mod conninfo;
 mod copy;
+mod counters;
 mod extended;
 #[cfg(test)]
 mod fuzz;
@@ -194,6 +195,7 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
         inst.version = read.split_whitespace().next().unwrap_or("unknown").to_string();
     }
     inst.settings.extend(started.noted);
+    inst.time_wal_io()?;
     Ok(inst)
 }
 
@@ -308,6 +310,20 @@ impl PgInstance {
         }
     }
 
+    /// Have the throwaway server time its WAL writes and syncs (PostgreSQL 14 on), so its
+    /// counters say how long commits waited for fsync: two clock reads per WAL write.
+    fn time_wal_io(&self) -> Result<()> {
+        let major = self.version.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
+        if major < 14 {
+            return Ok(());
+        }
+        let mut c = self.client()?;
+        // Two statements: ALTER SYSTEM refuses to run in a batch's implicit transaction.
+        c.batch("ALTER SYSTEM SET track_wal_io_timing = on")
+            .and_then(|_| c.batch("SELECT pg_reload_conf()"))
+            .map_err(|e| failed!("postgres: cannot turn on track_wal_io_timing: {e}"))
+    }
+
     /// SHOW the recorded settings and those we set; fail when one did not take.
     fn read_back(&self, profile: &str) -> Result<BTreeMap<String, String>> {
         let mut c = self.client()?;
@@ -362,6 +378,13 @@ impl Instance for PgInstance {
     }
     fn alive(&self) -> Result<()> {
         self.owned.alive()
+    }
+    fn counters(&self) -> Result<Option<Box<dyn crate::engine::counters::CounterReader>>> {
+        let reader = counters::PgCounters::open(&self.info).map_err(|e| failed!("{e}"))?;
+        Ok(Some(Box::new(reader)))
+    }
+    fn usage(&self) -> Option<crate::counters::Usage> {
+        self.owned.usage()
     }
 }
 

@@ -59,6 +59,9 @@ impl Running for Process {
     fn log_path(&self) -> &Path {
         &self.log
     }
+    fn usage(&self) -> Option<crate::counters::Usage> {
+        crate::launcher::usage::usage(&crate::launcher::usage::Processes::Tree(self.child.id()))
+    }
 }
 
 impl Drop for Process {

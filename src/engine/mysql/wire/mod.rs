@@ -85,6 +85,11 @@ pub struct Wire {
 }
 
 impl Wire {
+    /// One wait for the server lasts `idle` at most.
+    pub fn set_idle(&mut self, idle: std::time::Duration) {
+        self.io.get_mut().set_idle(Some(idle));
+    }
+
     /// Connect and log in within the endpoint's connect timeout; a server that answers in
     /// another protocol is named with what it said.
     pub fn connect(at: &Endpoint) -> Result<Wire, WireConnect> {

@@ -1,0 +1,149 @@
+//! What bounds a cell: each resource's share of the cell's time, from its costs per
+//! transaction and its throughput, and the largest named (docs/explain.md).
+//!
+//! A resource busy `D` seconds per transaction at `tps` transactions a second is busy
+//! `D × tps / P` of the time, where `P` is how many of it can work at once: one log
+//! flush at a time, as many CPUs as the machine has and the clients can use. At one
+//! client every step waits for the last, so the shares split each transaction's time and
+//! what is left is round trips, waking up and waiting for locks; at more, each share says
+//! how near its resource is to full.
+
+use super::cost::Cost;
+use serde::Serialize;
+
+/// Each resource's share of a cell's time, 0–1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Shares {
+    /// Waiting for fsync.
+    pub fsync: f64,
+    /// The server's CPU.
+    pub server_cpu: f64,
+    /// The clients' CPU (dbrace's).
+    pub client: f64,
+    /// The disk reading pages the server's cache missed.
+    pub disk_reads: f64,
+    /// What is left: round trips, waking up, locks, idle.
+    pub round_trips: f64,
+}
+
+/// What bounds a cell, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Bound {
+    /// The largest share's name: fsync, server CPU, client, disk reads or round trips.
+    pub bound: &'static str,
+    /// Every share.
+    pub shares: Shares,
+    /// Where the fsync wait came from: the server's own timing, or its fsyncs (or the
+    /// disk's flushes) times the location's probed fsync latency.
+    pub fsync_from: &'static str,
+}
+
+/// What the model needs of a cell.
+pub struct Inputs<'a> {
+    /// Its costs per transaction.
+    pub cost: &'a Cost,
+    /// Transactions per second over the repeats that have counters.
+    pub tps: f64,
+    /// Its clients.
+    pub clients: u32,
+    /// The machine's CPUs.
+    pub cores: usize,
+    /// The probed fsync latency where its log is, microseconds.
+    pub probe_us: Option<f64>,
+}
+
+/// The shares of `i`'s time and the largest; None without a throughput.
+pub fn bound(i: &Inputs) -> Option<Bound> {
+    if i.tps.is_nan() || i.tps <= 0.0 {
+        return None;
+    }
+    let c = i.cost;
+    let (fsync_us, fsync_from) = fsync_wait(c, i.probe_us);
+    let cpus = f64::from(i.clients).min(i.cores.max(1) as f64);
+    let busy = |us: f64, at_once: f64| us / 1e6 * i.tps / at_once;
+    let mut s = Shares {
+        fsync: busy(fsync_us, 1.0),
+        server_cpu: busy(c.server_cpu_us.unwrap_or(0.0), cpus),
+        client: busy(c.client_cpu_us, cpus),
+        disk_reads: busy(c.disk_read_us.unwrap_or(0.0), 1.0),
+        round_trips: 0.0,
+    };
+    s.round_trips = (1.0 - (s.fsync + s.server_cpu + s.client + s.disk_reads)).max(0.0);
+    let named = [
+        ("fsync", s.fsync),
+        ("server CPU", s.server_cpu),
+        ("client", s.client),
+        ("disk reads", s.disk_reads),
+        ("round trips", s.round_trips),
+    ];
+    let (bound, _) = named.iter().copied().fold(("round trips", -1.0), |a, b| if b.1 > a.1 { b } else { a });
+    Some(Bound { bound, shares: s, fsync_from })
+}
+
+/// Microseconds a transaction waited for fsync, and from what.
+fn fsync_wait(c: &Cost, probe_us: Option<f64>) -> (f64, &'static str) {
+    match (c.fsync_us, c.fsyncs, c.flushes, probe_us) {
+        (Some(us), _, _, _) => (us, "timed by the server"),
+        (None, Some(n), _, Some(p)) => (n * p, "fsyncs × the probed latency"),
+        (None, None, Some(n), Some(p)) => (n * p, "disk flushes × the probed latency"),
+        _ => (0.0, "none counted"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(cost: Cost, tps: f64, clients: u32) -> Bound {
+        bound(&Inputs { cost: &cost, tps, clients, cores: 2, probe_us: Some(150.0) }).unwrap()
+    }
+
+    #[test]
+    fn a_commit_that_waits_for_its_fsync_is_fsync_bound() {
+        // PostgreSQL on disk, one client: 1.5 ms in WAL sync of 1.8 ms per transaction.
+        let cost = Cost {
+            fsyncs: Some(1.0),
+            fsync_us: Some(1480.0),
+            server_cpu_us: Some(220.0),
+            client_cpu_us: 120.0,
+            ..Cost::default()
+        };
+        let b = cell(cost, 549.0, 1);
+        assert_eq!(b.bound, "fsync");
+        assert!((b.shares.fsync - 0.81).abs() < 0.01, "{b:?}");
+        assert_eq!(b.fsync_from, "timed by the server");
+    }
+
+    #[test]
+    fn without_fsyncs_the_cpu_or_the_round_trips_bound() {
+        let cost = Cost { fsyncs: Some(0.0), server_cpu_us: Some(60.0), client_cpu_us: 45.0, ..Cost::default() };
+        let b = cell(cost.clone(), 9400.0, 1);
+        assert_eq!(b.bound, "server CPU");
+        let b = cell(cost, 2000.0, 1);
+        assert_eq!(b.bound, "round trips", "{b:?}");
+        assert!((b.shares.round_trips - 0.79).abs() < 0.01, "{b:?}");
+    }
+
+    #[test]
+    fn an_untimed_fsync_costs_the_probed_latency_and_cpus_share_the_cores() {
+        let cost = Cost { fsyncs: Some(0.25), server_cpu_us: Some(300.0), client_cpu_us: 40.0, ..Cost::default() };
+        // Eight clients on two cores: 300 µs × 6000 / 2 = 0.9 of both cores.
+        let b = cell(cost, 6000.0, 8);
+        assert_eq!(b.bound, "server CPU");
+        assert!((b.shares.fsync - 0.25 * 150e-6 * 6000.0).abs() < 1e-9, "{b:?}");
+        assert_eq!(b.fsync_from, "fsyncs × the probed latency");
+    }
+
+    #[test]
+    fn misses_that_wait_for_the_disk_are_disk_read_bound() {
+        let cost = Cost {
+            cache_misses: Some(3.0),
+            disk_read_us: Some(900.0),
+            server_cpu_us: Some(100.0),
+            client_cpu_us: 30.0,
+            ..Cost::default()
+        };
+        assert_eq!(cell(cost, 900.0, 1).bound, "disk reads");
+        assert!(bound(&Inputs { cost: &Cost::default(), tps: 0.0, clients: 1, cores: 2, probe_us: None }).is_none());
+    }
+}
