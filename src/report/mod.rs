@@ -410,6 +410,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
             n.push(line);
         }
     }
+    n.extend(counter_lines(rows));
     n.extend(results.budget_outcome.as_ref().map(budget_line));
     n.extend(disturbed::line(results));
     if let (Some(outcome), Some(p)) = (&results.precision_outcome, results.options.precision) {
@@ -419,6 +420,20 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         n.push("run interrupted: only the repeats finished before the signal are shown.".into());
     }
     n
+}
+
+/// What the bound column means, once, and each cell whose counters could not all be read.
+fn counter_lines(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    if rows.iter().any(|r| r.bound.is_some()) {
+        out.push("bound: what takes the largest share of each cell's time, from its counters: fsync waits, server CPU, client CPU, disk reads, or round trips (the rest: the network, waking up, locks); docs/explain.md".into());
+    }
+    for r in rows {
+        if let Some(c) = r.cost.as_ref().filter(|c| !c.unread.is_empty()) {
+            out.push(format!("{}: counters not read: {}", r.id, c.unread.join("; ")));
+        }
+    }
+    out
 }
 
 /// What the tps and × columns hold, with the levels their intervals share.

@@ -319,7 +319,9 @@ fn merge_intervals(parts: &[&RepeatResult], every: Option<f64>) -> Result<Vec<In
         }
         let start_s = every
             .map_or_else(|| parts.iter().find_map(|p| p.intervals.get(i)).map_or(0.0, |s| s.start_s), |e| i as f64 * e);
-        out.push(Interval { start_s, transactions: hist.len(), histogram: encode_histogram(&hist), ..sum });
+        // The shards measured one server: its counters are the first shard's readings.
+        let counters = parts[0].intervals.get(i).and_then(|s| s.counters.clone());
+        out.push(Interval { start_s, transactions: hist.len(), histogram: encode_histogram(&hist), counters, ..sum });
     }
     Ok(out)
 }

@@ -128,6 +128,10 @@ pub struct Interval {
     pub tally: Tally,
     /// HdrHistogram of their latency in nanoseconds, V2 deflate, base64 (as `histogram`).
     pub histogram: String,
+    /// What the slice cost the server, its processes and the disk, read at the slice's
+    /// ends (absent without counters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<crate::counters::Counters>,
 }
 
 /// An open-loop repeat's schedule, as pgbench reports it under `-R` and `-L`.
@@ -243,7 +247,8 @@ mod tests {
         let back: RepeatResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back.schedule, r.schedule);
         let slice = Tally { errors: 1, reconnects: 2, ..Tally::default() };
-        r.intervals = vec![Interval { start_s: 1.0, transactions: 3, tally: slice, histogram: "x".into() }];
+        r.intervals =
+            vec![Interval { start_s: 1.0, transactions: 3, tally: slice, histogram: "x".into(), counters: None }];
         r.connect_s = Some(0.01);
         r.tally = Tally { retried: 4, failed: 1, reconnects: 2, reconnect_s: 0.5, ..r.tally };
         let text = serde_json::to_string(&r).unwrap();

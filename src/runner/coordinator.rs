@@ -31,6 +31,8 @@ pub struct Measurement {
     pub noise: Option<crate::noise::Noise>,
     /// What the measured phase cost the server, its processes and the disk.
     pub counters: Option<crate::counters::Counters>,
+    /// The same for each `--log-interval` slice, in order.
+    pub slices: Vec<crate::counters::Counters>,
 }
 
 /// Phase and sampling state; `tick` it whenever `next` has passed.
@@ -52,6 +54,9 @@ pub struct Coordinator<'a> {
     /// What reads the counters, and its readings before and after the measured phase.
     probe: Option<&'a mut Probe<'a>>,
     readings: (Option<Snapshot>, Option<Snapshot>),
+    /// With `--log-interval`: the slices' length, and the readings at their ends.
+    slice: Option<Duration>,
+    slice_ends: Vec<Snapshot>,
 }
 
 impl<'a> Coordinator<'a> {
@@ -86,6 +91,8 @@ impl<'a> Coordinator<'a> {
             machine: (None, None),
             probe,
             readings: (None, None),
+            slice: s.log_interval,
+            slice_ends: Vec::new(),
         };
         // No warm-up: measure from the first transaction of any client, not from the
         // first tick (other clients' threads may start before client 0 does).
@@ -137,6 +144,7 @@ impl<'a> Coordinator<'a> {
         if let Some(l) = self.lines.as_mut() {
             l.tick(now);
         }
+        self.read_slice(start, now);
         let elapsed = now - start;
         let total = self.ctl.total();
         if now - self.window.0 >= Duration::from_millis(500) {
@@ -155,6 +163,14 @@ impl<'a> Coordinator<'a> {
         }
         if all_finished {
             self.halt(now);
+        }
+    }
+
+    /// Read the counters at the end of a `--log-interval` slice, once its end has passed.
+    fn read_slice(&mut self, start: Instant, now: Instant) {
+        let (Some(every), Some(p)) = (self.slice, self.probe.as_mut()) else { return };
+        if self.readings.0.is_some() && now >= start + every * (self.slice_ends.len() as u32 + 1) {
+            self.slice_ends.push(p.snapshot());
         }
     }
 
@@ -184,11 +200,19 @@ impl<'a> Coordinator<'a> {
             (Some(a), Some(b)) => Some(crate::noise::between(a, b)),
             _ => None,
         };
-        let counters = match (&self.probe, &self.readings) {
-            (Some(p), (Some(a), Some(b))) => Some(p.between(a, b)),
-            _ => None,
+        let (counters, slices) = match (&self.probe, &self.readings) {
+            (Some(p), (Some(a), Some(b))) => {
+                let ends: Vec<&Snapshot> = std::iter::once(a).chain(&self.slice_ends).chain([b]).collect();
+                let slices = if self.slice.is_some() {
+                    ends.windows(2).map(|w| p.between(w[0], w[1])).collect()
+                } else {
+                    Vec::new()
+                };
+                (Some(p.between(a, b)), slices)
+            }
+            _ => (None, Vec::new()),
         };
-        Measurement { start, stop, started, interrupted: self.interrupted, noise, counters }
+        Measurement { start, stop, started, interrupted: self.interrupted, noise, counters, slices }
     }
 
     /// Stop everything at once (client 0 panicked).

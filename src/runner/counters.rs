@@ -1,6 +1,7 @@
 //! A repeat's counters: the server's own (through its engine's client), its processes'
 //! (through its launcher) and the data location's disk, each read at the end of the
-//! warm-up and again once the clients are told to stop, never in between.
+//! warm-up and again once the clients are told to stop; in between only at the
+//! boundaries of `--log-interval` slices, when asked for them.
 
 use crate::counters::{Counters, Device, Usage, delta};
 use crate::engine::Instance;
@@ -9,8 +10,9 @@ use crate::instance::device::{self, DeviceId};
 use crate::instance::{DataDir, Storage};
 
 /// What one reading found.
-#[derive(Default)]
 pub struct Snapshot {
+    /// When it was read.
+    pub at: std::time::Instant,
     server: Option<Reading>,
     processes: Option<Usage>,
     device: Option<Device>,
@@ -52,7 +54,7 @@ impl<'i> Probe<'i> {
             self.reader = None;
         }
         let processes = if self.instance.embedded() { crate::launcher::usage::own_io() } else { self.instance.usage() };
-        Snapshot { server, processes, device: self.device.and_then(device::sample) }
+        Snapshot { at: std::time::Instant::now(), server, processes, device: self.device.and_then(device::sample) }
     }
 
     /// The differences from `a` to `b`.

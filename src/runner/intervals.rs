@@ -158,6 +158,7 @@ pub fn merge(clients: Vec<Vec<ClientInterval>>, every: Duration, duration: Durat
             transactions: hist.len(),
             tally,
             histogram: encode_histogram(&hist),
+            counters: None,
         });
     }
     Ok(out)

@@ -437,10 +437,13 @@ fn summarize(
     let measured_time = end.saturating_duration_since(m.start);
     let duration_s = measured_time.as_secs_f64();
     let slices: Vec<_> = reports.iter_mut().map(|r| std::mem::take(&mut r.intervals)).collect();
-    let intervals = match s.log_interval {
+    let mut intervals = match s.log_interval {
         Some(every) => intervals::merge(slices, every, measured_time)?,
         None => Vec::new(),
     };
+    for (i, c) in intervals.iter_mut().zip(m.slices) {
+        i.counters = Some(c);
+    }
     let first_error = reports.iter().find_map(|r| r.first_error.clone());
     // A kept data set holds what every repeat on it committed.
     let verify = loaded.workload.verify(&mut instance.connect()?, loaded.committed + t.committed)?;
