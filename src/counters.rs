@@ -20,6 +20,9 @@ pub struct Counters {
     /// embedded engine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub processes: Option<Usage>,
+    /// Seconds dbrace's own threads (the clients, and an embedded engine) waited for a CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu_wait_s: Option<f64>,
     /// The block device under the data location (none on tmpfs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<Device>,
@@ -66,6 +69,10 @@ pub struct Usage {
     /// clients'.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_s: Option<f64>,
+    /// Seconds their threads were ready to run but waited for a CPU (others' work, the
+    /// hypervisor's steal), from the scheduler's statistics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_s: Option<f64>,
     /// Bytes they caused to be read from storage.
     pub read_bytes: f64,
     /// Bytes they caused to be written to storage.
@@ -97,6 +104,7 @@ impl Counters {
             *self.server.entry(k.clone()).or_default() += v;
         }
         self.figures = self.figures.plus(&other.figures);
+        self.client_cpu_wait_s = add(self.client_cpu_wait_s, other.client_cpu_wait_s);
         self.processes = match (self.processes, other.processes) {
             (Some(a), Some(b)) => Some(a.plus(&b)),
             (a, b) => a.or(b),
@@ -113,12 +121,21 @@ impl Counters {
     }
 }
 
+/// Both, added up where both are; either where one is.
+fn add(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    }
+}
+
+/// What a counter went up by from `a` (earlier) to `b`; none unless both were read.
+fn rise(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    a.zip(b).map(|(a, b)| (b - a).max(0.0))
+}
+
 impl Figures {
     fn plus(&self, o: &Figures) -> Figures {
-        let add = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a + b),
-            (a, b) => a.or(b),
-        };
         Figures {
             commits: add(self.commits, o.commits),
             fsyncs: add(self.fsyncs, o.fsyncs),
@@ -136,7 +153,8 @@ impl Usage {
     /// Both added up.
     pub fn plus(&self, o: &Usage) -> Usage {
         Usage {
-            cpu_s: self.cpu_s.zip(o.cpu_s).map(|(a, b)| a + b).or(self.cpu_s).or(o.cpu_s),
+            cpu_s: add(self.cpu_s, o.cpu_s),
+            cpu_wait_s: add(self.cpu_wait_s, o.cpu_wait_s),
             read_bytes: self.read_bytes + o.read_bytes,
             write_bytes: self.write_bytes + o.write_bytes,
         }
@@ -145,7 +163,8 @@ impl Usage {
     /// What was used from `self` (earlier) to `later`.
     pub fn until(&self, later: &Usage) -> Usage {
         Usage {
-            cpu_s: self.cpu_s.zip(later.cpu_s).map(|(a, b)| (b - a).max(0.0)),
+            cpu_s: rise(self.cpu_s, later.cpu_s),
+            cpu_wait_s: rise(self.cpu_wait_s, later.cpu_wait_s),
             read_bytes: (later.read_bytes - self.read_bytes).max(0.0),
             write_bytes: (later.write_bytes - self.write_bytes).max(0.0),
         }

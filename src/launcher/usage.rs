@@ -29,10 +29,11 @@ pub fn usage(which: &Processes) -> Option<Usage> {
         Processes::Cgroup(id) => std::fs::read_to_string(format!("/proc/{pid}/cgroup")).is_ok_and(|c| c.contains(id)),
     };
     let hz = ticks_per_second();
-    let used = all
-        .iter()
-        .filter(|(pid, _)| member(**pid))
-        .map(|(pid, (_, ticks))| Usage { cpu_s: Some(*ticks as f64 / hz), ..io(*pid).unwrap_or_default() });
+    let used = all.iter().filter(|(pid, _)| member(**pid)).map(|(pid, (_, ticks))| Usage {
+        cpu_s: Some(*ticks as f64 / hz),
+        cpu_wait_s: cpu_wait(*pid),
+        ..io(*pid).unwrap_or_default()
+    });
     used.reduce(|a, b| a.plus(&b))
 }
 
@@ -57,6 +58,17 @@ pub fn own_io() -> Option<Usage> {
     io(std::process::id())
 }
 
+/// Seconds `pid`'s threads alive now spent ready to run, waiting for a CPU
+/// (/proc/PID/task/TID/schedstat's second field, nanoseconds).
+pub fn cpu_wait(pid: u32) -> Option<f64> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let waited = tasks.flatten().filter_map(|t| {
+        let text = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
+        text.split_whitespace().nth(1)?.parse::<f64>().ok()
+    });
+    Some(waited.sum::<f64>() / 1e9)
+}
+
 /// A process's parent and CPU ticks, its reaped children's included, from /proc/PID/stat.
 fn stat(pid: u32) -> Option<(u32, u64)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -73,7 +85,7 @@ fn io(pid: u32) -> Option<Usage> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
     let field =
         |name: &str| text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(": ")?.trim().parse::<f64>().ok());
-    Some(Usage { cpu_s: None, read_bytes: field("read_bytes")?, write_bytes: field("write_bytes")? })
+    Some(Usage { read_bytes: field("read_bytes")?, write_bytes: field("write_bytes")?, ..Usage::default() })
 }
 
 /// Ticks of /proc's CPU counters per second (USER_HZ, 100 on Linux).

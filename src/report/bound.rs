@@ -22,6 +22,8 @@ pub struct Shares {
     pub client: f64,
     /// The disk reading pages the server's cache missed.
     pub disk_reads: f64,
+    /// Ready to run, waiting for a CPU that others' work (or the hypervisor) held.
+    pub cpu_wait: f64,
     /// What is left: round trips, waking up, locks, idle.
     pub round_trips: f64,
 }
@@ -29,7 +31,8 @@ pub struct Shares {
 /// What bounds a cell, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Bound {
-    /// The largest share's name: fsync, server CPU, client, disk reads or round trips.
+    /// The largest share's name: fsync, server CPU, client, disk reads, CPU wait or round
+    /// trips.
     pub bound: &'static str,
     /// Every share.
     pub shares: Shares,
@@ -66,14 +69,25 @@ pub fn bound(i: &Inputs) -> Option<Bound> {
         server_cpu: busy(c.server_cpu_us.unwrap_or(0.0), cpus),
         client: busy(c.client_cpu_us, cpus),
         disk_reads: busy(c.disk_read_us.unwrap_or(0.0), 1.0),
+        // A wait holds its client: its share is of the clients' time.
+        cpu_wait: busy(c.cpu_wait_us.unwrap_or(0.0), f64::from(i.clients.max(1))),
         round_trips: 0.0,
     };
-    s.round_trips = (1.0 - (s.fsync + s.server_cpu + s.client + s.disk_reads)).max(0.0);
+    let parts = s.fsync + s.server_cpu + s.client + s.disk_reads + s.cpu_wait;
+    if parts > 1.0 {
+        // More than the time: work beside the transactions (a server's background
+        // threads, several clients at once) overlaps; the parts are scaled down together.
+        for v in [&mut s.fsync, &mut s.server_cpu, &mut s.client, &mut s.disk_reads, &mut s.cpu_wait] {
+            *v /= parts;
+        }
+    }
+    s.round_trips = (1.0 - parts).max(0.0);
     let named = [
         ("fsync", s.fsync),
         ("server CPU", s.server_cpu),
         ("client", s.client),
         ("disk reads", s.disk_reads),
+        ("CPU wait", s.cpu_wait),
         ("round trips", s.round_trips),
     ];
     let (bound, _) = named.iter().copied().fold(("round trips", -1.0), |a, b| if b.1 > a.1 { b } else { a });
@@ -130,7 +144,11 @@ mod tests {
         // Eight clients on two cores: 300 µs × 6000 / 2 = 0.9 of both cores.
         let b = cell(cost, 6000.0, 8);
         assert_eq!(b.bound, "server CPU");
-        assert!((b.shares.fsync - 0.25 * 150e-6 * 6000.0).abs() < 1e-9, "{b:?}");
+        // 0.9 + 0.12 + 0.225 of the time: overlapping, so scaled to add up to all of it.
+        let parts = 0.9 + 40e-6 * 6000.0 / 2.0 + 0.25 * 150e-6 * 6000.0;
+        assert!((b.shares.fsync - 0.25 * 150e-6 * 6000.0 / parts).abs() < 1e-9, "{b:?}");
+        let sum = b.shares.fsync + b.shares.server_cpu + b.shares.client + b.shares.round_trips;
+        assert!((sum - 1.0).abs() < 1e-9, "{b:?}");
         assert_eq!(b.fsync_from, "fsyncs × the probed latency");
     }
 

@@ -6,7 +6,7 @@ use super::{Row, sig3};
 /// A column after the table's own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Column {
-    /// What bounds the cell: fsync, server CPU, client, disk reads or round trips
+    /// What bounds the cell: fsync, server CPU, client, disk reads, CPU wait or round trips
     Bound,
     /// The server's fsyncs per transaction
     Fsyncs,
@@ -22,6 +22,8 @@ pub enum Column {
     ServerCpu,
     /// The clients' CPU per transaction, microseconds
     ClientCpu,
+    /// Microseconds per transaction the server's and clients' threads waited for a CPU
+    CpuWait,
     /// Share of page requests the server's cache answered
     Hit,
     /// Pages read into the server's cache per transaction
@@ -33,7 +35,7 @@ pub enum Column {
 }
 
 /// The columns every `All` stands for.
-const EVERY: [Column; 10] = [
+const EVERY: [Column; 11] = [
     Column::Bound,
     Column::Fsyncs,
     Column::Flushes,
@@ -42,6 +44,7 @@ const EVERY: [Column; 10] = [
     Column::Disk,
     Column::ServerCpu,
     Column::ClientCpu,
+    Column::CpuWait,
     Column::Hit,
     Column::Reads,
 ];
@@ -73,6 +76,7 @@ impl Column {
             Column::Disk => "disk B/tx",
             Column::ServerCpu => "server µs/tx",
             Column::ClientCpu => "client µs/tx",
+            Column::CpuWait => "CPU wait µs/tx",
             Column::Hit => "cache hit",
             Column::Reads => "reads/tx",
             Column::All | Column::None => "",
@@ -92,6 +96,7 @@ impl Column {
             Column::Disk => n(c.disk_write_bytes),
             Column::ServerCpu => n(c.server_cpu_us),
             Column::ClientCpu => n(Some(c.client_cpu_us)),
+            Column::CpuWait => n(c.cpu_wait_us),
             Column::Hit => c.cache_hit_ratio.map_or("-".into(), |h| format!("{:.1}%", h * 100.0)),
             Column::Reads => n(c.cache_misses),
             Column::All | Column::None => String::new(),

@@ -44,6 +44,10 @@ pub struct Cost {
     pub server_cpu_us: Option<f64>,
     /// Microseconds of the clients' CPU.
     pub client_cpu_us: f64,
+    /// Microseconds the server's and the clients' threads were ready to run but waited
+    /// for a CPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_us: Option<f64>,
     /// Checkpoints the server ran while measured (in all, not per transaction).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoints: Option<f64>,
@@ -86,6 +90,14 @@ impl Cost {
             cache_hit_ratio: requests.zip(f.cache_misses).map(|(r, m)| (1.0 - m / r).clamp(0.0, 1.0)),
             server_cpu_us: each(procs.and_then(|p| p.cpu_s).map(|s| s * 1e6)),
             client_cpu_us: client_cpu_s * 1e6 / tx,
+            cpu_wait_us: each(
+                procs
+                    .and_then(|p| p.cpu_wait_s)
+                    .into_iter()
+                    .chain(c.client_cpu_wait_s)
+                    .reduce(|a, b| a + b)
+                    .map(|s| s * 1e6),
+            ),
             checkpoints: f.checkpoints,
             unread: c.unread.clone(),
         }

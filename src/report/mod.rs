@@ -426,7 +426,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
 fn counter_lines(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     if rows.iter().any(|r| r.bound.is_some()) {
-        out.push("bound: what takes the largest share of each cell's time, from its counters: fsync waits, server CPU, client CPU, disk reads, or round trips (the rest: the network, waking up, locks); docs/explain.md".into());
+        out.push("bound: what takes the largest share of each cell's time, from its counters: fsync waits, server CPU, client CPU, disk reads, CPU wait (ready to run while others' work held the CPUs), or round trips (the rest: the network, waking up, locks); docs/explain.md".into());
     }
     for r in rows {
         if let Some(c) = r.cost.as_ref().filter(|c| !c.unread.is_empty()) {

@@ -15,6 +15,7 @@ pub struct Snapshot {
     pub at: std::time::Instant,
     server: Option<Reading>,
     processes: Option<Usage>,
+    client_wait: Option<f64>,
     device: Option<Device>,
 }
 
@@ -54,7 +55,13 @@ impl<'i> Probe<'i> {
             self.reader = None;
         }
         let processes = if self.instance.embedded() { crate::launcher::usage::own_io() } else { self.instance.usage() };
-        Snapshot { at: std::time::Instant::now(), server, processes, device: self.device.and_then(device::sample) }
+        Snapshot {
+            at: std::time::Instant::now(),
+            server,
+            processes,
+            client_wait: crate::launcher::usage::cpu_wait(std::process::id()),
+            device: self.device.and_then(device::sample),
+        }
     }
 
     /// The differences from `a` to `b`.
@@ -68,6 +75,7 @@ impl<'i> Probe<'i> {
             figures,
             server,
             processes: a.processes.zip(b.processes).map(|(a, b)| a.until(&b)),
+            client_cpu_wait_s: a.client_wait.zip(b.client_wait).map(|(a, b)| (b - a).max(0.0)),
             device: a.device.as_ref().zip(b.device.as_ref()).map(|(a, b)| a.until(b)),
             unread: self.unread.clone(),
         }
