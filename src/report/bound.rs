@@ -6,7 +6,9 @@
 //! flush at a time, as many CPUs as the machine has and the clients can use. At one
 //! client every step waits for the last, so the shares split each transaction's time and
 //! what is left is round trips, waking up and waiting for locks; at more, each share says
-//! how near its resource is to full.
+//! how near its resource is to full. Waiting for a CPU that others' work held is shown
+//! as a share but never named the bound: it says the machine was busy, not what the cell's
+//! own work is bound by.
 
 use super::cost::Cost;
 use serde::Serialize;
@@ -31,8 +33,9 @@ pub struct Shares {
 /// What bounds a cell, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Bound {
-    /// The largest share's name: fsync, server CPU, client, disk reads, CPU wait or round
-    /// trips.
+    /// The largest share of the cell's own work: fsync, server CPU, client, disk reads or
+    /// round trips. CPU wait is the machine's, not the cell's: it has its share, never the
+    /// name (a timed fsync holds the wait for a CPU after it, too).
     pub bound: &'static str,
     /// Every share.
     pub shares: Shares,
@@ -87,7 +90,6 @@ pub fn bound(i: &Inputs) -> Option<Bound> {
         ("server CPU", s.server_cpu),
         ("client", s.client),
         ("disk reads", s.disk_reads),
-        ("CPU wait", s.cpu_wait),
         ("round trips", s.round_trips),
     ];
     let (bound, _) = named.iter().copied().fold(("round trips", -1.0), |a, b| if b.1 > a.1 { b } else { a });
@@ -133,6 +135,11 @@ mod tests {
         let cost = Cost { fsyncs: Some(0.0), server_cpu_us: Some(60.0), client_cpu_us: 45.0, ..Cost::default() };
         let b = cell(cost.clone(), 9400.0, 1);
         assert_eq!(b.bound, "server CPU");
+        // A busy machine: its wait has a share, the bound is still the cell's own.
+        let busy = Cost { cpu_wait_us: Some(200.0), ..cost.clone() };
+        let b = cell(busy, 3000.0, 1);
+        assert_eq!(b.bound, "server CPU", "{b:?}");
+        assert!(b.shares.cpu_wait > 0.5, "{b:?}");
         let b = cell(cost, 2000.0, 1);
         assert_eq!(b.bound, "round trips", "{b:?}");
         assert!((b.shares.round_trips - 0.79).abs() < 0.01, "{b:?}");

@@ -6,7 +6,7 @@ use super::{Row, sig3};
 /// A column after the table's own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Column {
-    /// What bounds the cell: fsync, server CPU, client, disk reads, CPU wait or round trips
+    /// What bounds the cell: fsync, server CPU, client, disk reads or round trips
     Bound,
     /// The server's fsyncs per transaction
     Fsyncs,

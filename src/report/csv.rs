@@ -39,6 +39,31 @@ const SCHEDULE_HEAD: [&str; 6] = ["lag_avg_ms", "lag_max_ms", "skipped", "skippe
 /// The counts of retried, failed and reconnected transactions, last.
 const RECOVERY_HEAD: [&str; 4] = ["retried", "failed", "reconnects", "reconnect_s"];
 
+/// The costs per transaction and the bound's shares (docs/explain.md), after the others.
+const COST_HEAD: [&str; 21] = [
+    "fsyncs_per_tx",
+    "fsync_us_per_tx",
+    "flushes_per_tx",
+    "log_bytes_per_tx",
+    "full_pages_per_tx",
+    "disk_write_bytes_per_tx",
+    "disk_read_bytes_per_tx",
+    "disk_read_us_per_tx",
+    "cache_misses_per_tx",
+    "cache_hit_ratio",
+    "server_cpu_us_per_tx",
+    "cpu_wait_us_per_tx",
+    "checkpoints",
+    "bound",
+    "share_fsync",
+    "share_server_cpu",
+    "share_client",
+    "share_disk_reads",
+    "share_cpu_wait",
+    "share_round_trips",
+    "fsync_from",
+];
+
 /// Which of the optional column groups a CSV has.
 #[derive(Clone, Copy)]
 struct Columns {
@@ -46,6 +71,8 @@ struct Columns {
     open_loop: bool,
     /// Some transaction was retried, failed or reconnected.
     recovered: bool,
+    /// Some cell has counters.
+    costs: bool,
 }
 
 impl Columns {
@@ -54,14 +81,22 @@ impl Columns {
         Columns {
             open_loop: rows.iter().any(|r| r.schedule.is_some()),
             recovered: rows.iter().any(|r| r.tally.retried + r.tally.failed + r.tally.reconnects > 0),
+            costs: rows.iter().any(|r| r.cost.is_some()),
         }
     }
 
     /// The fields of one record: `base`, then each optional group this CSV has.
-    fn pick<'a, T>(self, base: &'a [T], schedule: &'a [T], recovery: &'a [T]) -> impl Iterator<Item = &'a T> {
+    fn pick<'a, T>(
+        self,
+        base: &'a [T],
+        schedule: &'a [T],
+        recovery: &'a [T],
+        costs: &'a [T],
+    ) -> impl Iterator<Item = &'a T> {
         base.iter()
             .chain(schedule.iter().filter(move |_| self.open_loop))
             .chain(recovery.iter().filter(move |_| self.recovered))
+            .chain(costs.iter().filter(move |_| self.costs))
     }
 }
 
@@ -70,9 +105,11 @@ pub fn render(rows: &[Row]) -> Result<String> {
     let columns = Columns::of(rows);
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
-    w.write_record(columns.pick(&HEAD, &SCHEDULE_HEAD, &RECOVERY_HEAD)).map_err(err)?;
+    w.write_record(columns.pick(&HEAD, &SCHEDULE_HEAD, &RECOVERY_HEAD, &COST_HEAD)).map_err(err)?;
     for r in rows {
-        w.write_record(columns.pick(&base_fields(r), &schedule_fields(r), &recovery_fields(r))).map_err(err)?;
+        let (base, schedule, recovery, costs) =
+            (base_fields(r), schedule_fields(r), recovery_fields(r), cost_fields(r));
+        w.write_record(columns.pick(&base, &schedule, &recovery, &costs)).map_err(err)?;
     }
     let bytes = w.into_inner().map_err(|e| failed!("cannot write CSV: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -142,4 +179,34 @@ fn schedule_fields(r: &Row) -> [String; 6] {
 fn recovery_fields(r: &Row) -> [String; 4] {
     let t = &r.tally;
     [t.retried.to_string(), t.failed.to_string(), t.reconnects.to_string(), t.reconnect_s.to_string()]
+}
+
+/// A row's fields under [`COST_HEAD`], empty where it has no counters.
+fn cost_fields(r: &Row) -> [String; 21] {
+    let c = r.cost.as_ref();
+    let b = r.bound.as_ref();
+    let share = |f: fn(&crate::report::bound::Shares) -> f64| or_empty(b.map(|b| f(&b.shares)));
+    [
+        or_empty(c.and_then(|c| c.fsyncs)),
+        or_empty(c.and_then(|c| c.fsync_us)),
+        or_empty(c.and_then(|c| c.flushes)),
+        or_empty(c.and_then(|c| c.log_bytes)),
+        or_empty(c.and_then(|c| c.full_pages)),
+        or_empty(c.and_then(|c| c.disk_write_bytes)),
+        or_empty(c.and_then(|c| c.disk_read_bytes)),
+        or_empty(c.and_then(|c| c.disk_read_us)),
+        or_empty(c.and_then(|c| c.cache_misses)),
+        or_empty(c.and_then(|c| c.cache_hit_ratio)),
+        or_empty(c.and_then(|c| c.server_cpu_us)),
+        or_empty(c.and_then(|c| c.cpu_wait_us)),
+        or_empty(c.and_then(|c| c.checkpoints)),
+        b.map(|b| b.bound.to_string()).unwrap_or_default(),
+        share(|s| s.fsync),
+        share(|s| s.server_cpu),
+        share(|s| s.client),
+        share(|s| s.disk_reads),
+        share(|s| s.cpu_wait),
+        share(|s| s.round_trips),
+        b.map(|b| b.fsync_from.to_string()).unwrap_or_default(),
+    ]
 }

@@ -426,7 +426,15 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
 fn counter_lines(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     if rows.iter().any(|r| r.bound.is_some()) {
-        out.push("bound: what takes the largest share of each cell's time, from its counters: fsync waits, server CPU, client CPU, disk reads, CPU wait (ready to run while others' work held the CPUs), or round trips (the rest: the network, waking up, locks); docs/explain.md".into());
+        out.push("bound: what takes the largest share of each cell's time, from its counters: fsync waits, server CPU, client CPU, disk reads, or round trips (the rest: the network, waking up, locks); docs/explain.md".into());
+    }
+    let waited: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.bound.as_ref().filter(|b| b.shares.cpu_wait >= 0.25).map(|b| (r, b)))
+        .map(|(r, b)| format!("{} {:.0}%", r.id, b.shares.cpu_wait * 100.0))
+        .collect();
+    if !waited.is_empty() {
+        out.push(format!("CPU wait: {}: of their time, their threads were ready but waited for a CPU others' work (or steal) held; their bound is that of the rest", waited.join(", ")));
     }
     for r in rows {
         if let Some(c) = r.cost.as_ref().filter(|c| !c.unread.is_empty()) {
