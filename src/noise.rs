@@ -3,6 +3,7 @@
 //! are neither dbrace nor a server it started. Read from /proc before and after the
 //! measured phase, never inside it; on a machine without /proc, nothing is recorded.
 
+use crate::procfs;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -44,13 +45,6 @@ impl Noise {
     }
 }
 
-/// Ticks of /proc's CPU counters per second (USER_HZ, 100 on Linux).
-fn ticks_per_second() -> f64 {
-    // SAFETY: sysconf only reads a constant of the system.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if hz > 0 { hz as f64 } else { 100.0 }
-}
-
 /// The machine's CPU counters and every other process's CPU, now.
 pub fn sample() -> Option<Sample> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
@@ -59,43 +53,14 @@ pub fn sample() -> Option<Sample> {
     Some(Sample { at: Instant::now(), cpu, others: others() })
 }
 
-/// One process's parent and CPU ticks, from /proc/PID/stat.
-fn process(pid: u32) -> Option<(u32, u64)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command may hold spaces and parentheses: the fields start after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let field = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok());
-    // After the command: state (0), ppid (1), …, utime (11), stime (12).
-    Some((field(1)? as u32, field(11)? + field(12)?))
-}
-
 /// CPU ticks of every process that is not in dbrace's tree and not a kernel thread.
 fn others() -> HashMap<u32, u64> {
-    let Ok(dir) = std::fs::read_dir("/proc") else { return HashMap::new() };
-    let all: HashMap<u32, (u32, u64)> = dir
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| process(pid).map(|p| (pid, p)))
-        .collect();
+    let all = procfs::all();
     let me = std::process::id();
-    let ours = |mut pid: u32| {
-        // Up the parents to dbrace, or to init (1) or the kernel's threads (2, 0).
-        for _ in 0..64 {
-            if pid == me {
-                return true;
-            }
-            match all.get(&pid) {
-                Some(&(parent, _)) if pid > 2 => pid = parent,
-                _ => return false,
-            }
-        }
-        false
-    };
     let kernel = |pid: u32, parent: u32| pid == 2 || parent == 2;
     all.iter()
-        .filter(|&(&pid, &(parent, _))| !kernel(pid, parent) && !ours(pid))
-        .map(|(&pid, &(_, t))| (pid, t))
+        .filter(|&(&pid, s)| !kernel(pid, s.parent) && !procfs::descends(pid, me, &all))
+        .map(|(&pid, s)| (pid, s.ticks))
         .collect()
 }
 
@@ -107,7 +72,7 @@ pub fn between(a: &Sample, b: &Sample) -> Noise {
     let seconds = b.at.duration_since(a.at).as_secs_f64();
     // A process that started in between counts from zero; one that ended is not seen.
     let others: u64 = b.others.iter().map(|(pid, t)| t.saturating_sub(*a.others.get(pid).unwrap_or(&0))).sum();
-    let others_cpu = if seconds > 0.0 { others as f64 / ticks_per_second() / seconds } else { 0.0 };
+    let others_cpu = if seconds > 0.0 { others as f64 / procfs::ticks_per_second() / seconds } else { 0.0 };
     Noise { steal: share(d[7]), iowait: share(d[4]), others_cpu: Some(others_cpu) }
 }
 
