@@ -36,6 +36,9 @@ const HEAD: [&str; 26] = [
 /// The open-loop columns, after [`HEAD`].
 const SCHEDULE_HEAD: [&str; 6] = ["lag_avg_ms", "lag_max_ms", "skipped", "skipped_pct", "late", "late_pct"];
 
+/// Rows per commit and per second (`--rows-per-commit`), after the open-loop columns.
+const ROWS_HEAD: [&str; 4] = ["rows_per_commit", "rows_per_s_median", "rows_per_s_ci_lo", "rows_per_s_ci_hi"];
+
 /// The counts of retried, failed and reconnected transactions, last.
 const RECOVERY_HEAD: [&str; 4] = ["retried", "failed", "reconnects", "reconnect_s"];
 
@@ -44,6 +47,8 @@ const RECOVERY_HEAD: [&str; 4] = ["retried", "failed", "reconnects", "reconnect_
 struct Columns {
     /// The run had a schedule.
     open_loop: bool,
+    /// Some insert-commit cell inserted more than one row per commit.
+    rows: bool,
     /// Some transaction was retried, failed or reconnected.
     recovered: bool,
 }
@@ -53,14 +58,22 @@ impl Columns {
     fn of(rows: &[Row]) -> Self {
         Columns {
             open_loop: rows.iter().any(|r| r.schedule.is_some()),
+            rows: rows.iter().any(|r| r.rows_per_commit.is_some()),
             recovered: rows.iter().any(|r| r.tally.retried + r.tally.failed + r.tally.reconnects > 0),
         }
     }
 
     /// The fields of one record: `base`, then each optional group this CSV has.
-    fn pick<'a, T>(self, base: &'a [T], schedule: &'a [T], recovery: &'a [T]) -> impl Iterator<Item = &'a T> {
+    fn pick<'a, T>(
+        self,
+        base: &'a [T],
+        schedule: &'a [T],
+        per_row: &'a [T],
+        recovery: &'a [T],
+    ) -> impl Iterator<Item = &'a T> {
         base.iter()
             .chain(schedule.iter().filter(move |_| self.open_loop))
+            .chain(per_row.iter().filter(move |_| self.rows))
             .chain(recovery.iter().filter(move |_| self.recovered))
     }
 }
@@ -70,9 +83,11 @@ pub fn render(rows: &[Row]) -> Result<String> {
     let columns = Columns::of(rows);
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
-    w.write_record(columns.pick(&HEAD, &SCHEDULE_HEAD, &RECOVERY_HEAD)).map_err(err)?;
+    w.write_record(columns.pick(&HEAD, &SCHEDULE_HEAD, &ROWS_HEAD, &RECOVERY_HEAD)).map_err(err)?;
     for r in rows {
-        w.write_record(columns.pick(&base_fields(r), &schedule_fields(r), &recovery_fields(r))).map_err(err)?;
+        let (base, schedule, per_row, recovery) =
+            (base_fields(r), schedule_fields(r), rows_fields(r), recovery_fields(r));
+        w.write_record(columns.pick(&base, &schedule, &per_row, &recovery)).map_err(err)?;
     }
     let bytes = w.into_inner().map_err(|e| failed!("cannot write CSV: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -135,6 +150,17 @@ fn schedule_fields(r: &Row) -> [String; 6] {
         or_empty(s.map(|s| s.skipped_pct)),
         s.map(|s| s.late.to_string()).unwrap_or_default(),
         or_empty(s.map(|s| s.late_pct)),
+    ]
+}
+
+/// A row's fields under [`ROWS_HEAD`], empty for a cell that does not count rows.
+fn rows_fields(r: &Row) -> [String; 4] {
+    let t = r.rows_per_s;
+    [
+        r.rows_per_commit.map(|n| n.to_string()).unwrap_or_default(),
+        or_empty(t.map(|t| t.median)),
+        or_empty(t.and_then(|t| t.lo)),
+        or_empty(t.and_then(|t| t.hi)),
     ]
 }
 
