@@ -51,6 +51,11 @@ fn counts_and_durations_must_be_positive() {
     refused(&sb, &["exec", "--confidence", "high", "--", "true"], &["not a confidence level"]);
     refused(&sb, &["run", "--duration", "100000000000000000000"], &["longer than a week"]);
     refused(&sb, &["run", "--warmup", "10000000000000000000"], &["longer than a week"]);
+    refused(&sb, &["run", "--rows-per-commit", "0"], &["rows-per-commit must be at least 1 (got 0)"]);
+    refused(&sb, &["run", "--rows-per-commit", "ten"], &["rows-per-commit must be a whole number", "'ten'"]);
+    refused(&sb, &["run", "--rows-per-commit", "20000"], &["rows-per-commit must be at most 10000"]);
+    refused(&sb, &["run", "--sweep", "rows-per-commit=1,0"], &["--sweep rows-per-commit=1,0", "at least 1 (got 0)"]);
+    refused(&sb, &["run", "--sweep", "rows-per-commit=10,x"], &["--sweep rows-per-commit=10,x", "whole number"]);
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //! (SQLite's own memory is SQLite's measured work and does not pass through Rust's
 //! allocator.) The Redis client packs its commands into a reused buffer and reads replies in
 //! place from another: insert-commit, and every key-value operation, allocate nothing (the
-//! counters' key-value side still builds its key list per transaction). The open loop of `--rate`
+//! counters' key-value side still builds its key list per transaction). insert-commit at ten
+//! rows per commit (ten INSERTs in a transaction, ten SETs in one MULTI/EXEC) neither. The open loop of `--rate`
 //! (waiting for arrivals, skipping slots past `--latency-limit`) adds none either, nor do
 //! `--progress`'s live counters and `--log-interval`'s slice histogram. Nor does sharing a
 //! thread (`--threads`): clients as fibers on one event loop, parking on their sockets.
@@ -15,6 +16,7 @@ use dbrace::engine::{
     sqlite::Sqlite,
 };
 use dbrace::instance::{DataDir, Storage};
+use dbrace::options::insert_commit::InsertCommitOptions;
 use dbrace::options::oltp::OltpOptions;
 use dbrace::profile::Profile;
 use dbrace::runner::control::{Control, MEASURE, Observe};
@@ -81,24 +83,26 @@ static A: Counting = Counting;
 
 /// Rust allocations made by `n` measured transactions on `engine`, setup excluded.
 fn allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
-    allocations_paced(engine, w, n, None, Observe::default())
+    allocations_paced(engine, w, n, None, Observe::default(), 1)
 }
 
 /// As `allocations`, on an open-loop schedule of `(rate, latency limit)` when given, the
-/// client recording what `observe` asks.
+/// client recording what `observe` asks, insert-commit inserting `rows` per commit.
 fn allocations_paced(
     engine: &dyn Engine,
     w: &dyn Workload,
     n: u64,
     pace: Option<(f64, Option<Duration>)>,
     observe: Observe,
+    rows: u32,
 ) -> u64 {
     let server = Server::start(engine);
     let inst = &server.inst;
     // Two small oltp tables: a range still reads 100 rows; counters of a few keys.
     let counters = CountersOptions { keys: 3, ..CountersOptions::default() };
     let oltp = OltpOptions { tables: 2, table_size: 1000 };
-    let opts = WorkloadOptions { oltp, counters, ..WorkloadOptions::default() };
+    let insert_commit = InsertCommitOptions { rows_per_commit: rows };
+    let opts = WorkloadOptions { oltp, counters, insert_commit, ..WorkloadOptions::default() };
     let mut cell = w.prepare(&mut Loader::new(&**inst).unwrap(), &opts).unwrap();
     let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
     let ctl = Control::observed(1, observe);
@@ -107,6 +111,11 @@ fn allocations_paced(
     let before = ALLOCS.load(Ordering::Relaxed);
     let r = worker::run_paced(tx, &ctl, 0, Some(n), None, schedule);
     let after = ALLOCS.load(Ordering::Relaxed);
+    // Every row of every transaction was inserted: the loop ran what it was asked.
+    if w.name() == "insert-commit" {
+        let verdict = cell.verify(&mut inst.connect().unwrap(), r.measured).unwrap();
+        assert!(verdict.ok, "{} insert-commit × {rows}: {}", engine.name(), verdict.detail);
+    }
     // Skipped slots count towards the transactions asked for, as in pgbench.
     assert_eq!(r.measured + r.skipped, n);
     // The skipping path is the one under test when a limit is given.
@@ -147,40 +156,53 @@ fn no_allocation_per_transaction() {
     // count each other's allocations.
     // Open loop: 20,000/s waits for most arrivals; 10^7/s with a 50 µs limit skips most slots.
     for pace in [(20_000.0, None), (1e7, Some(Duration::from_micros(50)))] {
-        let few = allocations_paced(&Sqlite, &tpcb::TPCB, 100, Some(pace), Observe::default());
-        let many = allocations_paced(&Sqlite, &tpcb::TPCB, 2100, Some(pace), Observe::default());
+        let few = allocations_paced(&Sqlite, &tpcb::TPCB, 100, Some(pace), Observe::default(), 1);
+        let many = allocations_paced(&Sqlite, &tpcb::TPCB, 2100, Some(pace), Observe::default(), 1);
         assert_eq!(many, few, "sqlite tpcb at {pace:?}: {} allocations for 2000 more slots", many - few);
     }
     // --progress's gauges and a --log-interval slice (of an hour: no rotation), closed and
     // open loop.
     let observe = Observe { progress: true, log_interval: Some(Duration::from_secs(3600)), expected_intervals: 2 };
     for (engine, pace) in [(&Sqlite as &dyn Engine, None), (&Postgres, None), (&Sqlite, Some((20_000.0, None)))] {
-        let few = allocations_paced(engine, &tpcb::TPCB, 100, pace, observe);
-        let many = allocations_paced(engine, &tpcb::TPCB, 2100, pace, observe);
+        let few = allocations_paced(engine, &tpcb::TPCB, 100, pace, observe, 1);
+        let many = allocations_paced(engine, &tpcb::TPCB, 2100, pace, observe, 1);
         let name = engine.name();
         assert_eq!(many, few, "{name} tpcb observed at {pace:?}: {} allocations for 2000 more", many - few);
     }
     let few = allocations(&Redis, &InsertCommit, 100);
     let many = allocations(&Redis, &InsertCommit, 2100);
     assert_eq!(many, few, "redis insert-commit: {} allocations for 2000 more transactions", many - few);
+    // Ten rows per commit: ten INSERTs in one transaction, ten SETs in one MULTI/EXEC.
+    for engine in [&Sqlite as &dyn Engine, &Postgres, &Mysql, &Redis] {
+        let rows = |n| allocations_paced(engine, &InsertCommit, n, None, Observe::default(), 10);
+        let (few, many) = (rows(100), rows(2100));
+        let name = engine.name();
+        assert!(few > 0, "{name} insert-commit × 10: no allocation counted at all");
+        assert_eq!(many, few, "{name} insert-commit × 10: {} allocations for 2000 more transactions", many - few);
+    }
     let (few, many) = (kv_allocations(&Redis, 100), kv_allocations(&Redis, 2100));
     assert_eq!(many, few, "redis client: {} allocations for 2000 more rounds of every operation", many - few);
     // Clients sharing a thread: each parks on its socket and the loop runs the next.
-    let on_loops =
-        [(&Postgres as &dyn Engine, &tpcb::TPCB as &dyn Workload), (&Mysql, &tpcb::TPCB), (&Redis, &InsertCommit)];
-    for (engine, w) in on_loops {
-        let (few, many) = (fiber_allocations(engine, w, 100), fiber_allocations(engine, w, 2100));
-        let name = format!("{} {} on one event loop", engine.name(), w.name());
+    let on_loops = [
+        (&Postgres as &dyn Engine, &tpcb::TPCB as &dyn Workload, 1),
+        (&Mysql, &tpcb::TPCB, 1),
+        (&Redis, &InsertCommit, 1),
+        (&Redis, &InsertCommit, 10),
+    ];
+    for (engine, w, rows) in on_loops {
+        let (few, many) = (fiber_allocations(engine, w, 100, rows), fiber_allocations(engine, w, 2100, rows));
+        let name = format!("{} {} × {rows} on one event loop", engine.name(), w.name());
         assert_eq!(many, few, "{name}: {} allocations for 2000 more transactions per client", many - few);
     }
 }
 
 /// Rust allocations made by three clients of `n` measured transactions each, as fibers on
-/// one event loop, setup excluded.
-fn fiber_allocations(engine: &dyn Engine, w: &dyn Workload, n: u64) -> u64 {
+/// one event loop, setup excluded; insert-commit inserts `rows` per commit.
+fn fiber_allocations(engine: &dyn Engine, w: &dyn Workload, n: u64, rows: u32) -> u64 {
     let server = Server::start(engine);
     let mut load = Loader::new(&*server.inst).unwrap();
-    let mut cell = w.prepare(&mut load, &WorkloadOptions::default()).unwrap();
+    let insert_commit = InsertCommitOptions { rows_per_commit: rows };
+    let mut cell = w.prepare(&mut load, &WorkloadOptions { insert_commit, ..WorkloadOptions::default() }).unwrap();
     let ctl = Control::new(3);
     ctl.phase.store(MEASURE, Ordering::Release);
     let ctl = &ctl;
@@ -224,6 +246,7 @@ fn kv_allocations(engine: &dyn Engine, n: u64) -> u64 {
     let round = |c: &mut Connection, out: &mut Vec<u8>| {
         let kv = c.kv().unwrap();
         kv.set(b"k", b"value").unwrap();
+        kv.set_all(&mut [b"k0", b"k1", b"k2"].iter().map(|k| &k[..]), b"value").unwrap();
         assert!(kv.get(b"k", out).unwrap() && !kv.get(b"absent", out).unwrap());
         let h = c.hashes().unwrap();
         h.hset(keys[0], &fields[1..]).unwrap();

@@ -118,7 +118,8 @@ pub struct RunArgs {
     /// The confidence every interval aims at, e.g. 95% or 0.9 (docs/statistics.md)
     #[arg(long, value_name = "LEVEL", default_value = "95%", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
     pub confidence: f64,
-    /// Each workload's own options: --scale, --tables, --table-size, --records, --distribution.
+    /// Each workload's own options: --scale, --tables, --table-size, --records, --distribution,
+    /// --rows-per-commit.
     #[command(flatten)]
     pub workload_options: crate::options::workload::WorkloadOptions,
     /// An existing server to run against instead of a throwaway one, e.g.

@@ -112,6 +112,13 @@ impl KvClient for MemoryClient {
         self.shard(key).insert(key.into(), Entry::Bytes(value.into()));
         Ok(())
     }
+    /// One key at a time: the store has no transactions, and nothing here can fail.
+    fn set_all(&mut self, keys: &mut dyn Iterator<Item = &[u8]>, value: &[u8]) -> TxResult<()> {
+        for key in keys {
+            self.set(key, value)?;
+        }
+        Ok(())
+    }
     fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> TxResult<bool> {
         out.clear();
         match self.shard(key).get(key) {

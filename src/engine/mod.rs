@@ -362,6 +362,9 @@ pub trait KvClient: Capable + Send {
     }
     /// Store `value` under `key`.
     fn set(&mut self, key: &[u8], value: &[u8]) -> TxResult<()>;
+    /// Store `value` under each of `keys` as one transaction, in one round trip (Redis:
+    /// MULTI, the SETs, EXEC): all of them or, when it fails, none.
+    fn set_all(&mut self, keys: &mut dyn Iterator<Item = &[u8]>, value: &[u8]) -> TxResult<()>;
     /// Read `key` into `out`; whether it existed.
     fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> TxResult<bool>;
     /// Number of keys stored (verify, not the hot path).
@@ -397,7 +400,12 @@ pub trait DocClient: Capable + Send {
     /// Drop collection `coll` if it exists (a fresh data set).
     fn drop_collection(&mut self, coll: &str) -> TxResult<()>;
     /// Insert `docs` in one round trip (a duplicate `_id` is `TxError::Duplicate`).
-    fn insert(&mut self, coll: &str, docs: &[NewDoc]) -> TxResult<()>;
+    fn insert(&mut self, coll: &str, docs: &[NewDoc]) -> TxResult<()> {
+        self.insert_each(coll, &mut docs.iter().copied())
+    }
+    /// As `insert`, the documents written as `docs` yields them: a batch made in place,
+    /// with no list of them to allocate.
+    fn insert_each(&mut self, coll: &str, docs: &mut dyn Iterator<Item = NewDoc<'_>>) -> TxResult<()>;
     /// Read the document whose `_id` is `id`, every field; whether it exists.
     fn find_id(&mut self, coll: &str, id: &str) -> TxResult<bool>;
     /// `$set` one field of the document whose `_id` is `id`; whether it exists.

@@ -43,6 +43,13 @@ pub fn parse_records(s: &str) -> Result<u64, String> {
     bounded(s, "records", 2_000_000_000)
 }
 
+/// `--rows-per-commit`: rows (keys, documents) each insert-commit transaction inserts,
+/// 1 to 10,000 (a MongoDB insert of 10,000 documents is 1.7 MB, well within its 16 MB
+/// command; a larger one would be split, no longer one batch).
+pub fn parse_rows_per_commit(s: &str) -> Result<u32, String> {
+    bounded(s, "rows-per-commit", 10_000).map(|v| v as u32)
+}
+
 /// Parse a duration: a number with an optional unit (ms, s, m, h); bare numbers are seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();

@@ -2,7 +2,7 @@
 //! and what its verify gives back (`Verdict`): both are recorded in results files.
 
 use super::own::{OptionField, OwnOptions};
-use super::{counters, oltp, tpcb, ycsb};
+use super::{counters, insert_commit, oltp, tpcb, ycsb};
 use serde::{Deserialize, Serialize};
 
 /// Options every workload may read. A workload with options of its own registers them
@@ -22,6 +22,10 @@ pub struct WorkloadOptions {
     #[command(flatten)]
     #[serde(flatten)]
     pub ycsb: ycsb::YcsbOptions,
+    /// insert-commit's (`--rows-per-commit`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub insert_commit: insert_commit::InsertCommitOptions,
     /// The counters workloads': their flags (`CountersArgs`) have a heading of their own,
     /// their clock follows the run's pace, and results keep them only when one ran.
     #[arg(skip)]
@@ -51,7 +55,7 @@ macro_rules! parts {
 }
 
 impl WorkloadOptions {
-    parts!(tpcb, oltp, ycsb);
+    parts!(tpcb, oltp, ycsb, insert_commit);
 
     /// The options `--sweep` can vary, by their command-line names.
     pub fn sweep_keys(&self) -> Vec<&'static str> {
@@ -97,16 +101,23 @@ mod tests {
         };
         let flags = given(&[]);
         let default = WorkloadOptions::default();
-        assert_eq!((&flags.tpcb, &flags.oltp, &flags.ycsb), (&default.tpcb, &default.oltp, &default.ycsb));
-        assert_eq!(default.sweep_keys(), ["scale", "tables", "table-size", "records"]);
-        for (key, value) in [("scale", "3"), ("tables", "2"), ("table-size", "500"), ("records", "70")] {
+        let all = |o: WorkloadOptions| (o.tpcb, o.oltp, o.ycsb, o.insert_commit);
+        assert_eq!(all(flags), all(default.clone()));
+        assert_eq!(default.sweep_keys(), ["scale", "tables", "table-size", "records", "rows-per-commit"]);
+        let values =
+            [("scale", "3"), ("tables", "2"), ("table-size", "500"), ("records", "70"), ("rows-per-commit", "10")];
+        for (key, value) in values {
             let mut swept = WorkloadOptions::default();
             swept.set(key, value).unwrap();
             let flag = given(&[&format!("--{key}={value}")]);
-            assert_eq!((swept.tpcb, swept.oltp, swept.ycsb), (flag.tpcb, flag.oltp, flag.ycsb), "{key}");
+            assert_eq!(all(swept), all(flag), "{key}");
         }
         assert!(WorkloadOptions::default().set("tables", "0").unwrap_err().contains("at least 1"));
+        assert!(WorkloadOptions::default().set("rows-per-commit", "0").unwrap_err().contains("at least 1"));
         let e = WorkloadOptions::default().set("distribution", "uniform").unwrap_err();
-        assert_eq!(e, "unknown workload option 'distribution'; options: scale, tables, table-size, records");
+        assert_eq!(
+            e,
+            "unknown workload option 'distribution'; options: scale, tables, table-size, records, rows-per-commit"
+        );
     }
 }

@@ -36,7 +36,10 @@ const HEAD: [&str; 26] = [
 /// The open-loop columns, after [`HEAD`].
 const SCHEDULE_HEAD: [&str; 6] = ["lag_avg_ms", "lag_max_ms", "skipped", "skipped_pct", "late", "late_pct"];
 
-/// The counts of retried, failed and reconnected transactions, last.
+/// Rows per commit and per second (`--rows-per-commit`), after the open-loop columns.
+const ROWS_HEAD: [&str; 4] = ["rows_per_commit", "rows_per_s_median", "rows_per_s_ci_lo", "rows_per_s_ci_hi"];
+
+/// The counts of retried, failed and reconnected transactions, after the rows columns.
 const RECOVERY_HEAD: [&str; 4] = ["retried", "failed", "reconnects", "reconnect_s"];
 
 /// The costs per transaction and the bound's shares (docs/explain.md), after the others.
@@ -69,6 +72,8 @@ const COST_HEAD: [&str; 21] = [
 struct Columns {
     /// The run had a schedule.
     open_loop: bool,
+    /// Some insert-commit cell inserted more than one row per commit.
+    rows: bool,
     /// Some transaction was retried, failed or reconnected.
     recovered: bool,
     /// Some cell has counters.
@@ -80,23 +85,17 @@ impl Columns {
     fn of(rows: &[Row]) -> Self {
         Columns {
             open_loop: rows.iter().any(|r| r.schedule.is_some()),
+            rows: rows.iter().any(|r| r.rows_per_commit.is_some()),
             recovered: rows.iter().any(|r| r.tally.retried + r.tally.failed + r.tally.reconnects > 0),
             costs: rows.iter().any(|r| r.cost.is_some()),
         }
     }
 
-    /// The fields of one record: `base`, then each optional group this CSV has.
-    fn pick<'a, T>(
-        self,
-        base: &'a [T],
-        schedule: &'a [T],
-        recovery: &'a [T],
-        costs: &'a [T],
-    ) -> impl Iterator<Item = &'a T> {
-        base.iter()
-            .chain(schedule.iter().filter(move |_| self.open_loop))
-            .chain(recovery.iter().filter(move |_| self.recovered))
-            .chain(costs.iter().filter(move |_| self.costs))
+    /// The fields of one record from its groups in order (the base, schedule, rows,
+    /// recovery and cost columns): the base, then each optional group this CSV has.
+    fn pick<T>(self, groups: [&[T]; 5]) -> impl Iterator<Item = &T> {
+        let on = [true, self.open_loop, self.rows, self.recovered, self.costs];
+        groups.into_iter().zip(on).filter(|(_, on)| *on).flat_map(|(g, _)| g.iter())
     }
 }
 
@@ -105,11 +104,11 @@ pub fn render(rows: &[Row]) -> Result<String> {
     let columns = Columns::of(rows);
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
-    w.write_record(columns.pick(&HEAD, &SCHEDULE_HEAD, &RECOVERY_HEAD, &COST_HEAD)).map_err(err)?;
+    w.write_record(columns.pick([&HEAD, &SCHEDULE_HEAD, &ROWS_HEAD, &RECOVERY_HEAD, &COST_HEAD])).map_err(err)?;
     for r in rows {
-        let (base, schedule, recovery, costs) =
-            (base_fields(r), schedule_fields(r), recovery_fields(r), cost_fields(r));
-        w.write_record(columns.pick(&base, &schedule, &recovery, &costs)).map_err(err)?;
+        let (base, schedule, per_row) = (base_fields(r), schedule_fields(r), rows_fields(r));
+        let (recovery, costs) = (recovery_fields(r), cost_fields(r));
+        w.write_record(columns.pick([&base, &schedule, &per_row, &recovery, &costs])).map_err(err)?;
     }
     let bytes = w.into_inner().map_err(|e| failed!("cannot write CSV: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -172,6 +171,17 @@ fn schedule_fields(r: &Row) -> [String; 6] {
         or_empty(s.map(|s| s.skipped_pct)),
         s.map(|s| s.late.to_string()).unwrap_or_default(),
         or_empty(s.map(|s| s.late_pct)),
+    ]
+}
+
+/// A row's fields under [`ROWS_HEAD`], empty for a cell that does not count rows.
+fn rows_fields(r: &Row) -> [String; 4] {
+    let t = r.rows_per_s;
+    [
+        r.rows_per_commit.map(|n| n.to_string()).unwrap_or_default(),
+        or_empty(t.map(|t| t.median)),
+        or_empty(t.and_then(|t| t.lo)),
+        or_empty(t.and_then(|t| t.hi)),
     ]
 }
 

@@ -83,6 +83,13 @@ pub struct Row {
     /// What bounds the cell, and each resource's share of its time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bound: Option<bound::Bound>,
+    /// Rows each transaction inserted (`--rows-per-commit`): insert-commit cells, when
+    /// one of the run inserts more than one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows_per_commit: Option<u32>,
+    /// Rows per second: `tps` times `rows_per_commit`, where that is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows_per_s: Option<Estimate>,
 }
 
 /// A cell's open-loop schedule over its measured repeats, with pgbench's percentages.
@@ -138,6 +145,9 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
     let keys: Vec<Key> = results.cells.iter().map(CellResult::key).collect();
     let bases = b.of_each(&keys, |j| !samples[j].tps.is_empty());
     let judging = results.options.judging();
+    // Rows per commit, for every insert-commit cell once one inserts more than one.
+    let per_commit: Vec<Option<u32>> = results.cells.iter().map(|c| c.rows_per_commit(&results.options)).collect();
+    let by_rows = per_commit.iter().any(|n| n.is_some_and(|n| n > 1));
     let mut out = Vec::new();
     for (i, c) in results.cells.iter().enumerate() {
         let measured: Vec<_> = c.repeats.iter().filter(|r| r.status.measured()).collect();
@@ -151,6 +161,8 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
         let bound = cost.as_ref().and_then(|k| bound::bound(&bound_inputs(results, c, k, &measured)));
         let transactions: u64 = measured.iter().map(|r| r.transactions).sum();
         let cpu: f64 = measured.iter().map(|r| r.client_cpu_s).sum();
+        let tps = (!samples[i].tps.is_empty()).then(|| stats::estimate(&samples[i].tps, level));
+        let rows_per_commit = per_commit[i].filter(|_| by_rows);
         out.push(Row {
             id: c.id.clone(),
             engine: c.engine.clone(),
@@ -160,7 +172,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             measured_repeats: measured.len(),
             failed_repeats: c.repeats.len() - measured.len(),
             verify_failed: c.repeats.iter().filter(|r| r.status == RepeatStatus::VerifyFailed).count(),
-            tps: (!samples[i].tps.is_empty()).then(|| stats::estimate(&samples[i].tps, level)),
+            tps,
             latency_ms: (!measured.is_empty()).then(|| Latency::of(&hist)),
             failure: c.repeats.iter().find(|r| r.status == RepeatStatus::Failed).and_then(|r| r.error.clone()),
             vs_baseline: base
@@ -176,6 +188,8 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             schedule: Schedule::of(&measured),
             cost,
             bound,
+            rows_per_commit,
+            rows_per_s: rows_per_commit.zip(tps).map(|(n, t)| t.times(f64::from(n))),
         });
     }
     Ok(out)
@@ -398,6 +412,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
             n.push(line);
         }
     }
+    n.extend(rows_lines(rows));
     for r in rows {
         if r.failed_repeats > 0 {
             let why = r.failure.as_deref().unwrap_or("unknown error");
@@ -442,6 +457,32 @@ fn counter_lines(rows: &[Row]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Rows per second of the cells that count them (`--rows-per-commit`), a line each.
+fn rows_lines(rows: &[Row]) -> Vec<String> {
+    let usual = usual_level(rows.iter().map(|r| r.rows_per_s.and_then(|t| t.confidence)));
+    rows.iter()
+        .filter_map(|r| {
+            let (n, t) = (r.rows_per_commit?, r.rows_per_s?);
+            let interval = match (t.lo, t.hi) {
+                (Some(lo), Some(hi)) => format!(" ({}–{}{})", sig3(lo), sig3(hi), own_level(t.confidence, usual)),
+                _ => String::new(),
+            };
+            let rows = if n == 1 { "row" } else { "rows" };
+            let per_row = r.cost.as_ref().map_or(String::new(), |c| per_row(c, f64::from(n)));
+            Some(format!("{}: {} rows/s{interval} at {n} {rows} per commit{per_row}", r.id, num(t.median)))
+        })
+        .collect()
+}
+
+/// "; per row 0.01 fsyncs, 2.1 log bytes, 45 server µs": a cost per transaction of `n` rows
+/// shared among them.
+fn per_row(c: &cost::Cost, n: f64) -> String {
+    let figures = [(c.fsyncs, "fsyncs"), (c.log_bytes, "log bytes"), (c.server_cpu_us, "server µs")];
+    let said: Vec<String> =
+        figures.iter().filter_map(|(v, what)| v.map(|v| format!("{} {what}", sig3(v / n)))).collect();
+    if said.is_empty() { String::new() } else { format!("; per row {}", said.join(", ")) }
 }
 
 /// What the tps and × columns hold, with the levels their intervals share.

@@ -188,6 +188,10 @@ mod tests {
         assert_eq!(rate.value, "500 tps");
         assert!(ycsb.iter().filter(|f| ["seed", "baseline", "repeats"].contains(&f.label)).all(|f| !f.measures));
         assert_eq!(none[0], OptionField { label: "measured", value: "0.3 s per repeat".into(), measures: true });
+        assert!(!labels(&none).contains(&"rows per commit"), "{none:?}");
+        let inserts = o.fields(|p| p == "insert-commit");
+        let rows = inserts.iter().find(|f| f.label == "rows per commit").unwrap();
+        assert_eq!((rows.value.as_str(), rows.measures), ("1", true));
     }
 
     /// Each workload's own options sit at the top level of `options`, in the order and with
@@ -203,8 +207,13 @@ mod tests {
         let mut o = old.clone();
         o.workload.ycsb.distribution = Some(crate::options::ycsb::Distribution::Latest);
         o.counters = Some(CountersOptions::default());
+        o.workload.insert_commit.rows_per_commit = 10;
         let text = serde_json::to_string(&o).unwrap();
-        assert!(text.contains(r#""records":10000,"distribution":"latest","counters":{"keys":100,"#), "{text}");
+        let want = r#""records":10000,"distribution":"latest","rows_per_commit":10,"counters":{"keys":100,"#;
+        assert!(text.contains(want), "{text}");
+        // Read back as written; a file without it has one row per commit.
+        assert_eq!(serde_json::from_str::<RunOptions>(&text).unwrap().workload.insert_commit.rows_per_commit, 10);
+        assert_eq!(old.workload.insert_commit.rows_per_commit, 1);
         let e = serde_json::from_str::<RunOptions>(&format!(r#"{head}"seed":7,"baseline":"ram"}}"#)).unwrap_err();
         assert!(e.to_string().contains("missing field `scale`"), "{e}");
     }

@@ -46,6 +46,18 @@ impl Estimate {
         let (lo, hi) = (self.lo?, self.hi?);
         (self.median > 0.0).then(|| (hi - self.median).max(self.median - lo) / self.median)
     }
+
+    /// The same estimate of `k` times the quantity (rows per second from transactions per
+    /// second): median, mean and interval scaled, its level and count kept.
+    pub fn times(self, k: f64) -> Estimate {
+        Estimate {
+            median: self.median * k,
+            mean: self.mean * k,
+            lo: self.lo.map(|x| x * k),
+            hi: self.hi.map(|x| x * k),
+            ..self
+        }
+    }
 }
 
 /// What a ratio's interval says about the difference.

@@ -1,6 +1,8 @@
 //! `insert-commit`: one-row INSERT + COMMIT per transaction into an unindexed table
 //! (a SET of a new key on key-value engines, an insertOne of a new document on document
-//! engines). It measures the cost of a commit.
+//! engines). It measures the cost of a commit. With `--rows-per-commit N` a transaction
+//! inserts N rows: BEGIN, N single-row INSERTs, COMMIT; N SETs in one MULTI/EXEC; one
+//! insert of N documents.
 
 use super::store::{self, Kind, Need, doc, into_doc, into_kv, into_sql, kv, sql};
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, step};
@@ -14,14 +16,14 @@ pub struct InsertCommit;
 const PAYLOAD: &str =
     "dbrace-insert-commit-payload-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-012345";
 const TABLE: &str = "dbrace_insert";
-const NAME: &str = "insert-commit";
+const NAME: &str = crate::options::insert_commit::WORKLOAD;
 
 /// One kind of store for the inserts: its fresh data set, a client on it, its count.
 trait Inserts: Kind {
     /// Start a fresh data set.
     fn prepare(&self, conn: &mut Connection) -> Result<()>;
-    /// Client `id`'s transactor, its keys numbered from `seq` on.
-    fn client(&self, conn: Connection, id: u32, seq: u64) -> Result<Box<dyn Transactor>>;
+    /// Client `id`'s transactor, its keys numbered from `seq` on, `rows` per transaction.
+    fn client(&self, conn: Connection, id: u32, seq: u64, rows: u32) -> Result<Box<dyn Transactor>>;
     /// Rows, keys or documents inserted.
     fn count(&self, conn: &mut Connection) -> Result<u64>;
 }
@@ -44,12 +46,12 @@ impl Inserts for Rows {
         step("create table", c.create_table(TABLE, "client integer, seq integer, payload varchar(100)", None))?;
         step("finish the load", c.finish_load())
     }
-    fn client(&self, conn: Connection, id: u32, _seq: u64) -> Result<Box<dyn Transactor>> {
+    fn client(&self, conn: Connection, id: u32, _seq: u64, rows: u32) -> Result<Box<dyn Transactor>> {
         let mut c = into_sql(conn)?;
         let insert =
             step("prepare", c.prepare(&format!("INSERT INTO {TABLE} (client, seq, payload) VALUES (?, ?, ?)")))?;
         // Rows need no unique key: an int4 column counts from 0 each time.
-        Ok(Box::new(SqlInsert { c, insert, id: id.into(), seq: 0 }))
+        Ok(Box::new(SqlInsert { c, insert, id: id.into(), seq: 0, rows: rows.into() }))
     }
     fn count(&self, conn: &mut Connection) -> Result<u64> {
         Ok(step("verify", sql(conn)?.scalar(&format!("SELECT count(*) FROM {TABLE}")))? as u64)
@@ -69,8 +71,9 @@ impl Inserts for Keys {
     fn prepare(&self, _conn: &mut Connection) -> Result<()> {
         Ok(())
     }
-    fn client(&self, conn: Connection, id: u32, seq: u64) -> Result<Box<dyn Transactor>> {
-        Ok(Box::new(KvInsert { c: into_kv(conn)?, id, seq }))
+    fn client(&self, conn: Connection, id: u32, seq: u64, rows: u32) -> Result<Box<dyn Transactor>> {
+        let keys = vec![0; if rows > 1 { rows as usize * KEY_LEN } else { 0 }];
+        Ok(Box::new(KvInsert { c: into_kv(conn)?, id, seq, rows: rows.into(), keys }))
     }
     fn count(&self, conn: &mut Connection) -> Result<u64> {
         step("verify", kv(conn)?.count())
@@ -90,8 +93,10 @@ impl Inserts for Docs {
     fn prepare(&self, conn: &mut Connection) -> Result<()> {
         step("drop collection", doc(conn)?.drop_collection(TABLE))
     }
-    fn client(&self, conn: Connection, id: u32, seq: u64) -> Result<Box<dyn Transactor>> {
-        Ok(Box::new(DocInsert { c: into_doc(conn)?, id: id.into(), seq: seq as i64 }))
+    fn client(&self, conn: Connection, id: u32, seq: u64, rows: u32) -> Result<Box<dyn Transactor>> {
+        let (id, seq) = (i64::from(id), seq as i64);
+        let doc = [("client", DocValue::Int(id)), ("seq", DocValue::Int(seq)), ("payload", DocValue::Text(PAYLOAD))];
+        Ok(Box::new(DocInsert { c: into_doc(conn)?, id, seq, docs: vec![doc; rows as usize] }))
     }
     fn count(&self, conn: &mut Connection) -> Result<u64> {
         step("verify", doc(conn)?.count(TABLE))
@@ -103,15 +108,15 @@ impl Workload for InsertCommit {
         NAME
     }
     fn about(&self) -> &str {
-        "one-row INSERT + COMMIT per transaction (a SET of a new key on key-value engines, an insertOne on mongo)"
+        "one-row INSERT + COMMIT per transaction (a SET of a new key on key-value engines, an insertOne on mongo; --rows-per-commit N: N rows)"
     }
     fn interfaces(&self) -> &'static [Interface] {
         &[Interface::Sql, Interface::Kv, Interface::Doc]
     }
-    fn prepare(&self, load: &mut Loader, _opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
+    fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         let conn = load.conn();
         store::pick(&KINDS, conn, self.name())?.prepare(conn)?;
-        Ok(Box::new(Cell { built: Vec::new() }))
+        Ok(Box::new(Cell { built: Vec::new(), rows: opts.insert_commit.rows_per_commit }))
     }
 }
 
@@ -121,6 +126,8 @@ struct Cell {
     /// Transactors built so far for each client id: each build's sequence starts in a
     /// range of its own, 2^28 inserts wide.
     built: Vec<u64>,
+    /// Rows each transaction inserts.
+    rows: u32,
 }
 
 impl CellWorkload for Cell {
@@ -131,27 +138,36 @@ impl CellWorkload for Cell {
         }
         let seq = self.built[slot] << 28;
         self.built[slot] += 1;
-        store::pick(&KINDS, &mut conn, NAME)?.client(conn, id, seq)
+        store::pick(&KINDS, &mut conn, NAME)?.client(conn, id, seq, self.rows)
     }
     fn verify(&mut self, conn: &mut Connection, committed: u64) -> Result<Verdict> {
         let rows = store::pick(&KINDS, conn, NAME)?.count(conn)?;
-        Ok(Verdict { ok: rows == committed, detail: format!("{rows} rows, {committed} committed transactions") })
+        let mut detail = format!("{rows} rows, {committed} committed transactions");
+        if self.rows > 1 {
+            detail.push_str(&format!(" × {} rows", self.rows));
+        }
+        Ok(Verdict { ok: rows == committed * u64::from(self.rows), detail })
     }
 }
 
+/// A client's inserts of `rows` rows per transaction: the last inserted is `seq`, the
+/// transaction's first `seq - rows + 1` (a retry inserts the same ones again).
 struct SqlInsert {
     c: Box<dyn SqlClient>,
     insert: Stmt,
     id: i64,
     seq: i64,
+    rows: i64,
 }
 
 impl Transactor for SqlInsert {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
-        self.seq += i64::from(!retry);
+        self.seq += self.rows * i64::from(!retry);
         let c = &mut self.c;
         c.begin(true)?;
-        c.execute(self.insert, &[Param::Int(self.id), Param::Int(self.seq), Param::Text(PAYLOAD)])?;
+        for seq in self.seq - self.rows + 1..=self.seq {
+            c.execute(self.insert, &[Param::Int(self.id), Param::Int(seq), Param::Text(PAYLOAD)])?;
+        }
         c.commit()
     }
     fn abort(&mut self) {
@@ -159,43 +175,69 @@ impl Transactor for SqlInsert {
     }
 }
 
+/// Bytes of a key: "ic", client, sequence.
+const KEY_LEN: usize = 14;
+
+/// A fixed-size binary key: "ic", client, sequence; nothing to format.
+fn key(out: &mut [u8], id: u32, seq: u64) {
+    out[..2].copy_from_slice(b"ic");
+    out[2..6].copy_from_slice(&id.to_be_bytes());
+    out[6..KEY_LEN].copy_from_slice(&seq.to_be_bytes());
+}
+
+/// A client's new keys, `rows` per transaction as `SqlInsert` numbers them; with more
+/// than one, their keys are made in `keys`, a buffer kept for them.
 struct KvInsert {
     c: Box<dyn KvClient>,
     id: u32,
     seq: u64,
+    rows: u64,
+    keys: Vec<u8>,
 }
 
 impl Transactor for KvInsert {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
-        self.seq += u64::from(!retry);
-        // A fixed-size binary key: "ic", client, sequence; nothing to format.
-        let mut key = [0u8; 14];
-        key[..2].copy_from_slice(b"ic");
-        key[2..6].copy_from_slice(&self.id.to_be_bytes());
-        key[6..].copy_from_slice(&self.seq.to_be_bytes());
-        self.c.set(&key, PAYLOAD.as_bytes())
+        self.seq += self.rows * u64::from(!retry);
+        if self.rows == 1 {
+            let mut k = [0u8; KEY_LEN];
+            key(&mut k, self.id, self.seq);
+            return self.c.set(&k, PAYLOAD.as_bytes());
+        }
+        let first = self.seq + 1 - self.rows;
+        for (out, seq) in self.keys.chunks_exact_mut(KEY_LEN).zip(first..) {
+            key(out, self.id, seq);
+        }
+        self.c.set_all(&mut self.keys.chunks_exact(KEY_LEN), PAYLOAD.as_bytes())
     }
     fn abort(&mut self) {}
 }
 
+/// A document's fields: client, seq, payload.
+type Fields = [(&'static str, DocValue<'static>); 3];
+
+/// A client's new documents, one insert of `docs.len()` per transaction, numbered as
+/// `SqlInsert` numbers rows; their fields are written in `docs`, kept for them.
 struct DocInsert {
     c: Box<dyn DocClient>,
     id: i64,
     seq: i64,
+    docs: Vec<Fields>,
 }
 
 impl Transactor for DocInsert {
     fn run_one(&mut self, retry: bool) -> TxResult<()> {
-        self.seq += i64::from(!retry);
+        let rows = self.docs.len() as i64;
+        self.seq += rows * i64::from(!retry);
+        let first = self.seq + 1 - rows;
+        for (fields, seq) in self.docs.iter_mut().zip(first..) {
+            fields[1].1 = DocValue::Int(seq);
+        }
         // `_id` from the client and its sequence: unique without a round trip, as a
         // driver's ObjectId is.
-        let fields = [
-            ("client", DocValue::Int(self.id)),
-            ("seq", DocValue::Int(self.seq)),
-            ("payload", DocValue::Text(PAYLOAD)),
-        ];
-        let doc = NewDoc { id: DocValue::Int(self.id << 40 | self.seq), fields: &fields };
-        self.c.insert(TABLE, &[doc])
+        let id = self.id;
+        let mut docs =
+            self.docs.iter().zip(first..).map(|(fields, seq)| NewDoc { id: DocValue::Int(id << 40 | seq), fields });
+        self.c.insert_each(TABLE, &mut docs)
     }
     fn abort(&mut self) {}
 }

@@ -32,12 +32,12 @@ impl DocClient for MongoClient {
         }
     }
 
-    fn insert(&mut self, coll: &str, docs: &[NewDoc]) -> TxResult<()> {
+    fn insert_each(&mut self, coll: &str, docs: &mut dyn Iterator<Item = NewDoc<'_>>) -> TxResult<()> {
         let wc = self.wc;
         self.run(|b| {
             out::str(b, "insert", coll);
             let a = out::array(b, "documents");
-            for (i, d) in docs.iter().enumerate() {
+            for (i, d) in docs.enumerate() {
                 let o = out::doc(b, Index::of(i).as_str());
                 value(b, "_id", d.id);
                 for &(k, v) in d.fields {

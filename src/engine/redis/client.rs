@@ -304,6 +304,30 @@ impl KvClient for RedisClient {
             other => Err(unexpected("SET", &other)),
         }
     }
+    /// MULTI, a SET per key and EXEC, sent at once: one round trip, one transaction.
+    fn set_all(&mut self, keys: &mut dyn Iterator<Item = &[u8]>, value: &[u8]) -> TxResult<()> {
+        self.buf.clear();
+        self.buf.extend_from_slice(b"*1\r\n$5\r\nMULTI\r\n");
+        let mut n = 0;
+        for key in keys {
+            self.buf.extend_from_slice(b"*3\r\n$3\r\nSET\r\n");
+            bulk(&mut self.buf, &[&self.prefix, key]);
+            bulk(&mut self.buf, &[value]);
+            n += 1;
+        }
+        self.buf.extend_from_slice(b"*1\r\n$4\r\nEXEC\r\n");
+        // +OK, a +QUEUED per SET, then EXEC's array of each SET's reply.
+        let Some(exec) = self.roundtrip(n + 2)?.last() else {
+            return Err(TxError::Fail("redis: no reply to EXEC".into()));
+        };
+        match exec {
+            Reply::Array(mut each) if each.len() == n => match each.find(|r| !matches!(r, Reply::Simple(b"OK"))) {
+                None => Ok(()),
+                Some(other) => Err(unexpected("SET in MULTI", &other)),
+            },
+            other => Err(unexpected("EXEC", &other)),
+        }
+    }
     fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> TxResult<bool> {
         self.buf.clear();
         self.buf.extend_from_slice(b"*2\r\n$3\r\nGET\r\n");

@@ -1,5 +1,6 @@
 //! What only the mongo engine does, against SecantusDB (stand_in.rs): every workload
-//! verified on a `--url` server, SCRAM-SHA-1 when asked, a server killed mid-run, Ctrl-C,
+//! verified on a `--url` server, insert-commit's insert of many documents
+//! (`--rows-per-commit`), SCRAM-SHA-1 when asked, a server killed mid-run, Ctrl-C,
 //! `dbrace engines`, and the managed path: a loud refusal without mongod, and a managed
 //! run through a stand-in mongod (stand-in/mongod) that starts SecantusDB.
 
@@ -53,6 +54,24 @@ fn every_workload_runs_and_verifies_on_a_url_server() {
     assert_eq!(r["options"]["counters"]["writes"], "per-bucket", "{}", r["options"]);
     assert!(r["cells"][0]["repeats"][0]["verify"]["ok"].as_bool().unwrap(), "{r}");
     assert_eq!(StandIn::dbrace_databases(&s.url()), "[]", "the run's databases are dropped");
+}
+
+#[test]
+fn rows_per_commit_inserts_n_documents_at_once() {
+    let s = StandIn::start();
+    let sb = Sandbox::new();
+    let out = sb.out("rows.json");
+    sb.cmd(&["run", "-q", "-e", "mongo", "--url", &s.url(), "-p", "disk", "-w", "insert-commit"])
+        .args(["--rows-per-commit", "10", "-c", "2", "-t", "30", "--warmup", "0s", "-r", "1"])
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let r = read_json(&out);
+    assert_eq!(r["options"]["rows_per_commit"], 10, "{}", r["options"]);
+    let rep = &r["cells"][0]["repeats"][0];
+    assert_eq!((&rep["status"], &rep["transactions"]), (&"ok".into(), &60.into()), "{rep}");
+    assert!(rep["verify"]["ok"].as_bool().unwrap(), "{rep}");
+    assert_eq!(rep["verify"]["detail"], "600 rows, 60 committed transactions × 10 rows", "{rep}");
 }
 
 #[test]
