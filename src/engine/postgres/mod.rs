@@ -8,6 +8,7 @@ pub mod client;
 mod conn;
 pub mod conninfo;
 mod copy;
+mod durability;
 mod extended;
 #[cfg(test)]
 mod fuzz;
@@ -26,6 +27,7 @@ use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, S
 use crate::error::Result;
 use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
+use crate::results::Survives;
 use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
 use named::Named;
@@ -117,6 +119,9 @@ impl Engine for Postgres {
     }
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
+    }
+    fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+        durability::survives(profile, settings)
     }
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
         match launch.target {
