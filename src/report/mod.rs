@@ -14,7 +14,9 @@ mod table;
 
 use crate::baseline::{Baseline, Key};
 use crate::error::Result;
-use crate::results::{CellResult, Latency, RepeatStatus, Results, RunStatus, StopReason, Tally, decode_histogram};
+use crate::results::{
+    CellResult, Latency, RepeatStatus, Results, RunStatus, StopReason, Survives, Tally, decode_histogram,
+};
 use crate::stats::{self, Estimate, Ratio};
 use serde::Serialize;
 
@@ -71,6 +73,10 @@ pub struct Row {
     /// The open-loop schedule over the measured repeats (`--rate` runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Schedule>,
+    /// What a commit its repeats acknowledged survives (the weakest any repeat recorded);
+    /// absent for files from before it was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub survives: Option<Survives>,
 }
 
 /// A cell's open-loop schedule over its measured repeats, with pgbench's percentages.
@@ -160,6 +166,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
                 all
             }),
             schedule: Schedule::of(&measured),
+            survives: c.repeats.iter().filter_map(|r| r.survives).reduce(Survives::weaker),
         });
     }
     Ok(out)
@@ -331,6 +338,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         }
     }
     n.push(env);
+    n.extend(durability_line(rows));
     if let Some(rate) = results.options.rate {
         n.push(format!(
             "open loop: {} tps scheduled over each cell's clients as Poisson arrivals (--rate); latency from each transaction's scheduled start, lag = how late it started.",
@@ -371,6 +379,27 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         n.push("run interrupted: only the repeats finished before the signal are shown.".into());
     }
     n
+}
+
+/// What the legend's durability line begins with.
+const DURABILITY: &str = "durability";
+
+/// `durability (what an acknowledged commit survives, docs/durability.md): postgres disk =
+/// power loss, postgres nosync = server crash`: each engine and profile of the run once, in
+/// the table's order; none when no repeat recorded it (files from before).
+fn durability_line(rows: &[Row]) -> Option<String> {
+    let mut seen: Vec<(&str, &str, Survives)> = Vec::new();
+    for r in rows {
+        let Some(s) = r.survives else { continue };
+        match seen.iter_mut().find(|(e, p, _)| *e == r.engine && *p == r.profile) {
+            Some(known) => known.2 = known.2.weaker(s),
+            None => seen.push((&r.engine, &r.profile, s)),
+        }
+    }
+    let pairs: Vec<String> = seen.iter().map(|(e, p, s)| format!("{e} {p} = {s}")).collect();
+    (!pairs.is_empty()).then(|| {
+        format!("{DURABILITY} (what an acknowledged commit survives, docs/durability.md): {}", pairs.join(", "))
+    })
 }
 
 /// What the tps and × columns hold, with the levels their intervals share.
