@@ -338,6 +338,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         }
     }
     n.push(env);
+    n.extend(results.locations.iter().filter_map(|l| l.warning()).map(|w| format!("warning: {w}")));
     n.extend(durability_line(rows));
     if let Some(rate) = results.options.rate {
         n.push(format!(
