@@ -125,3 +125,32 @@ fn no_counters_reads_nothing_and_the_table_is_as_before() {
     let c = &row(&rows, "sqlite/disk/insert-commit/c1")["cost"];
     assert!(num(&c["flushes"]) >= 0.5 && c.get("server_cpu_us").is_none(), "{c}");
 }
+
+/// fsync made a no-op under the servers (libeatmydata, as a disk that lies about its
+/// flushes would): a profile that claims power-loss durability is warned about, naming the
+/// cell and its numbers; one that claims less is not.
+#[test]
+fn a_commit_that_claims_power_loss_durability_without_a_flush_is_warned_about() {
+    const EAT: &str = "/usr/lib/x86_64-linux-gnu/libeatmydata.so";
+    assert!(std::path::Path::new(EAT).exists(), "{EAT} is missing: apt-get install eatmydata");
+    let sb = Sandbox::new();
+    let run = sb
+        .cmd(&["run", "-e", "postgres,sqlite", "-p", "disk,nosync", "-w", "insert-commit", "-T", "1", "-r", "1"])
+        .env("LD_PRELOAD", EAT)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&run.get_output().stdout).to_string();
+    let warned = |id: &str| text.lines().any(|l| l.starts_with(id) && l.contains("survives a power loss, but"));
+    assert!(warned("postgres/disk/insert-commit/c1:"), "{text}");
+    assert!(text.contains("flushes per commit for the server's"), "{text}");
+    assert!(warned("sqlite/disk/insert-commit/c1:"), "{text}");
+    assert!(!warned("postgres/nosync/") && !warned("sqlite/nosync/"), "{text}");
+
+    // Without it, the disk's flushes follow the server's fsyncs and nothing is said.
+    let (_, rows) = rows(&sb, "synced.json", &["-e", "postgres", "-p", "disk", "-w", "insert-commit"]);
+    let r = row(&rows, "postgres/disk/insert-commit/c1");
+    assert!(num(&r["cost"]["flushes"]) >= 0.8, "{r}");
+    let out = sb.out("synced.json");
+    let table = sb.cmd(&["report", out.to_str().unwrap()]).assert().success();
+    assert!(!String::from_utf8_lossy(&table.get_output().stdout).contains("survives a power loss, but"));
+}

@@ -7,6 +7,7 @@ use super::{
 };
 use crate::error::Result;
 use crate::profile::{Durability, LocationKind, Profile};
+use crate::results::Survives;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex};
@@ -46,6 +47,10 @@ impl Engine for Memory {
     }
     fn needs_data_dir(&self, _profile: &Profile, _target: &Target) -> bool {
         false
+    }
+    /// A hash map in dbrace's process: gone with it.
+    fn survives(&self, _profile: &Profile, _settings: &BTreeMap<String, String>) -> Survives {
+        Survives::Nothing
     }
     fn launch(&self, _launch: &Launch) -> Result<Box<dyn Instance>> {
         let shards = (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect();

@@ -17,6 +17,7 @@ pub mod sqlite;
 
 use crate::error::Result;
 use crate::profile::Profile;
+use crate::results::Survives;
 use std::collections::BTreeMap;
 
 pub use capability::{
@@ -106,6 +107,10 @@ pub trait Engine: Sync {
     }
     /// Whether this engine keeps files in a data directory (memory and in-memory modes do not).
     fn needs_data_dir(&self, profile: &Profile, target: &Target) -> bool;
+    /// What a commit it acknowledged survives on an instance of `profile` whose settings
+    /// read back are `settings` (its rule in engine/NAME/durability.rs; unknown where a
+    /// setting that decides it is missing, never a guess).
+    fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives;
     /// Start or open a fresh instance as `launch` says (its profile on its target, its
     /// files in its storage).
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>>;

@@ -26,6 +26,48 @@ pub struct Location {
     /// Measured fsync (fdatasync) latency, when probed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fsync: Option<FsyncProbe>,
+    /// A tmpfs ram location on a machine with swap on a device other than RAM (zram):
+    /// the bytes of that swap, where the kernel may move the location's pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swap_bytes: Option<u64>,
+}
+
+impl Location {
+    /// What is wrong with this location, in one line, when something is: a tmpfs ram
+    /// location that may be swapped out to disk.
+    pub fn warning(&self) -> Option<String> {
+        let swap = self.swap_bytes?;
+        Some(format!(
+            "the {} location {} is tmpfs, and this machine swaps to disk ({:.1} GiB): the kernel may move its pages there, so {} cells may run partly at disk speed (swapoff, or a ramfs --ram-dir, keeps them in RAM)",
+            self.kind,
+            self.path.display(),
+            swap as f64 / (1u64 << 30) as f64,
+            self.kind
+        ))
+    }
+}
+
+/// The bytes of swap in use as /proc/swaps lists it (its sizes are KiB), leaving out zram
+/// devices, which swap to compressed RAM.
+pub fn disk_swap_bytes(proc_swaps: &str) -> u64 {
+    proc_swaps
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (name, size) = (fields.first()?, fields.get(2)?.parse::<u64>().ok()?);
+            (!name.starts_with("/dev/zram")).then_some(size * 1024)
+        })
+        .sum()
+}
+
+/// Swap on disk for a location on tmpfs (ramfs is never swapped), if the machine has any.
+fn swap_for(magic: i64) -> Option<u64> {
+    if magic != TMPFS_MAGIC {
+        return None;
+    }
+    let swaps = std::fs::read_to_string("/proc/swaps").ok()?;
+    Some(disk_swap_bytes(&swaps)).filter(|&b| b > 0)
 }
 
 /// The disk and RAM locations of a run.
@@ -151,7 +193,8 @@ fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
         )
     })?;
     let _ = std::fs::remove_file(&probe);
-    Ok(Location { kind, path: path.to_path_buf(), fs_type, free_bytes, fsync: None })
+    let swap_bytes = if kind == LocationKind::Ram { swap_for(magic) } else { None };
+    Ok(Location { kind, path: path.to_path_buf(), fs_type, free_bytes, fsync: None, swap_bytes })
 }
 
 /// The filesystem type a path is on (ext4, tmpfs, …).
@@ -200,6 +243,34 @@ mod tests {
         assert!(check(LocationKind::Ram, shm, false).is_ok());
         let e = check(LocationKind::Disk, shm, false).unwrap_err().to_string();
         assert!(e.contains("tmpfs") && e.contains("--disk-dir"), "{e}");
+    }
+
+    #[test]
+    fn swap_on_disk_is_counted_and_zram_is_not() {
+        let swaps = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n\
+                     /swapfile                               file\t\t2097148\t\t0\t\t-2\n\
+                     /dev/zram0                              partition\t4194300\t\t0\t\t100\n\
+                     /dev/sda3                               partition\t1048572\t\t512\t\t-3\n";
+        assert_eq!(disk_swap_bytes(swaps), (2_097_148 + 1_048_572) * 1024);
+        assert_eq!(disk_swap_bytes("Filename\tType\tSize\tUsed\tPriority\n"), 0);
+        assert_eq!(disk_swap_bytes(""), 0);
+    }
+
+    #[test]
+    fn a_swapped_ram_location_says_so_in_one_line() {
+        let mut l = check(LocationKind::Ram, Path::new("/dev/shm"), false).unwrap();
+        l.swap_bytes = None;
+        assert_eq!(l.warning(), None);
+        l.swap_bytes = Some(3 << 30);
+        let w = l.warning().unwrap();
+        assert!(
+            w.contains("/dev/shm") && w.contains("3.0 GiB") && w.contains("disk speed") && !w.contains('\n'),
+            "{w}"
+        );
+        // What this machine says: a warning exactly when it swaps to disk.
+        let here = std::fs::read_to_string("/proc/swaps").map_or(0, |s| disk_swap_bytes(&s));
+        let checked = check(LocationKind::Ram, Path::new("/dev/shm"), false).unwrap();
+        assert_eq!(checked.swap_bytes.is_some(), here > 0);
     }
 
     #[test]

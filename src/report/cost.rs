@@ -26,6 +26,10 @@ pub struct Cost {
     /// Bytes written to the data location's disk (anyone's on that disk).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disk_write_bytes: Option<f64>,
+    /// Bytes the server's processes (an embedded engine's: dbrace's) wrote through the
+    /// storage layer, flushed or not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_write_bytes: Option<f64>,
     /// Bytes read from it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disk_read_bytes: Option<f64>,
@@ -84,6 +88,7 @@ impl Cost {
             log_bytes: each(f.log_bytes),
             full_pages: each(f.full_pages),
             disk_write_bytes: each(disk.map(|d| d.write_bytes)),
+            server_write_bytes: each(procs.map(|p| p.write_bytes)),
             disk_read_bytes: each(disk.map(|d| d.read_bytes)),
             disk_read_us: each(disk.zip(procs).map(|(d, p)| d.read_s * 1e6 * share(p.read_bytes, d.read_bytes))),
             cache_misses: each(f.cache_misses),

@@ -4,7 +4,7 @@ use super::Row;
 use crate::error::Result;
 
 /// The columns every CSV has.
-const HEAD: [&str; 26] = [
+const HEAD: [&str; 27] = [
     "id",
     "engine",
     "profile",
@@ -31,6 +31,7 @@ const HEAD: [&str; 26] = [
     "errors",
     "retries",
     "client_cpu_us_per_tx",
+    "survives",
 ];
 
 /// The open-loop columns, after [`HEAD`].
@@ -120,7 +121,7 @@ fn or_empty(v: Option<f64>) -> String {
 }
 
 /// A row's fields under [`HEAD`].
-fn base_fields(r: &Row) -> [String; 26] {
+fn base_fields(r: &Row) -> [String; 27] {
     let (t, l, x) = (r.tps, r.latency_ms, r.vs_baseline);
     [
         r.id.clone(),
@@ -149,7 +150,14 @@ fn base_fields(r: &Row) -> [String; 26] {
         r.tally.errors.to_string(),
         r.tally.retries.to_string(),
         r.client_cpu_us_per_tx.to_string(),
+        survives_field(r),
     ]
+}
+
+/// What an acknowledged commit survives, as the results file spells it (`power-loss`);
+/// empty for files from before it was recorded.
+fn survives_field(r: &Row) -> String {
+    r.survives.map_or_else(String::new, |s| s.name().to_string())
 }
 
 /// The verdict against the baseline, or `baseline` for the baseline cell itself.

@@ -2,7 +2,10 @@
 //! file, no script, nothing fetched — so it opens offline and can be mailed or archived.
 
 use super::charts::{self, Kind, font, svg::esc};
-use super::{Column, cells, columns, environment, headers, interval_words, notes, rows, usual_levels};
+use super::{
+    Column, DURABILITY, cells, columns, durability_line, environment, headers, interval_words, notes, rows,
+    usual_levels,
+};
 use crate::error::Result;
 use crate::results::{Results, RunStatus};
 use std::fmt::Write as _;
@@ -116,7 +119,12 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
         }
         s.push_str("</tr>");
     }
-    s.push_str("</table></div></section>");
+    s.push_str("</table></div>");
+    // Its legend: what each engine and profile's acknowledged commits survive.
+    if let Some(line) = durability_line(&rows) {
+        let _ = write!(s, r#"<p class="lead" id="durability">{}</p>"#, esc(&line));
+    }
+    s.push_str("</section>");
 
     for kind in Kind::ALL {
         let (name, lead) = heading(kind, &interval_words(usual.0));
@@ -139,8 +147,9 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
 
     s.push_str(&environment::render(results));
     s.push_str(r#"<section id="notes"><h2>Notes</h2><ul class="notes">"#);
-    // The host line of the terminal notes is the environment section here.
-    for n in notes(results, &rows, baseline).iter().filter(|n| !n.starts_with("host: ")) {
+    // The host line of the terminal notes is the environment section here, the
+    // durability line the summary's legend.
+    for n in notes(results, &rows, baseline).iter().filter(|n| !n.starts_with("host: ") && !n.starts_with(DURABILITY)) {
         let _ = write!(s, "<li>{}</li>", esc(n));
     }
     s.push_str("</ul></section>");

@@ -17,7 +17,9 @@ mod table;
 
 use crate::baseline::{Baseline, Key};
 use crate::error::Result;
-use crate::results::{CellResult, Latency, RepeatStatus, Results, RunStatus, StopReason, Tally, decode_histogram};
+use crate::results::{
+    CellResult, Latency, RepeatStatus, Results, RunStatus, StopReason, Survives, Tally, decode_histogram,
+};
 use crate::stats::{self, Estimate, Ratio};
 use serde::Serialize;
 
@@ -90,6 +92,10 @@ pub struct Row {
     /// Rows per second: `tps` times `rows_per_commit`, where that is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows_per_s: Option<Estimate>,
+    /// What a commit its repeats acknowledged survives (the weakest any repeat recorded);
+    /// absent for files from before it was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub survives: Option<Survives>,
 }
 
 /// A cell's open-loop schedule over its measured repeats, with pgbench's percentages.
@@ -190,6 +196,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             bound,
             rows_per_commit,
             rows_per_s: rows_per_commit.zip(tps).map(|(n, t)| t.times(f64::from(n))),
+            survives: c.repeats.iter().filter_map(|r| r.survives).reduce(Survives::weaker),
         });
     }
     Ok(out)
@@ -393,6 +400,8 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         }
     }
     n.push(env);
+    n.extend(results.locations.iter().filter_map(|l| l.warning()).map(|w| format!("warning: {w}")));
+    n.extend(durability_line(rows));
     if let Some(rate) = results.options.rate {
         n.push(format!(
             "open loop: {} tps scheduled over each cell's clients as Poisson arrivals (--rate); latency from each transaction's scheduled start, lag = how late it started.",
@@ -426,6 +435,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         }
     }
     n.extend(counter_lines(rows));
+    n.extend(rows.iter().filter_map(unsynced_line));
     n.extend(results.budget_outcome.as_ref().map(budget_line));
     n.extend(disturbed::line(results));
     if let (Some(outcome), Some(p)) = (&results.precision_outcome, results.options.precision) {
@@ -483,6 +493,52 @@ fn per_row(c: &cost::Cost, n: f64) -> String {
     let said: Vec<String> =
         figures.iter().filter_map(|(v, what)| v.map(|v| format!("{} {what}", sig3(v / n)))).collect();
     if said.is_empty() { String::new() } else { format!("; per row {}", said.join(", ")) }
+}
+
+/// A warning for a cell whose settings say a commit survives a power loss while, at one
+/// client, its commits were not synced to the disk: the server made no fsyncs, or the disk
+/// completed no flushes for them.
+fn unsynced_line(r: &Row) -> Option<String> {
+    let c = r.cost.as_ref().filter(|_| r.survives == Some(Survives::PowerLoss) && r.clients == 1)?;
+    // Only commits that wrote: a read-only transaction needs no sync.
+    let wrote = c.log_bytes.or(c.server_write_bytes).is_some_and(|b| b > 10.0);
+    let claim = format!("{}: its settings say an acknowledged commit survives a power loss, but", r.id);
+    let lost = "a power loss (or a crash of a host that lies about its flushes) may lose acknowledged commits";
+    match (c.fsyncs, c.flushes) {
+        (Some(f), _) if wrote && f < 0.05 => {
+            Some(format!("{claim} the server made {} fsyncs per commit: {lost}", sig3(f)))
+        }
+        (Some(f), Some(d)) if wrote && f >= 0.5 && d < 0.05 => Some(format!(
+            "{claim} its disk completed {} flushes per commit for the server's {} fsyncs: a flush that does nothing (a volume mounted without barriers, a virtual disk that acknowledges what it only cached, Docker Desktop's file sharing) means {lost}",
+            sig3(d),
+            sig3(f)
+        )),
+        (None, Some(d)) if wrote && d < 0.05 => {
+            Some(format!("{claim} its disk completed {} flushes per commit: {lost}", sig3(d)))
+        }
+        _ => None,
+    }
+}
+
+/// What the legend's durability line begins with.
+const DURABILITY: &str = "durability";
+
+/// `durability (what an acknowledged commit survives, docs/durability.md): postgres disk =
+/// power loss, postgres nosync = server crash`: each engine and profile of the run once, in
+/// the table's order; none when no repeat recorded it (files from before).
+fn durability_line(rows: &[Row]) -> Option<String> {
+    let mut seen: Vec<(&str, &str, Survives)> = Vec::new();
+    for r in rows {
+        let Some(s) = r.survives else { continue };
+        match seen.iter_mut().find(|(e, p, _)| *e == r.engine && *p == r.profile) {
+            Some(known) => known.2 = known.2.weaker(s),
+            None => seen.push((&r.engine, &r.profile, s)),
+        }
+    }
+    let pairs: Vec<String> = seen.iter().map(|(e, p, s)| format!("{e} {p} = {s}")).collect();
+    (!pairs.is_empty()).then(|| {
+        format!("{DURABILITY} (what an acknowledged commit survives, docs/durability.md): {}", pairs.join(", "))
+    })
 }
 
 /// What the tps and × columns hold, with the levels their intervals share.

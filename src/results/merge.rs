@@ -203,6 +203,8 @@ fn merge_repeat(parts: &[&RepeatResult], names: &[&str], label: &str, every: Opt
         started_at: parts.iter().map(|p| p.started_at.clone()).min().unwrap_or_default(),
         engine_version: first.engine_version.clone(),
         settings: first.settings.clone(),
+        // One server, so one answer; were they to differ, the weaker holds for all.
+        survives: parts.iter().filter_map(|p| p.survives).reduce(super::Survives::weaker),
         start_s: max(|p| p.start_s),
         connect_s: parts.iter().filter_map(|p| p.connect_s).reduce(f64::max),
         threads: parts.iter().filter_map(|p| p.threads).reduce(|a, b| a + b),

@@ -8,6 +8,7 @@ mod options;
 mod precision;
 mod repeat;
 mod statements;
+mod survives;
 mod tally;
 
 pub use crate::counters::Counters;
@@ -18,6 +19,7 @@ pub use options::{OptionField, RunOptions};
 pub use precision::{CellPrecision, PrecisionOutcome, StopReason};
 pub use repeat::{Interval, Latency, LoadPhase, RepeatResult, RepeatStatus, ScheduleStats};
 pub use statements::{StatementLatency, merge_statements};
+pub use survives::Survives;
 pub use tally::Tally;
 
 use crate::error::Result;

@@ -1,6 +1,7 @@
 //! One measured repeat of a cell: its figures, latency summary, schedule and slices.
 
 use super::statements::StatementLatency;
+use super::survives::Survives;
 use super::tally::Tally;
 use crate::options::workload::Verdict;
 use hdrhistogram::Histogram;
@@ -51,6 +52,10 @@ pub struct RepeatResult {
     pub engine_version: String,
     /// Settings in effect, read back from the engine.
     pub settings: BTreeMap<String, String>,
+    /// What a commit it acknowledged survives, by its engine's rule over `settings` and
+    /// the profile; absent for a failed repeat and in files from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub survives: Option<Survives>,
     /// Seconds from launching the instance to its settings read back (a throwaway
     /// server: copied from its template, started, connected).
     #[serde(default)]
@@ -157,6 +162,7 @@ impl RepeatResult {
             started_at,
             engine_version,
             settings: BTreeMap::new(),
+            survives: None,
             start_s: 0.0,
             connect_s: None,
             threads: None,
@@ -229,6 +235,22 @@ impl Latency {
 mod tests {
     use super::*;
     use crate::results::RunOptions;
+
+    /// A repeat records what its acknowledged commits survive; a failed one and files
+    /// from before say nothing, and still load.
+    #[test]
+    fn survives_is_optional_and_round_trips() {
+        let mut r = RepeatResult::failed(1, "x".into(), String::new(), String::new());
+        let failed = serde_json::to_value(&r).unwrap();
+        assert!(failed.get("survives").is_none(), "{failed}");
+        let back: RepeatResult = serde_json::from_value(failed).unwrap();
+        assert_eq!(back.survives, None);
+        r.survives = Some(Survives::ServerCrash);
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains(r#""survives":"server-crash""#), "{text}");
+        let back: RepeatResult = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.survives, Some(Survives::ServerCrash));
+    }
 
     /// Files written before `--rate` existed have no schedule fields: they still load, and
     /// a closed-loop repeat writes none (its JSON is as before).

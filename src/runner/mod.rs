@@ -346,7 +346,8 @@ fn measure(
         n.others_cpu = None;
     }
     loaded.committed += r.transactions + r.warmup_transactions;
-    Ok(RepeatResult { threads: Some(threads as u32), load_phases, kept, ..r })
+    let survives = Some(cell.engine.survives(&cell.profile, &r.settings));
+    Ok(RepeatResult { threads: Some(threads as u32), load_phases, kept, survives, ..r })
 }
 
 /// A transactor for each of the clients `ids`, each on a connection of its own: them, the
@@ -462,6 +463,7 @@ fn summarize(
         started_at: String::new(),
         engine_version: instance.version(),
         settings: instance.settings(),
+        survives: None,
         start_s,
         connect_s: Some(connect_s),
         threads: None,

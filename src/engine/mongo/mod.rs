@@ -9,6 +9,7 @@ pub mod bson_out;
 pub mod client;
 mod cursor;
 mod doc_client;
+mod durability;
 pub mod failure;
 mod login;
 mod read_back;
@@ -26,6 +27,7 @@ use super::{BinFlag, Capability, Connection, Engine, Instance, Interface, Launch
 use crate::error::Result;
 use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
+use crate::results::Survives;
 use client::{MongoClient, WriteConcern};
 use server::{DEFAULT_IMAGE, MongoServer};
 use std::collections::BTreeMap;
@@ -110,6 +112,9 @@ impl Engine for Mongo {
     }
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
+    }
+    fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+        durability::survives(profile, settings)
     }
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
         match launch.target {

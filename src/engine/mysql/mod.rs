@@ -7,6 +7,7 @@ mod account;
 pub mod binaries;
 pub mod client;
 mod counters;
+mod durability;
 pub mod endpoint;
 pub mod server;
 pub mod wire;
@@ -20,6 +21,7 @@ use crate::error::Result;
 use crate::instance::certs::{self, Certs};
 use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
+use crate::results::Survives;
 use client::MyClient;
 use endpoint::Endpoint;
 use server::{DATABASE, DEFAULT_IMAGE, MyServer};
@@ -127,6 +129,9 @@ impl Engine for Mysql {
     }
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
+    }
+    fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+        durability::survives(profile, settings)
     }
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
         match launch.target {

@@ -9,6 +9,7 @@ mod conn;
 pub mod conninfo;
 mod copy;
 mod counters;
+mod durability;
 mod extended;
 #[cfg(test)]
 mod fuzz;
@@ -27,6 +28,7 @@ use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, S
 use crate::error::Result;
 use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
+use crate::results::Survives;
 use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
 use named::Named;
@@ -118,6 +120,9 @@ impl Engine for Postgres {
     }
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
+    }
+    fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+        durability::survives(profile, settings)
     }
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
         match launch.target {

@@ -4,6 +4,7 @@
 
 mod binary;
 pub mod client;
+mod durability;
 pub mod endpoint;
 #[cfg(test)]
 mod fuzz;
@@ -15,6 +16,7 @@ use super::access::{self, Exposed};
 use super::kit::{self, Owned, ReadBack, ServerUser};
 use super::{Capability, Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
+use crate::results::Survives;
 
 use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
@@ -28,7 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct Redis;
 
 /// Settings always read back with CONFIG GET and recorded.
-const RECORDED: &[&str] = &["appendonly", "appendfsync", "save", "dir", "maxmemory"];
+const RECORDED: &[&str] = &["appendonly", "appendfsync", "no-appendfsync-on-rewrite", "save", "dir", "maxmemory"];
 
 /// Server settings for a profile. RDB snapshots are off everywhere: they promise nothing
 /// per write, and a background save mid-measurement would be noise. `nosync` still writes
@@ -118,6 +120,9 @@ impl Engine for Redis {
     }
     fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
         *target == Target::Managed
+    }
+    fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+        durability::survives(profile, settings)
     }
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
         match launch.target {

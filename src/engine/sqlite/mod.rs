@@ -2,12 +2,14 @@
 //! durability mapped to `synchronous`; `unlogged` is a shared in-memory database.
 
 mod client;
+mod durability;
 mod pragmas;
 
 use super::access::Exposed;
 use super::{Connection, Engine, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
 use crate::profile::{Durability, Profile};
+use crate::results::Survives;
 use client::SqliteClient;
 use pragmas::{pragmas, read_back};
 use rusqlite::OpenFlags;
@@ -51,6 +53,9 @@ impl Engine for Sqlite {
     }
     fn needs_data_dir(&self, profile: &Profile, _target: &Target) -> bool {
         !profile.unlogged
+    }
+    fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+        durability::survives(profile, settings)
     }
     /// `unlogged` is an in-memory database: in RAM, nothing to sync.
     fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {

@@ -1,0 +1,96 @@
+//! What a commit PostgreSQL acknowledged survives, from the settings read back (SHOW) and
+//! where the profile keeps the data directory and `pg_wal`; docs/durability.md gives the
+//! reasons.
+
+use crate::profile::Profile;
+use crate::results::Survives;
+use std::collections::BTreeMap;
+
+/// An UNLOGGED table is truncated by crash recovery; `synchronous_commit=off` acknowledges
+/// a commit whose WAL is still in shared memory (up to 3 × `wal_writer_delay`), so a
+/// server crash loses it; `fsync=off` leaves the WAL in the page cache, and
+/// `full_page_writes=off` lets an OS crash or power loss tear a page the WAL cannot
+/// repair: both survive the server's crash, not the machine's.
+pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+    if profile.unlogged {
+        return Survives::Nothing;
+    }
+    let Some(flushed) = settings.get("synchronous_commit").and_then(|v| commit_flushes(v)) else {
+        return Survives::Unknown;
+    };
+    if !flushed {
+        return Survives::Nothing;
+    }
+    let (Some(fsync), Some(full_pages)) = (on(settings, "fsync"), on(settings, "full_page_writes")) else {
+        return Survives::Unknown;
+    };
+    let synced = if fsync && full_pages { Survives::PowerLoss } else { Survives::ServerCrash };
+    synced.weaker(Survives::stored(profile))
+}
+
+/// Whether a commit waits for its WAL to be flushed locally: `on`, `local`,
+/// `remote_write` and `remote_apply` all do (the remote ones wait for a standby besides);
+/// `off` does not. None for a value PostgreSQL would not show.
+fn commit_flushes(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "on" | "local" | "remote_write" | "remote_apply" | "true" | "yes" | "1" => Some(true),
+        "off" | "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// A boolean setting as SHOW spells it; None when missing or unreadable.
+fn on(settings: &BTreeMap<String, String>, key: &str) -> Option<bool> {
+    match settings.get(key)?.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Some(true),
+        "off" | "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Survives::*;
+
+    fn rule(profile: &str, pairs: &[(&str, &str)]) -> Survives {
+        let settings = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        survives(&Profile::builtin(profile).unwrap(), &settings)
+    }
+
+    const DURABLE: &[(&str, &str)] = &[("fsync", "on"), ("synchronous_commit", "on"), ("full_page_writes", "on")];
+
+    #[test]
+    fn each_profile_as_its_settings_read_back() {
+        assert_eq!(rule("disk", DURABLE), PowerLoss);
+        assert_eq!(rule("ram", DURABLE), ServerCrash, "the data directory on tmpfs");
+        assert_eq!(rule("wal-ram", DURABLE), ServerCrash, "pg_wal on tmpfs");
+        assert_eq!(rule("unlogged", DURABLE), Nothing, "crash recovery truncates UNLOGGED tables");
+        let asynchronous = [("fsync", "on"), ("synchronous_commit", "off"), ("full_page_writes", "on")];
+        assert_eq!(rule("async", &asynchronous), Nothing);
+        let nosync = [("fsync", "off"), ("synchronous_commit", "off"), ("full_page_writes", "off")];
+        assert_eq!(rule("nosync", &nosync), Nothing);
+    }
+
+    #[test]
+    fn the_settings_decide_not_the_profile_name() {
+        // --set fsync=off under disk: commits reach the kernel at commit, not the disk.
+        let no_fsync = [("fsync", "off"), ("synchronous_commit", "on"), ("full_page_writes", "on")];
+        assert_eq!(rule("disk", &no_fsync), ServerCrash);
+        let torn = [("fsync", "on"), ("synchronous_commit", "on"), ("full_page_writes", "off")];
+        assert_eq!(rule("disk", &torn), ServerCrash);
+        for waits in ["local", "remote_write", "remote_apply", "ON"] {
+            let s = [("fsync", "on"), ("synchronous_commit", waits), ("full_page_writes", "on")];
+            assert_eq!(rule("disk", &s), PowerLoss, "{waits}");
+        }
+        // An async commit is lost to a server crash whatever else is set.
+        assert_eq!(rule("ram", &[("synchronous_commit", "off")]), Nothing);
+    }
+
+    #[test]
+    fn settings_not_read_back_are_unknown() {
+        assert_eq!(rule("disk", &[]), Unknown);
+        assert_eq!(rule("disk", &[("synchronous_commit", "on"), ("fsync", "on")]), Unknown);
+        assert_eq!(rule("disk", &[("synchronous_commit", "sometimes"), ("fsync", "on")]), Unknown);
+    }
+}
