@@ -13,6 +13,10 @@ pub struct Counters {
     /// The server's own counters, by the server's names.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub server: BTreeMap<String, f64>,
+    /// Transactions the server's counters cover: read before the clients connected and
+    /// after they left, they hold the warm-up's too (absent: the measured ones, a slice's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_transactions: Option<u64>,
     /// Those counters under the names every engine shares.
     #[serde(default)]
     pub figures: Figures,
@@ -105,6 +109,10 @@ impl Counters {
         }
         self.figures = self.figures.plus(&other.figures);
         self.client_cpu_wait_s = add(self.client_cpu_wait_s, other.client_cpu_wait_s);
+        self.server_transactions = match (self.server_transactions, other.server_transactions) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
         self.processes = match (self.processes, other.processes) {
             (Some(a), Some(b)) => Some(a.plus(&b)),
             (a, b) => a.or(b),

@@ -97,7 +97,10 @@ fn a_sweep_on_sqlite_and_postgres_verifies_and_reports_rows_per_second() {
         .lines()
         .find(|l| l.starts_with("postgres/disk+rows-per-commit=100/insert-commit/c1: "))
         .unwrap_or_else(|| panic!("{table}"));
-    assert!(line.contains(" rows/s (") && line.ends_with(") at 100 rows per commit"), "{line}");
+    assert!(line.contains(" rows/s (") && line.contains(") at 100 rows per commit; per row "), "{line}");
+    // The costs per row from the counters: a hundredth of a commit's fsync each.
+    let fsyncs: f64 = line.split("per row ").nth(1).and_then(|s| s.split(' ').next()).unwrap().parse().unwrap();
+    assert!((0.005..0.02).contains(&fsyncs), "{line}");
     assert!(table.contains("sqlite/disk+rows-per-commit=1/insert-commit/c1: "), "{table}");
     assert_eq!(table.lines().filter(|l| l.contains(" rows/s (")).count(), 6, "{table}");
     let md = report("markdown");

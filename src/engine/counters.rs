@@ -17,6 +17,11 @@ pub const PATIENCE: Duration = Duration::from_secs(5);
 pub trait CounterReader: Send {
     /// The server's counters now; why not, in words.
     fn read(&mut self) -> Result<Reading, String>;
+    /// The server's counters once what it owes for connections just closed is in: a
+    /// server that hands its counters on late waits for them here.
+    fn read_settled(&mut self) -> Result<Reading, String> {
+        self.read()
+    }
     /// The shared figures in the difference of two readings.
     fn figures(&self, delta: &Reading) -> Figures;
 }

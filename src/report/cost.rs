@@ -76,22 +76,25 @@ impl Cost {
         Some(Cost::per(&all, client_cpu_s, tx as f64))
     }
 
-    /// `c` and the clients' CPU seconds over `tx` transactions.
+    /// `c` and the clients' CPU seconds over `tx` measured transactions (the server's
+    /// counters over the transactions they cover, where they say).
     pub fn per(c: &Counters, client_cpu_s: f64, tx: f64) -> Cost {
         let (f, disk, procs) = (&c.figures, c.device.as_ref(), c.processes.as_ref());
         let each = |v: Option<f64>| v.map(|v| v / tx);
+        let server_tx = c.server_transactions.filter(|n| *n > 0).map_or(tx, |n| n as f64);
+        let server = |v: Option<f64>| v.map(|v| v / server_tx);
         let requests = f.cache_requests.filter(|r| *r > 0.0);
         Cost {
-            fsyncs: each(f.fsyncs),
-            fsync_us: each(f.fsync_s.map(|s| s * 1e6)),
+            fsyncs: server(f.fsyncs),
+            fsync_us: server(f.fsync_s.map(|s| s * 1e6)),
             flushes: each(disk.map(|d| d.flushes)),
-            log_bytes: each(f.log_bytes),
-            full_pages: each(f.full_pages),
+            log_bytes: server(f.log_bytes),
+            full_pages: server(f.full_pages),
             disk_write_bytes: each(disk.map(|d| d.write_bytes)),
             server_write_bytes: each(procs.map(|p| p.write_bytes)),
             disk_read_bytes: each(disk.map(|d| d.read_bytes)),
             disk_read_us: each(disk.zip(procs).map(|(d, p)| d.read_s * 1e6 * share(p.read_bytes, d.read_bytes))),
-            cache_misses: each(f.cache_misses),
+            cache_misses: server(f.cache_misses),
             cache_hit_ratio: requests.zip(f.cache_misses).map(|(r, m)| (1.0 - m / r).clamp(0.0, 1.0)),
             server_cpu_us: each(procs.and_then(|p| p.cpu_s).map(|s| s * 1e6)),
             client_cpu_us: client_cpu_s * 1e6 / tx,

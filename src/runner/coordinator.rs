@@ -8,7 +8,7 @@
 
 use super::Settings;
 use super::control::{Control, MEASURE, STOP};
-use super::counters::{Probe, Snapshot};
+use super::counters::{Sample, Snapshot};
 use super::live::Lines;
 use crate::signals;
 use indicatif::ProgressBar;
@@ -52,7 +52,7 @@ pub struct Coordinator<'a> {
     /// The machine just before the measured phase, and just after it.
     machine: (Option<crate::noise::Sample>, Option<crate::noise::Sample>),
     /// What reads the counters, and its readings before and after the measured phase.
-    probe: Option<&'a mut Probe<'a>>,
+    probe: Option<&'a mut (dyn Sample + 'a)>,
     readings: (Option<Snapshot>, Option<Snapshot>),
     /// With `--log-interval`: the slices' length, and the readings at their ends.
     slice: Option<Duration>,
@@ -68,7 +68,7 @@ impl<'a> Coordinator<'a> {
         bar: &'a ProgressBar,
         label: &'a str,
         measure_at: Option<Instant>,
-        probe: Option<&'a mut Probe<'a>>,
+        probe: Option<&'a mut (dyn Sample + 'a)>,
     ) -> Coordinator<'a> {
         bar.set_message("warm-up");
         let now = Instant::now();
@@ -104,7 +104,8 @@ impl<'a> Coordinator<'a> {
 
     fn begin(&mut self, now: Instant) {
         // Read at the end of the warm-up, so the reading costs the measurement nothing.
-        self.readings.0 = self.probe.as_mut().map(|p| p.snapshot());
+        let sliced = self.slice.is_some();
+        self.readings.0 = self.probe.as_mut().map(|p| p.snapshot(sliced));
         self.machine.0 = crate::noise::sample();
         let now = if self.machine.0.is_some() || self.readings.0.is_some() { Instant::now() } else { now };
         let _ = self.ctl.measure_start.set(now);
@@ -170,7 +171,7 @@ impl<'a> Coordinator<'a> {
     fn read_slice(&mut self, start: Instant, now: Instant) {
         let (Some(every), Some(p)) = (self.slice, self.probe.as_mut()) else { return };
         if self.readings.0.is_some() && now >= start + every * (self.slice_ends.len() as u32 + 1) {
-            self.slice_ends.push(p.snapshot());
+            self.slice_ends.push(p.snapshot(true));
         }
     }
 
@@ -183,7 +184,8 @@ impl<'a> Coordinator<'a> {
             self.machine.1 = crate::noise::sample();
         }
         if self.readings.0.is_some() {
-            self.readings.1 = self.probe.as_mut().map(|p| p.snapshot());
+            let sliced = self.slice.is_some();
+            self.readings.1 = self.probe.as_mut().map(|p| p.snapshot(sliced));
         }
     }
 

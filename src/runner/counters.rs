@@ -1,7 +1,9 @@
-//! A repeat's counters: the server's own (through its engine's client), its processes'
-//! (through its launcher) and the data location's disk, each read at the end of the
-//! warm-up and again once the clients are told to stop; in between only at the
-//! boundaries of `--log-interval` slices, when asked for them.
+//! A repeat's counters: its processes' (through its launcher) and the data location's
+//! disk, read at the end of the warm-up and again once the clients are told to stop; the
+//! server's own (through its engine's client) before the clients connect and after they
+//! have gone, since a server may hand its counters on late (PostgreSQL's backends, once a
+//! second and when they exit): they cover the warm-up too, and say how many transactions
+//! they cover. In between, only at the boundaries of `--log-interval` slices.
 
 use crate::counters::{Counters, Device, Usage, delta};
 use crate::engine::Instance;
@@ -41,19 +43,41 @@ impl<'i> Probe<'i> {
         Probe { reader, instance, device: dir.and_then(device::under), unread }
     }
 
-    /// Everything, now.
-    pub fn snapshot(&mut self) -> Snapshot {
-        let server = self.reader.as_mut().and_then(|r| match r.read() {
+    /// The server's counters now, once what it still owes is in (`settled`).
+    pub fn server(&mut self, settled: bool) -> Option<Reading> {
+        let reader = self.reader.as_mut()?;
+        let read = if settled { reader.read_settled() } else { reader.read() };
+        match read {
             Ok(reading) => Some(reading),
             Err(e) => {
                 self.unread.push(format!("server counters: {e}"));
+                // Once unreadable, not asked again: the second reading would mean nothing.
+                self.reader = None;
                 None
             }
-        });
-        if server.is_none() {
-            // Once unreadable, not asked again: the second reading would mean nothing.
-            self.reader = None;
         }
+    }
+
+    /// `c` with the server's counters from `before` to `after`.
+    pub fn add_server(&self, c: &mut Counters, before: &Reading, after: &Reading) {
+        c.server = delta(before, after);
+        c.figures = self.reader.as_ref().map(|r| r.figures(&c.server)).unwrap_or_default();
+        c.unread.clone_from(&self.unread);
+    }
+}
+
+/// What the coordinator reads the counters with.
+pub trait Sample: Send {
+    /// The processes' and the disk's counters now, and the server's when `with_server`
+    /// (a slice's end).
+    fn snapshot(&mut self, with_server: bool) -> Snapshot;
+    /// The differences from `a` to `b`.
+    fn between(&self, a: &Snapshot, b: &Snapshot) -> Counters;
+}
+
+impl Sample for Probe<'_> {
+    fn snapshot(&mut self, with_server: bool) -> Snapshot {
+        let server = if with_server { self.server(false) } else { None };
         let processes = if self.instance.embedded() { crate::launcher::usage::own_io() } else { self.instance.usage() };
         Snapshot {
             at: std::time::Instant::now(),
@@ -64,20 +88,17 @@ impl<'i> Probe<'i> {
         }
     }
 
-    /// The differences from `a` to `b`.
-    pub fn between(&self, a: &Snapshot, b: &Snapshot) -> Counters {
-        let server = match (&a.server, &b.server) {
-            (Some(a), Some(b)) => delta(a, b),
-            _ => Default::default(),
-        };
-        let figures = self.reader.as_ref().map(|r| r.figures(&server)).unwrap_or_default();
-        Counters {
-            figures,
-            server,
+    fn between(&self, a: &Snapshot, b: &Snapshot) -> Counters {
+        let mut c = Counters {
             processes: a.processes.zip(b.processes).map(|(a, b)| a.until(&b)),
             client_cpu_wait_s: a.client_wait.zip(b.client_wait).map(|(a, b)| (b - a).max(0.0)),
             device: a.device.as_ref().zip(b.device.as_ref()).map(|(a, b)| a.until(b)),
             unread: self.unread.clone(),
+            ..Counters::default()
+        };
+        if let (Some(a), Some(b)) = (&a.server, &b.server) {
+            self.add_server(&mut c, a, b);
         }
+        c
     }
 }

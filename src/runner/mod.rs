@@ -283,6 +283,7 @@ fn measure(
     let (start_s, load_s, load_phases) = loaded.launched.take().unwrap_or_default();
     let (instance, prepared) = (&*loaded.instance, &mut *loaded.workload);
     let mut probe = s.counters.then(|| counters::Probe::open(instance, &loaded.storage));
+    let server_before = probe.as_mut().and_then(|p| p.server(false));
     cx.locations.settle();
     let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
     let first_id = mine.start;
@@ -315,7 +316,8 @@ fn measure(
         let measured = &mut measured;
         // Client 0 runs on this thread and coordinates between its transactions (see
         // coordinator.rs); the phases start before any client does.
-        let mut coord = Coordinator::new(ctl, s, bar, label, measure_at, probe.as_mut());
+        let sampler = probe.as_mut().map(|p| p as &mut dyn counters::Sample);
+        let mut coord = Coordinator::new(ctl, s, bar, label, measure_at, sampler);
         let (pace, recovery0) = (s.schedule(n, first_id, seed), recovery(first_id));
         let mut loops: Vec<workers::Client> = vec![Box::new(move || {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -338,8 +340,19 @@ fn measure(
         }
         workers::drive(loops, threads)
     };
-    let (m, reports) = gathered(measured, reports)?;
+    let (mut m, reports) = gathered(measured, reports)?;
+    // The clients have gone: what the server owed for them is in once it settles.
+    if let (Some(p), Some(before)) = (probe.as_mut(), &server_before) {
+        let after = p.server(true);
+        if let (Some(c), Some(after)) = (m.counters.as_mut(), &after) {
+            p.add_server(c, before, after);
+        }
+    }
     let mut r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s)?;
+    let covered = r.transactions + r.warmup_transactions;
+    if let Some(c) = r.counters.as_mut().filter(|c| !c.server.is_empty()) {
+        c.server_transactions = Some(covered);
+    }
     // A server that is not dbrace's child does its work among the others.
     let own_server = cell.target == Target::Managed && cx.machine.launcher.servers_are_children();
     if let Some(n) = r.noise.as_mut().filter(|_| !own_server) {

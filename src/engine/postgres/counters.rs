@@ -1,9 +1,10 @@
 //! PostgreSQL's counters: the cumulative statistics views (pg_stat_wal, the checkpointer's,
 //! the database's) and the WAL insert position, read on a connection of their own.
 //!
-//! Backends hand their statistics to the shared views at most once a second (PostgreSQL
-//! 15's cumulative statistics), so a view's difference over a few seconds is that of a
-//! window shifted by up to a second; the WAL position is exact.
+//! Backends hand their statistics to the shared views at most once a second and when
+//! they exit (PostgreSQL 15's cumulative statistics): read before the clients connect and
+//! once their backends have gone, the views hold all they did; a `--log-interval` slice's
+//! difference is that of a window shifted by up to a second. The WAL position is exact.
 
 use super::client::{PgClient, Protocol};
 use super::conninfo::ConnInfo;
@@ -86,6 +87,22 @@ impl CounterReader for PgCounters {
             return Err(format!("postgres: cannot read its statistics views ({})", missing.join(", ")));
         }
         Ok(out)
+    }
+
+    /// A backend hands on its counters as it exits, just after its client closed the
+    /// connection: read until the commits counted stop changing (within half a second).
+    fn read_settled(&mut self) -> Result<Reading, String> {
+        let commits = |r: &Reading| r.get("database.xact_commit").copied();
+        let mut last = self.read()?;
+        for _ in 0..25 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            let now = self.read()?;
+            if commits(&now) == commits(&last) {
+                return Ok(now);
+            }
+            last = now;
+        }
+        Ok(last)
     }
 
     fn figures(&self, d: &Reading) -> Figures {
