@@ -24,6 +24,12 @@ pub trait CounterReader: Send {
     }
     /// The shared figures in the difference of two readings.
     fn figures(&self, delta: &Reading) -> Figures;
+    /// What the last reading lacked that figures are made of, in words: a server that
+    /// answers with fewer counters than its kind has (a wire-compatible stand-in, another
+    /// storage engine); its figures stay empty.
+    fn lacking(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A counter's value, where its text is a number.

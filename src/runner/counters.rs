@@ -63,6 +63,7 @@ impl<'i> Probe<'i> {
         c.server = delta(before, after);
         c.figures = self.reader.as_ref().map(|r| r.figures(&c.server)).unwrap_or_default();
         c.unread.clone_from(&self.unread);
+        c.unread.extend(self.reader.iter().flat_map(|r| r.lacking()));
     }
 }
 

@@ -106,6 +106,11 @@ impl MongoClient {
         self.wire.tls()
     }
 
+    /// One wait for a reply lasts `idle` at most (a reader of counters gives up early).
+    pub fn set_patience(&mut self, idle: Duration) {
+        self.wire.set_io(idle);
+    }
+
     /// Send the command `write` puts in its document (its name first), in database `db`;
     /// the reply, or the error it carries.
     pub(super) fn run_in(&mut self, db: &str, write: impl FnOnce(&mut Vec<u8>)) -> Result<&RawDocument, Failure> {

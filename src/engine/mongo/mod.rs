@@ -7,6 +7,7 @@
 mod binary;
 pub mod bson_out;
 pub mod client;
+mod counters;
 mod cursor;
 mod doc_client;
 mod durability;
@@ -302,6 +303,13 @@ impl Instance for MongoInstance {
     }
     fn alive(&self) -> Result<()> {
         self.owned.alive()
+    }
+    fn counters(&self) -> Result<Option<Box<dyn crate::engine::counters::CounterReader>>> {
+        let reader = counters::MongoCounters::open(&self.endpoint, &self.db, self.wc).map_err(|e| failed!("{e}"))?;
+        Ok(Some(Box::new(reader)))
+    }
+    fn usage(&self) -> Option<crate::counters::Usage> {
+        self.owned.usage()
     }
 }
 

@@ -95,6 +95,14 @@ impl Wire {
         }
     }
 
+    /// Every later wait for a reply lasts `io` at most (a reader of counters gives up early).
+    pub fn set_io(&mut self, io: Duration) {
+        self.io = io;
+        if self.answered {
+            self.stream.set_idle(Some(io));
+        }
+    }
+
     /// Shake hands in TLS now, so that a failure is told apart from a command's.
     pub fn handshake(&mut self) -> io::Result<()> {
         self.stream.flush()

@@ -167,6 +167,11 @@ impl RedisClient {
         self.conn.tls()
     }
 
+    /// One wait for a reply lasts `idle` at most (a reader of counters gives up early).
+    pub fn set_patience(&mut self, idle: Duration) {
+        self.conn.logged_in(idle);
+    }
+
     /// Send the `n` commands packed in `buf` at once and read their replies (a pipeline:
     /// one round trip); a server error in any reply is a failure.
     fn roundtrip(&mut self, n: usize) -> TxResult<Replies<'_>> {
@@ -206,8 +211,18 @@ impl RedisClient {
 
     /// One field of `INFO section` (e.g. redis_version).
     pub fn info_field(&mut self, section: &str, field: &str) -> TxResult<Option<String>> {
-        let info = text(&self.command(&[b"INFO", section.as_bytes()])?);
+        let info = self.info(Some(section))?;
         Ok(info.lines().find_map(|l| l.strip_prefix(field)?.strip_prefix(':')).map(|v| v.trim().to_string()))
+    }
+
+    /// `INFO section`, or INFO's default sections: `name:value` lines under `# Section`
+    /// headings.
+    pub fn info(&mut self, section: Option<&str>) -> TxResult<String> {
+        let reply = match section {
+            Some(s) => self.command(&[b"INFO", s.as_bytes()])?,
+            None => self.command(&[b"INFO"])?,
+        };
+        Ok(text(&reply))
     }
 
     /// Keys under this client's prefix, a SCAN batch at a time; `unlink` removes them too.

@@ -4,6 +4,7 @@
 
 mod binary;
 pub mod client;
+mod counters;
 mod durability;
 pub mod endpoint;
 #[cfg(test)]
@@ -316,6 +317,13 @@ impl Instance for RedisInstance {
     }
     fn alive(&self) -> Result<()> {
         self.owned.alive()
+    }
+    fn counters(&self) -> Result<Option<Box<dyn crate::engine::counters::CounterReader>>> {
+        let reader = counters::RedisCounters::open(&self.endpoint, &self.prefix).map_err(|e| failed!("{e}"))?;
+        Ok(Some(Box::new(reader)))
+    }
+    fn usage(&self) -> Option<crate::counters::Usage> {
+        self.owned.usage()
     }
 }
 

@@ -5,13 +5,14 @@
 use super::cli::docker;
 use crate::error::Result;
 use crate::launcher::container::Network;
+use crate::launcher::usage;
 use crate::launcher::{Container, Mount, Recipe};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -29,13 +30,22 @@ pub struct Running {
     name: String,
     child: Child,
     log: PathBuf,
+    /// Where `docker run` writes the container's full id, which its control group is
+    /// named by; the id, once read.
+    cidfile: PathBuf,
+    id: OnceLock<String>,
     /// Held until the container is removed (fields drop after `drop`), then removed.
     _volumes: Vec<Arc<super::Volume>>,
 }
 
-/// `docker run`'s arguments for `c` as `recipe` says: name, owner label, network, the
-/// recipe's user, the mounts (the socket directory's last), the contract's variables, the
-/// image and its arguments.
+/// Where `docker run` writes container `name`'s id: beside its log.
+fn cidfile(name: &str, recipe: &Recipe) -> PathBuf {
+    recipe.dir.join(format!("{name}.cid"))
+}
+
+/// `docker run`'s arguments for `c` as `recipe` says: name, owner label, the file for its
+/// id, network, the recipe's user, the mounts (the socket directory's last), the
+/// contract's variables, the image and its arguments.
 fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
     let mut a: Vec<OsString> = ["run", "--rm", "--sig-proxy=false", "--network", c.network.mode(), "--name", name]
         .iter()
@@ -44,6 +54,8 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
     let owner = crate::instance::datadir::owner_line(std::process::id());
     a.push("--label".into());
     a.push(format!("{}={owner}", super::OWNER_LABEL).into());
+    a.push("--cidfile".into());
+    a.push(cidfile(name, recipe).into());
     let (uid, gid) = recipe.server.user.as_ref().map_or_else(
         // SAFETY: getuid and getgid cannot fail.
         || unsafe { (libc::getuid(), libc::getgid()) },
@@ -115,7 +127,22 @@ impl Running {
                 _ => None,
             })
             .collect();
-        Ok(Running { name, child, log, _volumes: volumes })
+        let cidfile = cidfile(&name, recipe);
+        Ok(Running { name, child, log, cidfile, id: OnceLock::new(), _volumes: volumes })
+    }
+
+    /// The container's full id, once `docker run` has written it.
+    fn id(&self) -> Option<&str> {
+        if let Some(id) = self.id.get() {
+            return Some(id);
+        }
+        let text = std::fs::read_to_string(&self.cidfile).ok()?;
+        let id = text.trim();
+        // Not yet, or not yet whole.
+        if id.len() != 64 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        Some(self.id.get_or_init(|| id.to_string()))
     }
 }
 
@@ -134,6 +161,16 @@ impl crate::launcher::Running for Running {
     }
     fn log_path(&self) -> &Path {
         &self.log
+    }
+    /// Its processes by their control group: their storage bytes from /proc, and the
+    /// group's own CPU time where its files are found (the processes' otherwise).
+    fn usage(&self) -> Option<crate::counters::Usage> {
+        let id = self.id()?;
+        let mut used = usage::usage(&usage::Processes::Cgroup(id.to_string()))?;
+        if let Some(cpu) = super::cgroup::cpu_s(Path::new(super::cgroup::ROOT), id) {
+            used.cpu_s = Some(cpu);
+        }
+        Some(used)
     }
     fn stop(&mut self, signal: i32, grace: Duration) -> Result<()> {
         let out = docker(&["kill", "--signal", &signal.to_string(), &self.name])?;
@@ -162,6 +199,7 @@ impl Drop for Running {
         let _ = docker(&["rm", "-f", "-v", &self.name]);
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.cidfile);
     }
 }
 
@@ -198,6 +236,7 @@ mod tests {
         assert!(
             text.starts_with("run --rm --sig-proxy=false --network host --name dbrace-1-1 --label org.dbrace.owner=")
         );
+        assert!(text.contains(" --cidfile /var/tmp/d/dbrace-1-1.cid "), "{text}");
         assert!(text.contains(" --user 101:104 "), "{text}");
         assert!(
             text.contains(" --tmpfs /var/lib/postgresql/data:rw,size=1073741824,uid=101,gid=104,mode=0700 "),

@@ -7,6 +7,7 @@
 //! volumes when dropped, then the named volumes of `--docker-disk volume` it ran on
 //! (`volume.rs`).
 
+mod cgroup;
 mod cli;
 mod container;
 mod launch;
