@@ -75,6 +75,45 @@ pub fn tcp_transport(e: &EngineUnderTest) {
     }
 }
 
+/// Each repeat's counters: the server's own under its engine's names, its processes' CPU,
+/// nothing unread, and what the engine's table checks; none at all with --no-counters.
+pub fn counters_say_what_each_commit_cost(e: &EngineUnderTest) {
+    (e.require_binaries)();
+    let sb = Sandbox::new();
+    let out = sb.out("counters.json");
+    sb.cmd(&["run", "-q", "-e", e.name, "-p", e.counters.profiles, "-w", "insert-commit", "-c", "1"])
+        .args(["-T", "2", "--warmup", "0.5s", "-r", "1", "--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let r = read_json(&out);
+    let cells = r["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), e.counters.profiles.split(',').count());
+    for c in cells {
+        let (rep, profile) = (&c["repeats"][0], c["profile"]["name"].as_str().unwrap());
+        assert_eq!(rep["status"], "ok", "{profile}: {rep}");
+        let (k, n) = (&rep["counters"], rep["transactions"].as_f64().unwrap());
+        assert!(n >= 50.0, "{profile}: {n} transactions");
+        assert!(k["server"].as_object().is_some_and(|s| !s.is_empty()), "{profile}: {k}");
+        assert!(k["unread"].is_null(), "{profile}: {k}");
+        assert!(k["processes"]["cpu_s"].as_f64().is_some_and(|s| s > 0.0), "{profile}: {k}");
+        (e.counters.check)(profile, k, n);
+    }
+    let out = sb.out("none.json");
+    let first = e.counters.profiles.split(',').next().unwrap();
+    sb.cmd(&["run", "-q", "-e", e.name, "-p", first, "-w", "insert-commit", "-t", "20", "--warmup", "0s", "-r", "1"])
+        .args(["--no-counters", "--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let rep = &read_json(&out)["cells"][0]["repeats"][0];
+    assert_eq!(rep["status"], "ok", "{rep}");
+    assert!(rep.get("counters").is_none(), "--no-counters: {rep}");
+}
+
+/// `figures.NAME` of a repeat's counters, per transaction; None where it is absent.
+pub fn per_transaction(counters: &serde_json::Value, name: &str, transactions: f64) -> Option<f64> {
+    counters["figures"][name].as_f64().map(|v| v / transactions)
+}
+
 pub fn interrupted_and_killed_runs(e: &EngineUnderTest) {
     (e.require_binaries)();
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGKILL] {

@@ -37,6 +37,8 @@ pub struct EngineUnderTest {
     pub settings: Settings,
     /// The managed server on TCP.
     pub tcp: Tcp,
+    /// What a commit cost, by the counters read around each measured phase.
+    pub counters: CounterChecks,
     /// Against the machine's own server (`--url`).
     pub url: UrlTarget,
 }
@@ -77,6 +79,17 @@ pub struct Tcp {
     /// nor the output. (An engine with none to name gives none: its test of the password
     /// is that the run verified.)
     pub secret_words: &'static [&'static str],
+}
+
+/// `counters_say_what_each_commit_cost`: insert-commit at one client for 2 s on each of
+/// `profiles`, every repeat's counters read back from the results file.
+pub struct CounterChecks {
+    /// `--profile`: one whose commit waits for an fsync and one whose commit does not.
+    pub profiles: &'static str,
+    /// Checks one repeat's counters (the results file's `counters`), by its profile and
+    /// the transactions it measured, beyond what every engine's show (the server's own
+    /// counters, the processes' CPU).
+    pub check: fn(profile: &str, counters: &Value, transactions: f64),
 }
 
 /// The `--url` tests, against the machine's own server (scripts/test starts it).
@@ -164,6 +177,10 @@ macro_rules! conformance {
         #[test]
         fn tcp_transport_uses_a_free_port_and_a_password_nobody_sees() {
             $crate::conformance::managed::tcp_transport(&ENGINE);
+        }
+        #[test]
+        fn counters_say_what_each_commit_cost() {
+            $crate::conformance::managed::counters_say_what_each_commit_cost(&ENGINE);
         }
         #[test]
         fn interrupted_and_killed_runs_leave_no_server_and_no_directory() {

@@ -33,6 +33,11 @@ pub fn url_target_runs_and_cleans_up(e: &EngineUnderTest, system_server: &Mutex<
             assert_eq!(rep["status"], "ok", "{}: {rep}", c["id"]);
             assert!(rep["verify"]["ok"].as_bool().unwrap(), "{}: {}", c["id"], rep["verify"]);
             assert_eq!(rep["transactions"], u.transactions);
+            // The server's own counters, read on a connection of their own; its processes
+            // are not the run's to see.
+            let k = &rep["counters"];
+            assert!(k["server"].as_object().is_some_and(|s| !s.is_empty()), "{}: {k}", c["id"]);
+            assert!(k["processes"].is_null(), "{}: {k}", c["id"]);
             (u.each_repeat)(rep);
         }
     }

@@ -6,7 +6,8 @@ mod only;
 mod tls;
 
 use crate::common::Sandbox;
-use crate::conformance::{EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, UrlTarget};
+use crate::conformance::managed::per_transaction;
+use crate::conformance::{CounterChecks, EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, UrlTarget};
 use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
@@ -53,6 +54,7 @@ conformance!(EngineUnderTest {
     // The server's password is random and never printed: no word to look for, the
     // verified run is the test.
     tcp: Tcp { run: "-w tpcb -t 50", system_port: 3306, secret_words: &[] },
+    counters: CounterChecks { profiles: "disk,nosync", check: redo_per_commit },
     url: UrlTarget {
         require_server,
         url: URL,
@@ -99,6 +101,22 @@ conformance!(EngineUnderTest {
 });
 
 const URL: &str = "mysql://dbrace_test:not-a-real-secret@127.0.0.1:3306/";
+
+/// Redo log bytes for every insert-commit; one fsync per commit on disk
+/// (innodb_flush_log_at_trx_commit=1), next to none on nosync (0: written and synced once a
+/// second by the background thread).
+fn redo_per_commit(profile: &str, k: &Value, n: f64) {
+    let per = |name: &str| per_transaction(k, name, n).unwrap_or_else(|| panic!("{profile}: no {name} in {k}"));
+    assert!((100.0..4000.0).contains(&per("log_bytes")), "{profile}: {k}");
+    let fsyncs = per("fsyncs");
+    if profile == "disk" {
+        assert!((0.8..1.5).contains(&fsyncs), "{profile}: {fsyncs} fsyncs per transaction: {k}");
+    } else {
+        assert!(fsyncs < 0.1, "{profile}: {fsyncs} fsyncs per transaction: {k}");
+    }
+    // Handler_commit counts statements' commits too: no commits figure.
+    assert!(k["figures"]["commits"].is_null(), "{profile}: {k}");
+}
 
 fn require_binaries() {
     let found = ["/usr/sbin/mariadbd", "/usr/sbin/mysqld", "/usr/bin/mariadbd"]

@@ -11,7 +11,8 @@ mod restart;
 mod tls;
 
 use crate::common::Sandbox;
-use crate::conformance::{EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, UrlTarget};
+use crate::conformance::managed::per_transaction;
+use crate::conformance::{CounterChecks, EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, UrlTarget};
 use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
@@ -40,6 +41,7 @@ conformance!(EngineUnderTest {
     // The server's password is random and never printed: no word to look for, the
     // verified run is the test (SCRAM over TCP refuses a role without a password).
     tcp: Tcp { run: "-w insert-commit -t 50", system_port: 5432, secret_words: &[] },
+    counters: CounterChecks { profiles: "disk,nosync", check: wal_per_commit },
     url: UrlTarget {
         require_server,
         url: URL,
@@ -79,6 +81,24 @@ const URL: &str = "postgres://postgres:not-a-real-secret@127.0.0.1:5432/test";
 /// The server's version, as it reports it, starts with its number.
 fn version_is_a_number(rep: &Value) {
     assert!(rep["engine_version"].as_str().unwrap().chars().next().unwrap().is_ascii_digit(), "{rep}");
+}
+
+/// One WAL record of about 200 bytes per insert-commit; one WAL sync per commit on disk,
+/// timed (track_wal_io_timing), and none with fsync off.
+fn wal_per_commit(profile: &str, k: &Value, n: f64) {
+    let per = |name: &str| per_transaction(k, name, n).unwrap_or_else(|| panic!("{profile}: no {name} in {k}"));
+    // A backend hands its statistics to the views at most once a second: over a 2 s phase
+    // their window is shifted by up to half of it (commits and syncs alike, so they are
+    // compared with each other); the WAL position is exact.
+    let (commits, fsyncs) = (per("commits"), per("fsyncs"));
+    assert!((0.3..2.0).contains(&commits), "{profile}: {commits} commits per transaction: {k}");
+    assert!((100.0..2000.0).contains(&per("log_bytes")), "{profile}: {k}");
+    if profile == "disk" {
+        assert!((0.8..1.25).contains(&(fsyncs / commits)), "{profile}: {fsyncs} syncs per transaction: {k}");
+        assert!(per("fsync_s") > 0.0, "{profile}: {k}");
+    } else {
+        assert!(fsyncs < 0.05, "{profile}: {fsyncs} syncs per transaction: {k}");
+    }
 }
 
 fn require_binaries() {

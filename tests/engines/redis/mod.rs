@@ -8,7 +8,10 @@ mod own_server;
 mod tls;
 
 use crate::common::Sandbox;
-use crate::conformance::{EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, Untouched, UrlTarget};
+use crate::conformance::managed::per_transaction;
+use crate::conformance::{
+    CounterChecks, EngineUnderTest, PasswordServer, Profiles, Settings, Tcp, Untouched, UrlTarget,
+};
 use own_server::{OwnServer, SECRET};
 use serde_json::Value;
 use std::process::Command;
@@ -46,6 +49,7 @@ conformance!(EngineUnderTest {
     },
     // The password is in the config file only (0600, in a 0700 directory, gone now).
     tcp: Tcp { run: "-w insert-commit -c 2 -t 50", system_port: 6379, secret_words: &["requirepass"] },
+    counters: CounterChecks { profiles: "disk,unlogged", check: append_only_file_per_set },
     url: UrlTarget {
         require_server: require_system_server,
         url: "redis://127.0.0.1:6379/0",
@@ -77,6 +81,25 @@ conformance!(EngineUnderTest {
         password_server,
     },
 });
+
+/// The append-only file grows by every SET as it came in (its bytes are the commands'
+/// input, but for this reader's INFO); unlogged keeps none. Redis counts neither fsyncs nor
+/// transactions.
+fn append_only_file_per_set(profile: &str, k: &Value, n: f64) {
+    let f = &k["figures"];
+    assert!(f["fsyncs"].is_null() && f["commits"].is_null(), "{profile}: {k}");
+    let commands = k["server"]["total_commands_processed"].as_f64().unwrap();
+    // One SET per transaction, and the reader's INFO (a transaction in flight at either
+    // reading may fall on either side).
+    assert!((commands - n - 1.0).abs() <= 2.0, "{profile}: {commands} commands for {n} transactions: {k}");
+    if profile == "unlogged" {
+        assert!(f["log_bytes"].is_null() && k["server"]["aof_current_size"].is_null(), "{profile}: {k}");
+        return;
+    }
+    let log = per_transaction(k, "log_bytes", n).unwrap_or_else(|| panic!("{profile}: no log_bytes in {k}"));
+    let input = k["server"]["total_net_input_bytes"].as_f64().unwrap() / n;
+    assert!(log > 50.0 && (log - input).abs() * n < 100.0, "{profile}: {log} log bytes, {input} input per SET: {k}");
+}
 
 fn require_binary() {
     let found = Command::new("redis-server").arg("--version").output().is_ok_and(|o| o.status.success());
