@@ -201,6 +201,30 @@ fn stand_in_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/engines/mongo/stand-in")
 }
 
+/// The stand-in's counters: its operation counters and its process's CPU, and none of
+/// WiredTiger's, so no figures.
+#[test]
+fn a_managed_stand_in_counts_its_inserts_and_has_no_figures() {
+    super::stand_in::python();
+    let sb = Sandbox::new();
+    let out = sb.out("counters.json");
+    let bin = stand_in_bin();
+    sb.cmd(&["run", "-q", "-e", "mongo", "--mongo-bin", bin.to_str().unwrap(), "--transport", "tcp", "-p", "disk"])
+        .args(["-w", "insert-commit", "-c", "1", "-T", "2", "--warmup", "0.5s", "-r", "1"])
+        .args(["--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let rep = &read_json(&out)["cells"][0]["repeats"][0];
+    assert_eq!(rep["status"], "ok", "{rep}");
+    let (k, n) = (&rep["counters"], rep["transactions"].as_f64().unwrap());
+    let inserts = k["server"]["opcounters.insert"].as_f64().unwrap_or_else(|| panic!("{k}"));
+    // A transaction in flight at either reading may fall on either side.
+    assert!(n >= 20.0 && (inserts - n).abs() <= 2.0, "{inserts} inserts for {n} transactions: {k}");
+    assert!(k["server"]["opcounters.command"].as_f64().is_some_and(|c| c >= 1.0), "the reader's own: {k}");
+    assert!(k["figures"].as_object().is_some_and(|f| f.is_empty()), "{k}");
+    assert!(k["processes"]["cpu_s"].as_f64().is_some_and(|s| s > 0.0), "{k}");
+}
+
 #[test]
 fn a_managed_run_through_the_stand_in_starts_reads_back_and_stops_its_server() {
     super::stand_in::python();
