@@ -36,6 +36,14 @@ fn in_containers(image: &str, profiles: &str, check: impl Fn(&str, &serde_json::
         assert_eq!(s["image"], name, "{s}");
         let mount = if profile == "ram" { "tmpfs" } else { "bind" };
         assert!(s["mounts"].as_str().unwrap().contains(mount), "{profile}: {s}");
+        // The server's counters, and its processes by the container's control group, their
+        // CPU from the group's own accounting: nanoseconds, where the processes' /proc
+        // ticks would be whole hundredths of a second.
+        let k = &rep["counters"];
+        assert!(k["server"].as_object().is_some_and(|s| !s.is_empty()), "{profile}: {k}");
+        let cpu = k["processes"]["cpu_s"].as_f64().unwrap_or_else(|| panic!("{profile}: no processes' CPU: {k}"));
+        assert!(cpu > 0.0, "{profile}: {k}");
+        assert!(((cpu * 100.0).round() - cpu * 100.0).abs() > 1e-9, "{profile}: {cpu} s is /proc's, not the group's");
         check(profile, s, rep);
     }
     assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
