@@ -86,10 +86,9 @@ pub struct Tcp {
 pub struct CounterChecks {
     /// `--profile`: one whose commit waits for an fsync and one whose commit does not.
     pub profiles: &'static str,
-    /// Checks one repeat's counters (the results file's `counters`), by its profile and
-    /// the transactions it measured, beyond what every engine's show (the server's own
-    /// counters, the processes' CPU).
-    pub check: fn(profile: &str, counters: &Value, transactions: f64),
+    /// Checks one repeat's counters (the results file's `counters`) by its profile, beyond
+    /// what every engine's show (the server's own counters, the processes' CPU).
+    pub check: fn(profile: &str, counters: &Value),
 }
 
 /// The `--url` tests, against the machine's own server (scripts/test starts it).

@@ -84,7 +84,7 @@ fn engine() -> &'static EngineUnderTest {
             // only.rs checks the counters of a managed stand-in and of a --url server.
             counters: CounterChecks {
                 profiles: "",
-                check: |_, _, _| unreachable!("the managed rows are left out for mongo"),
+                check: |_, _| unreachable!("the managed rows are left out for mongo"),
             },
             url: UrlTarget {
                 require_server: || {

@@ -105,8 +105,8 @@ const URL: &str = "mysql://dbrace_test:not-a-real-secret@127.0.0.1:3306/";
 /// Redo log bytes for every insert-commit; one fsync per commit on disk
 /// (innodb_flush_log_at_trx_commit=1), next to none on nosync (0: written and synced once a
 /// second by the background thread).
-fn redo_per_commit(profile: &str, k: &Value, n: f64) {
-    let per = |name: &str| per_transaction(k, name, n).unwrap_or_else(|| panic!("{profile}: no {name} in {k}"));
+fn redo_per_commit(profile: &str, k: &Value) {
+    let per = |name: &str| per_transaction(k, name).unwrap_or_else(|| panic!("{profile}: no {name} in {k}"));
     assert!((100.0..4000.0).contains(&per("log_bytes")), "{profile}: {k}");
     let fsyncs = per("fsyncs");
     if profile == "disk" {
