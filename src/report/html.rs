@@ -69,6 +69,10 @@ fn heading(kind: Kind, interval: &str) -> (&'static str, String) {
             "Where the time goes",
             "Each cell's time split by what it was spent on, from the counters read around its measured repeats: a resource busy D seconds per transaction at tps transactions a second is busy D × tps / P of the time, where P is how many of it work at once (one log flush; as many CPUs as the clients and the cores allow); what is left is round trips (the network or socket, waking up, locks). At one client the shares split each transaction's time; at more, each says how near its resource is to full. The largest share bounds the cell and is named at the bar's end; a segment too narrow for its percent says it in its tooltip. docs/explain.md explains the model and its limits.".into(),
         ),
+        Kind::Costs => (
+            "Costs per transaction",
+            "What one transaction cost, over each cell's measured repeats: the server's fsyncs, the flushes of the data location's disk, the bytes of its log and those written to the disk (the disk's are anyone's on it), pages read into its cache, and the server's and the clients' CPU. Each figure has its own scale from zero; a dash is a counter the cell does not have. Colour names the profile.".into(),
+        ),
         Kind::Sweep => (
             "Sweep",
             format!("One line per engine and profile across the values of the swept setting, at the median tps with its {interval}."),

@@ -1,11 +1,13 @@
 //! Charts as SVG drawn here, one file per chart: tps bars, latency percentile curves, tps
-//! over time, where each cell's time goes, sweep lines. Each chart is a list of panels,
-//! one per workload × clients (their scales differ by orders of magnitude). Colour names a profile and the line's dash an
-//! engine, the same in every chart of a report; in the stacked bars of where the time
-//! goes, colour names a resource.
+//! over time, where each cell's time goes, its costs per transaction, sweep lines. Each
+//! chart is a list of panels, one per workload × clients (their scales differ by orders
+//! of magnitude). Colour names a profile and the line's dash an engine, the same in
+//! every chart of a report; in the stacked bars of where the time goes, colour names a
+//! resource.
 
 pub mod axis;
 mod bound;
+mod cost;
 pub mod font;
 mod latency;
 mod latency_time;
@@ -36,13 +38,16 @@ pub enum Kind {
     /// Where each cell's time goes: its shares (fsync, server CPU, client, disk reads,
     /// CPU wait, round trips) as one stacked bar, what bounds it named (needs counters).
     Bound,
+    /// Costs per transaction: fsyncs, flushes, log and disk bytes, cache reads, server and
+    /// client CPU, one small bar chart each (needs counters).
+    Costs,
     /// tps against the values of a `--sweep`.
     Sweep,
 }
 
 impl Kind {
     /// Every chart, in report order.
-    pub const ALL: [Kind; 5] = [Kind::Tps, Kind::Latency, Kind::Timeline, Kind::Bound, Kind::Sweep];
+    pub const ALL: [Kind; 6] = [Kind::Tps, Kind::Latency, Kind::Timeline, Kind::Bound, Kind::Costs, Kind::Sweep];
 
     /// The name used in `--chart` and in the page.
     pub fn name(self) -> &'static str {
@@ -51,6 +56,7 @@ impl Kind {
             Kind::Latency => "latency",
             Kind::Timeline => "timeline",
             Kind::Bound => "bound",
+            Kind::Costs => "costs",
             Kind::Sweep => "sweep",
         }
     }
@@ -58,7 +64,7 @@ impl Kind {
     /// Drawn from the counters alone: without them the chart has no panel, and the page
     /// no section for it.
     pub fn from_counters(self) -> bool {
-        matches!(self, Kind::Bound)
+        matches!(self, Kind::Bound | Kind::Costs)
     }
 }
 
@@ -87,6 +93,7 @@ pub fn panels(results: &Results, rows: &[Row], kind: Kind) -> Result<Vec<Panel>>
                 out.extend(latency_time::draw(&g, &style, every)?);
             }
             Kind::Bound => out.extend(bound::draw(&g, rows)),
+            Kind::Costs => out.extend(cost::draw(&g, rows, &style)),
             Kind::Sweep => out.extend(sweep::draw(&g, rows, &style)),
         }
     }
@@ -102,7 +109,7 @@ pub fn standalone(results: &Results, rows: &[Row], kind: Kind) -> Result<String>
     if panels.is_empty() {
         let why = match kind {
             Kind::Sweep => " (the run had no --sweep)",
-            Kind::Bound => " (no counters: the run had --no-counters, or the file is from before them)",
+            Kind::Bound | Kind::Costs => " (no counters: the run had --no-counters, or the file is from before them)",
             Kind::Tps | Kind::Latency | Kind::Timeline => " (no cells)",
         };
         return Err(bad_input!("this results file has nothing for the {} chart{why}", kind.name()));

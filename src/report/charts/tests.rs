@@ -148,9 +148,26 @@ fn where_the_time_goes_is_a_stacked_bar_per_cell_with_its_bound() {
 }
 
 #[test]
+fn costs_draw_each_figure_a_cell_has_and_skip_the_others() {
+    let p = drawn(&with_counters(), Kind::Costs);
+    assert_eq!(p.len(), 1);
+    let svg = &p[0];
+    // fsyncs, log bytes, cache reads and server CPU: postgres's alone; flushes, disk
+    // bytes and client CPU: both cells'.
+    assert_eq!(marks(svg), 4 + 3 * 2);
+    assert_eq!(count(svg, "bar"), 10);
+    for heading in ["fsyncs/tx", "disk flushes/tx", "log bytes/tx", "disk bytes/tx", "server CPU µs/tx"] {
+        assert!(svg.contains(&format!(">{heading}<")), "no {heading}");
+    }
+    assert!(svg.contains("postgres disk: 200 bytes of WAL, redo or append-only log per transaction"), "{svg}");
+    // An embedded engine has no server figures: a dash in those columns.
+    assert_eq!(count(svg, "missing"), 4);
+}
+
+#[test]
 fn a_file_without_counters_renders_without_their_charts() {
     let counted: Vec<Kind> = Kind::ALL.into_iter().filter(|k| k.from_counters()).collect();
-    assert_eq!(counted, [Kind::Bound]);
+    assert_eq!(counted, [Kind::Bound, Kind::Costs]);
     let r = without_counters(with_counters());
     for kind in &counted {
         assert!(drawn(&r, *kind).is_empty(), "{kind:?}");
