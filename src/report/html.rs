@@ -73,6 +73,10 @@ fn heading(kind: Kind, interval: &str) -> (&'static str, String) {
             "Costs per transaction",
             "What one transaction cost, over each cell's measured repeats: the server's fsyncs, the flushes of the data location's disk, the bytes of its log and those written to the disk (the disk's are anyone's on it), pages read into its cache, and the server's and the clients' CPU. Each figure has its own scale from zero; a dash is a counter the cell does not have. Colour names the profile.".into(),
         ),
+        Kind::Counters => (
+            "Counters over time",
+            "The counters read at the end of each --log-interval slice, per transaction committed in that slice, one line per repeat: syncs, bytes logged (or written to the disk) and the server's CPU. Shaded slices are those in which the server ran a checkpoint: a dip in throughput over time that lines up with one is the checkpoint's. Colour names the profile, the dash the engine.".into(),
+        ),
         Kind::Sweep => (
             "Sweep",
             format!("One line per engine and profile across the values of the swept setting, at the median tps with its {interval}."),

@@ -1,13 +1,14 @@
 //! Charts as SVG drawn here, one file per chart: tps bars, latency percentile curves, tps
-//! over time, where each cell's time goes, its costs per transaction, sweep lines. Each
-//! chart is a list of panels, one per workload × clients (their scales differ by orders
-//! of magnitude). Colour names a profile and the line's dash an engine, the same in
-//! every chart of a report; in the stacked bars of where the time goes, colour names a
-//! resource.
+//! over time, where each cell's time goes, its costs per transaction, its counters over
+//! time, sweep lines. Each chart is a list of panels, one per workload × clients (their
+//! scales differ by orders of magnitude). Colour names a profile and the line's dash an
+//! engine, the same in every chart of a report; in the stacked bars of where the time
+//! goes, colour names a resource.
 
 pub mod axis;
 mod bound;
 mod cost;
+mod counters;
 pub mod font;
 mod latency;
 mod latency_time;
@@ -41,13 +42,17 @@ pub enum Kind {
     /// Costs per transaction: fsyncs, flushes, log and disk bytes, cache reads, server and
     /// client CPU, one small bar chart each (needs counters).
     Costs,
+    /// Counters in each `--log-interval` slice of each repeat, per transaction, with the
+    /// slices that had a checkpoint shaded (needs counters and slices).
+    Counters,
     /// tps against the values of a `--sweep`.
     Sweep,
 }
 
 impl Kind {
     /// Every chart, in report order.
-    pub const ALL: [Kind; 6] = [Kind::Tps, Kind::Latency, Kind::Timeline, Kind::Bound, Kind::Costs, Kind::Sweep];
+    pub const ALL: [Kind; 7] =
+        [Kind::Tps, Kind::Latency, Kind::Timeline, Kind::Bound, Kind::Costs, Kind::Counters, Kind::Sweep];
 
     /// The name used in `--chart` and in the page.
     pub fn name(self) -> &'static str {
@@ -57,6 +62,7 @@ impl Kind {
             Kind::Timeline => "timeline",
             Kind::Bound => "bound",
             Kind::Costs => "costs",
+            Kind::Counters => "counters",
             Kind::Sweep => "sweep",
         }
     }
@@ -64,7 +70,7 @@ impl Kind {
     /// Drawn from the counters alone: without them the chart has no panel, and the page
     /// no section for it.
     pub fn from_counters(self) -> bool {
-        matches!(self, Kind::Bound | Kind::Costs)
+        matches!(self, Kind::Bound | Kind::Costs | Kind::Counters)
     }
 }
 
@@ -94,6 +100,7 @@ pub fn panels(results: &Results, rows: &[Row], kind: Kind) -> Result<Vec<Panel>>
             }
             Kind::Bound => out.extend(bound::draw(&g, rows)),
             Kind::Costs => out.extend(cost::draw(&g, rows, &style)),
+            Kind::Counters => out.extend(counters::draw(&g, &style, every)),
             Kind::Sweep => out.extend(sweep::draw(&g, rows, &style)),
         }
     }
@@ -109,6 +116,9 @@ pub fn standalone(results: &Results, rows: &[Row], kind: Kind) -> Result<String>
     if panels.is_empty() {
         let why = match kind {
             Kind::Sweep => " (the run had no --sweep)",
+            Kind::Counters => {
+                " (no counters in --log-interval slices: run with --log-interval and without --no-counters)"
+            }
             Kind::Bound | Kind::Costs => " (no counters: the run had --no-counters, or the file is from before them)",
             Kind::Tps | Kind::Latency | Kind::Timeline => " (no cells)",
         };

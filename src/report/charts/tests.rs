@@ -165,9 +165,29 @@ fn costs_draw_each_figure_a_cell_has_and_skip_the_others() {
 }
 
 #[test]
+fn counters_over_time_draw_each_repeats_slices_and_shade_checkpoints() {
+    let p = drawn(&with_counters(), Kind::Counters);
+    assert_eq!(p.len(), 1);
+    let svg = &p[0];
+    // Syncs and bytes: four repeats each; server CPU: postgres's two.
+    assert_eq!(marks(svg), 4 + 4 + 2);
+    assert_eq!(count(svg, "series"), 10);
+    assert_eq!(count(svg, "point"), 30);
+    // Slice 1 of each postgres repeat, shaded in each of the three plots.
+    assert_eq!(count(svg, "checkpoint"), 2 * 3);
+    assert!(svg.contains("postgres disk repeat 2: a checkpoint in the slice 1–2 s"), "{svg}");
+    assert!(svg.contains("sqlite disk repeat 1: 2.00 disk flushes per transaction"), "{svg}");
+    assert!(svg.contains("postgres disk repeat 1: 1.00 fsyncs per transaction"), "{svg}");
+    // Without --log-interval slices there is nothing to draw.
+    let mut r = with_counters();
+    r.options.log_interval_s = None;
+    assert!(drawn(&r, Kind::Counters).is_empty());
+}
+
+#[test]
 fn a_file_without_counters_renders_without_their_charts() {
     let counted: Vec<Kind> = Kind::ALL.into_iter().filter(|k| k.from_counters()).collect();
-    assert_eq!(counted, [Kind::Bound, Kind::Costs]);
+    assert_eq!(counted, [Kind::Bound, Kind::Costs, Kind::Counters]);
     let r = without_counters(with_counters());
     for kind in &counted {
         assert!(drawn(&r, *kind).is_empty(), "{kind:?}");
