@@ -68,6 +68,18 @@ fn heading(kind: Kind, interval: &str) -> (&'static str, String) {
             "Throughput over time",
             "Transactions committed in each second of each repeat (in each slice, when the run kept --log-interval slices, with their p95 and p99 latency below): drift, stalls and the spread between repeats show here.".into(),
         ),
+        Kind::Bound => (
+            "Where the time goes",
+            "Each cell's time split by what it was spent on, from the counters read around its measured repeats: a resource busy D seconds per transaction at tps transactions a second is busy D × tps / P of the time, where P is how many of it work at once (one log flush; as many CPUs as the clients and the cores allow); what is left is round trips (the network or socket, waking up, locks). At one client the shares split each transaction's time; at more, each says how near its resource is to full. The largest share bounds the cell and is named at the bar's end; a segment too narrow for its percent says it in its tooltip. docs/explain.md explains the model and its limits.".into(),
+        ),
+        Kind::Costs => (
+            "Costs per transaction",
+            "What one transaction cost, over each cell's measured repeats: the server's fsyncs, the flushes of the data location's disk, the bytes of its log and those written to the disk (the disk's are anyone's on it), pages read into its cache, and the server's and the clients' CPU. Each figure has its own scale from zero; a dash is a counter the cell does not have. Colour names the profile.".into(),
+        ),
+        Kind::Counters => (
+            "Counters over time",
+            "The counters read at the end of each --log-interval slice, per transaction committed in that slice, one line per repeat: syncs, bytes logged (or written to the disk) and the server's CPU. Shaded slices are those in which the server ran a checkpoint: a dip in throughput over time that lines up with one is the checkpoint's. Colour names the profile, the dash the engine.".into(),
+        ),
         Kind::Sweep => (
             "Sweep",
             format!("One line per engine and profile across the values of the swept setting, at the median tps with its {interval}."),
@@ -129,6 +141,10 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
     for kind in Kind::ALL {
         let (name, lead) = heading(kind, &interval_words(usual.0));
         let panels = charts::panels(results, &rows, kind)?;
+        if panels.is_empty() && kind.from_counters() {
+            // Without counters the page is as it was.
+            continue;
+        }
         let _ = write!(s, r#"<section id="{}"><h2>{name}</h2><p class="lead">{lead}</p>"#, kind.name());
         if panels.is_empty() {
             let why = match kind {

@@ -1,9 +1,14 @@
 //! Charts as SVG drawn here, one file per chart: tps bars, latency percentile curves, tps
-//! over time, sweep lines. Each chart is a list of panels, one per workload × clients
-//! (their scales differ by orders of magnitude). Colour names a profile and the line's
-//! dash an engine, the same in every chart of a report.
+//! over time, where each cell's time goes, its costs per transaction, its counters over
+//! time, sweep lines. Each chart is a list of panels, one per workload × clients (their
+//! scales differ by orders of magnitude). Colour names a profile and the line's dash an
+//! engine, the same in every chart of a report; in the stacked bars of where the time
+//! goes, colour names a resource.
 
 pub mod axis;
+mod bound;
+mod cost;
+mod counters;
 pub mod font;
 mod latency;
 mod latency_time;
@@ -11,6 +16,8 @@ mod latency_time;
 pub mod png;
 pub mod svg;
 mod sweep;
+#[cfg(test)]
+mod tests;
 mod timeline;
 mod tps;
 
@@ -29,13 +36,23 @@ pub enum Kind {
     /// tps in each second (or `--log-interval` slice) of each repeat, and the slices'
     /// p95/p99 latency when the run kept them.
     Timeline,
+    /// Where each cell's time goes: its shares (fsync, server CPU, client, disk reads,
+    /// CPU wait, round trips) as one stacked bar, what bounds it named (needs counters).
+    Bound,
+    /// Costs per transaction: fsyncs, flushes, log and disk bytes, cache reads, server and
+    /// client CPU, one small bar chart each (needs counters).
+    Costs,
+    /// Counters in each `--log-interval` slice of each repeat, per transaction, with the
+    /// slices that had a checkpoint shaded (needs counters and slices).
+    Counters,
     /// tps against the values of a `--sweep`.
     Sweep,
 }
 
 impl Kind {
     /// Every chart, in report order.
-    pub const ALL: [Kind; 4] = [Kind::Tps, Kind::Latency, Kind::Timeline, Kind::Sweep];
+    pub const ALL: [Kind; 7] =
+        [Kind::Tps, Kind::Latency, Kind::Timeline, Kind::Bound, Kind::Costs, Kind::Counters, Kind::Sweep];
 
     /// The name used in `--chart` and in the page.
     pub fn name(self) -> &'static str {
@@ -43,8 +60,17 @@ impl Kind {
             Kind::Tps => "tps",
             Kind::Latency => "latency",
             Kind::Timeline => "timeline",
+            Kind::Bound => "bound",
+            Kind::Costs => "costs",
+            Kind::Counters => "counters",
             Kind::Sweep => "sweep",
         }
+    }
+
+    /// Drawn from the counters alone: without them the chart has no panel, and the page
+    /// no section for it.
+    pub fn from_counters(self) -> bool {
+        matches!(self, Kind::Bound | Kind::Costs | Kind::Counters)
     }
 }
 
@@ -72,6 +98,9 @@ pub fn panels(results: &Results, rows: &[Row], kind: Kind) -> Result<Vec<Panel>>
                 out.push(timeline::draw(&g, &style, every));
                 out.extend(latency_time::draw(&g, &style, every)?);
             }
+            Kind::Bound => out.extend(bound::draw(&g, rows)),
+            Kind::Costs => out.extend(cost::draw(&g, rows, &style)),
+            Kind::Counters => out.extend(counters::draw(&g, &style, every)),
             Kind::Sweep => out.extend(sweep::draw(&g, rows, &style)),
         }
     }
@@ -85,11 +114,15 @@ pub fn panels(results: &Results, rows: &[Row], kind: Kind) -> Result<Vec<Panel>>
 pub fn standalone(results: &Results, rows: &[Row], kind: Kind) -> Result<String> {
     let panels = panels(results, rows, kind)?;
     if panels.is_empty() {
-        return Err(bad_input!(
-            "this results file has nothing for the {} chart{}",
-            kind.name(),
-            if kind == Kind::Sweep { " (the run had no --sweep)" } else { " (no cells)" }
-        ));
+        let why = match kind {
+            Kind::Sweep => " (the run had no --sweep)",
+            Kind::Counters => {
+                " (no counters in --log-interval slices: run with --log-interval and without --no-counters)"
+            }
+            Kind::Bound | Kind::Costs => " (no counters: the run had --no-counters, or the file is from before them)",
+            Kind::Tps | Kind::Latency | Kind::Timeline => " (no cells)",
+        };
+        return Err(bad_input!("this results file has nothing for the {} chart{why}", kind.name()));
     }
     let height: f64 = panels.iter().map(|p| p.height).sum();
     let mut out = format!(
@@ -222,6 +255,64 @@ pub fn legend(svg: &mut Svg, keys: &[Key], x: f64, y: f64, right: f64) -> f64 {
         cx += w;
     }
     cy + 10.0
+}
+
+/// Draw a legend of filled swatches (for bars: colour names what a bar or segment is)
+/// flowing left to right from (x, y), wrapping at `right`; returns the y below it.
+pub fn swatches(svg: &mut Svg, keys: &[(&str, &str)], x: f64, y: f64, right: f64) -> f64 {
+    let (mut cx, mut cy) = (x, y);
+    for (label, color) in keys {
+        let w = 18.0 + font::text_width(label, 12.0) + 18.0;
+        if cx + w > right && cx > x {
+            cx = x;
+            cy += 18.0;
+        }
+        svg.raw(&format!(
+            r#"<rect x="{}" y="{}" width="12" height="12" rx="2" fill="{color}"/>"#,
+            svg::n(cx),
+            svg::n(cy - 10.0)
+        ));
+        svg.text((cx + 18.0, cy), label, 12.0, Anchor::Start, INK, "");
+        cx += w;
+    }
+    cy + 10.0
+}
+
+/// Where the rows of a bar chart of cells went: bars start at `left`, each row's middle.
+pub struct Rows {
+    /// The x where bars start, right of the labels.
+    pub left: f64,
+    /// Each row's vertical middle, in the order given.
+    pub mids: Vec<f64>,
+    /// The y below the last row.
+    pub bottom: f64,
+}
+
+/// Label rows of cells as the tps chart does, from `top`, `row` px each: an engine once,
+/// bold, at its first row, each profile right-aligned before the bars, a rule and a gap
+/// between engines (ruled up to `right`).
+pub fn cell_rows(svg: &mut Svg, cells: &[(&str, &str)], top: f64, row: f64, right: f64) -> Rows {
+    const GAP: f64 = 10.0;
+    let engine_w = cells.iter().map(|c| font::text_width(c.0, 12.0) * 1.04).fold(0.0, f64::max);
+    let profile_w = cells.iter().map(|c| font::text_width(c.1, 12.0)).fold(0.0, f64::max);
+    let left = 16.0 + engine_w + 14.0 + profile_w + 10.0;
+    let mut y = top;
+    let mut mids = Vec::with_capacity(cells.len());
+    for (i, (engine, profile)) in cells.iter().enumerate() {
+        let first = i == 0 || cells[i - 1].0 != *engine;
+        if i > 0 && first {
+            y += GAP;
+            svg.line((16.0, y - GAP / 2.0), (right, y - GAP / 2.0), "#d0d7de", 1.0, "");
+        }
+        let mid = y + row / 2.0;
+        if first {
+            svg.text((16.0, mid + 4.0), engine, 12.0, Anchor::Start, INK, r#" font-weight="bold""#);
+        }
+        svg.text((left - 10.0, mid + 4.0), profile, 12.0, Anchor::End, INK, "");
+        mids.push(mid);
+        y += row;
+    }
+    Rows { left, mids, bottom: y }
 }
 
 /// "engine profile" for a label.
