@@ -82,7 +82,7 @@ fn heading(kind: Kind, interval: &str) -> (&'static str, String) {
         ),
         Kind::Sweep => (
             "Sweep",
-            format!("One line per engine and profile across the values of the swept setting, at the median tps with its {interval}."),
+            format!("One line per engine and profile across the values of the swept setting, at the median tps with its {interval}; when the run read counters, below it the cost per transaction and the share of the time that vary most across the values."),
         ),
     };
     (name, lead)

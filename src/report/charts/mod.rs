@@ -16,6 +16,7 @@ mod latency_time;
 pub mod png;
 pub mod svg;
 mod sweep;
+mod sweep_cost;
 #[cfg(test)]
 mod tests;
 mod timeline;
@@ -45,7 +46,8 @@ pub enum Kind {
     /// Counters in each `--log-interval` slice of each repeat, per transaction, with the
     /// slices that had a checkpoint shaded (needs counters and slices).
     Counters,
-    /// tps against the values of a `--sweep`.
+    /// tps against the values of a `--sweep`, and the cost and share of time that vary
+    /// most across them.
     Sweep,
 }
 
@@ -101,11 +103,17 @@ pub fn panels(results: &Results, rows: &[Row], kind: Kind) -> Result<Vec<Panel>>
             Kind::Bound => out.extend(bound::draw(&g, rows)),
             Kind::Costs => out.extend(cost::draw(&g, rows, &style)),
             Kind::Counters => out.extend(counters::draw(&g, &style, every)),
-            Kind::Sweep => out.extend(sweep::draw(&g, rows, &style)),
+            Kind::Sweep => {
+                out.extend(sweep::draw(&g, rows, &style));
+                out.extend(sweep_cost::draw(&g, rows, &style));
+            }
         }
     }
     if kind == Kind::Sweep {
-        out.extend(by_clients(results).iter().filter_map(|g| sweep::draw(g, rows, &style)));
+        for g in by_clients(results) {
+            out.extend(sweep::draw(&g, rows, &style));
+            out.extend(sweep_cost::draw(&g, rows, &style));
+        }
     }
     Ok(out)
 }

@@ -17,7 +17,7 @@ pub fn split(profile: &str) -> Option<(&str, &str, &str)> {
 }
 
 /// One line: (engine, base profile) and its points as (value index, row).
-type Line<'a> = ((&'a str, &'a str), Vec<(usize, &'a Row)>);
+pub(super) type Line<'a> = ((&'a str, &'a str), Vec<(usize, &'a Row)>);
 
 /// Draw the sweep panel of one group, if it has sweep cells.
 pub fn draw(g: &Group, rows: &[Row], style: &Style) -> Option<Panel> {
@@ -32,17 +32,17 @@ pub fn draw(g: &Group, rows: &[Row], style: &Style) -> Option<Panel> {
 }
 
 /// A group's sweep cells as lines over the swept values.
-struct Sweep<'a> {
+pub(super) struct Sweep<'a> {
     /// The swept key (or keys, joined), the x axis's title.
-    key: String,
+    pub key: String,
     /// The values, in the order first met.
-    values: Vec<String>,
+    pub values: Vec<String>,
     /// The lines, in the order first met.
-    lines: Vec<Line<'a>>,
+    pub lines: Vec<Line<'a>>,
 }
 
 /// Gather a group's sweep cells into lines; none when it has none.
-fn gather<'a>(g: &Group<'a>, rows: &'a [Row]) -> Option<Sweep<'a>> {
+pub(super) fn gather<'a>(g: &Group<'a>, rows: &'a [Row]) -> Option<Sweep<'a>> {
     let mut keys_seen: Vec<&str> = Vec::new();
     let mut values: Vec<String> = Vec::new();
     let mut lines: Vec<Line> = Vec::new();
@@ -111,7 +111,7 @@ fn frame(svg: &mut Svg, g: &Group, sweep: &Sweep, style: &Style) -> Frame {
 }
 
 /// A legend key per line: its profile's colour, its engine's dash.
-fn legend_keys(lines: &[Line], style: &Style) -> Vec<Key> {
+pub(super) fn legend_keys(lines: &[Line], style: &Style) -> Vec<Key> {
     lines
         .iter()
         .map(|((engine, base), _)| Key {

@@ -212,3 +212,45 @@ fn a_file_without_counters_renders_without_their_charts() {
     }
     assert!(page.contains("docs/explain.md"));
 }
+
+/// A sweep of `cache_size` whose cells read more pages into the cache the smaller it is.
+fn sweep(counted: bool) -> Results {
+    let reads = |per: f64| {
+        move |tx: f64, slice: usize| {
+            let mut c = server(tx, slice);
+            c.figures.cache_misses = Some(tx * per);
+            c
+        }
+    };
+    let (small, large) = (reads(40.0), reads(0.5));
+    let cells = [("-100", 400.0, &small as &dyn Fn(f64, usize) -> Counters), ("-20000", 600.0, &large)]
+        .into_iter()
+        .map(|(size, tps, c)| {
+            let counters = counted.then_some(c);
+            cell(
+                "postgres",
+                &format!("disk+cache_size={size}"),
+                1,
+                vec![repeat(1, tps, counters), repeat(2, tps, counters)],
+            )
+        })
+        .collect();
+    results(cells)
+}
+
+#[test]
+fn a_sweep_draws_the_cost_that_varies_most_against_the_swept_value() {
+    let p = drawn(&sweep(true), Kind::Sweep);
+    assert_eq!(p.len(), 2, "the sweep and what it changed");
+    let cost = p.iter().find(|s| s.contains(r#"data-chart="sweep-cost""#)).expect("no sweep-cost panel");
+    assert!(cost.contains("cache reads per transaction, across the values of cache_size"), "{cost}");
+    assert!(cost.contains("postgres disk+cache_size=-100: cache reads per transaction 40.0"), "{cost}");
+    // And the share of the time that varies most: fsync's, at 1 ms a transaction.
+    assert!(cost.contains("share of the time waiting for fsync, across"), "{cost}");
+    assert_eq!(marks(cost), 2);
+    assert_eq!(count(cost, "point"), 4);
+
+    let p = drawn(&sweep(false), Kind::Sweep);
+    assert_eq!(p.len(), 1);
+    assert!(p[0].contains(r#"data-chart="sweep""#));
+}
