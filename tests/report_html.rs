@@ -1,6 +1,6 @@
-//! The HTML report and `--plot`, end to end: real runs (SQLite, a sweep), the real binary,
-//! and the page rendered by headless Chromium, which must draw every chart with data, load
-//! the embedded font, fetch nothing and log nothing.
+//! The HTML report and `--plot`, end to end: real runs (SQLite, a sweep, counters), the
+//! real binary, and the page rendered by headless Chromium, which must draw every chart
+//! with data, load the embedded font, fetch nothing and log nothing.
 
 mod common;
 
@@ -75,7 +75,7 @@ const PROBE: &str = r#"<script>
 document.fonts.ready.then(function () {
   var charts = Array.prototype.map.call(document.querySelectorAll('svg.chart'), function (svg) {
     var count = {};
-    ['bar', 'whisker', 'repeat', 'series', 'point'].forEach(function (c) {
+    ['bar', 'whisker', 'repeat', 'series', 'point', 'segment', 'bound'].forEach(function (c) {
       var marks = svg.querySelectorAll('.' + c);
       var drawn = Array.prototype.filter.call(marks, function (m) {
         var b = m.getBBox(); return b.width > 0 || b.height > 0;
@@ -259,6 +259,129 @@ fn a_run_with_a_sweep_gets_every_chart_drawn_with_data_in_a_browser() {
     assert_eq!(s.matches("data-chart=\"sweep\"").count(), 1);
     let (dom, console) = browse(&svg, &["--dump-dom"]);
     assert!(console.is_empty() && !dom.contains("parsererror") && dom.contains("class=\"series\""), "{dom}");
+}
+
+/// The charts of a page: (data-chart, the whole `<svg>` element), in page order.
+fn svgs(html: &str) -> Vec<(String, String)> {
+    html.split("<svg ")
+        .skip(1)
+        .map(|s| {
+            let svg = format!("<svg {}", &s[..s.find("</svg>").unwrap() + "</svg>".len()]);
+            let kind = svg.split("data-chart=\"").nth(1).unwrap().split('"').next().unwrap().to_string();
+            (kind, svg)
+        })
+        .collect()
+}
+
+#[test]
+fn counters_draw_why_each_cell_is_as_fast_and_a_file_without_them_renders_as_before() {
+    let sb = Sandbox::new();
+    let (out, html) = (sb.out("r.json"), sb.out("why.html"));
+    let args = ["run", "-q", "--engine", "sqlite", "--profile", "disk,nosync", "--workload", "insert-commit"];
+    let more = ["--sweep", "cache_size=-1000,-4000", "--repeat", "2", "--duration", "1.5s", "--warmup", "0.05s"];
+    let outs = ["--log-interval", "0.5s", "--out", out.to_str().unwrap(), "--html", html.to_str().unwrap()];
+    sb.cmd(&[&args[..], &more[..], &outs[..]].concat()).assert().success();
+    let r = read_json(&out);
+    let cells = r["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4);
+    let repeats: Vec<&Value> =
+        cells.iter().flat_map(|c| c["repeats"].as_array().unwrap()).filter(|r| r["status"] != "failed").collect();
+    assert_eq!(repeats.len(), 8);
+    // Every cell is on the disk location: its block device is read around each repeat
+    // and each slice (SQLite has no server counters: the disk's flushes stand for syncs).
+    for rep in &repeats {
+        assert!(rep["counters"]["device"]["flushes"].is_number(), "{}", rep["counters"]);
+        assert!(rep["intervals"].as_array().unwrap().iter().all(|i| i["counters"]["device"].is_object()));
+    }
+    let text = std::fs::read_to_string(&html).unwrap();
+    self_contained(&text);
+    for section in ["bound", "costs", "counters"] {
+        assert!(text.contains(&format!("<section id=\"{section}\">")), "no {section} section");
+    }
+    assert!(text.contains("docs/explain.md"));
+
+    let v = probe(&html);
+    // Where the time goes: a stacked bar per cell (a segment per share it has), its bound
+    // named at the end.
+    let bound = charts(&v, "bound");
+    assert_eq!(bound.len(), 1);
+    assert_eq!(marks(bound[0], "bound"), (4, 4));
+    let (segments, drawn) = marks(bound[0], "segment");
+    assert!(segments >= 8 && drawn == segments, "{segments} segments, {drawn} drawn");
+    // Costs: disk flushes, disk bytes and client CPU for each cell; no server figures.
+    let costs = charts(&v, "costs");
+    assert_eq!(costs.len(), 1);
+    assert_eq!(marks(costs[0], "bar"), (12, 12));
+    // Counters over time: syncs and bytes, a line per repeat each, a point per slice of
+    // a quarter of its length or more with transactions.
+    let slices: u64 = repeats
+        .iter()
+        .map(|rep| {
+            let d = rep["duration_s"].as_f64().unwrap();
+            let s = rep["intervals"].as_array().unwrap();
+            let n = s.len();
+            let kept = |i: &&Value| {
+                let span = (d - i["start_s"].as_f64().unwrap()).clamp(0.0, 0.5);
+                (span >= 0.125 || (n == 1 && span > 0.0)) && i["transactions"].as_u64().unwrap() > 0
+            };
+            s.iter().filter(kept).count() as u64
+        })
+        .sum();
+    assert!(slices >= 8 * 3, "{slices} slices with transactions in eight 1.5 s repeats");
+    let over_time = charts(&v, "counters");
+    assert_eq!(over_time.len(), 1);
+    assert_eq!(marks(over_time[0], "series"), (16, 16));
+    assert_eq!(marks(over_time[0], "point"), (2 * slices, 2 * slices));
+    // The sweep: tps, then the cost and the share that vary most, a line per profile.
+    let sweep_cost = charts(&v, "sweep-cost");
+    assert_eq!(sweep_cost.len(), 1);
+    assert_eq!(marks(sweep_cost[0], "series"), (4, 4));
+    assert_eq!(marks(sweep_cost[0], "point"), (8, 8));
+    for c in v["charts"].as_array().unwrap() {
+        assert!(c["width"].as_f64().unwrap() > 600.0 && c["height"].as_f64().unwrap() > 100.0, "{c}");
+    }
+    // --plot writes each of them alone.
+    for chart in ["bound", "costs", "counters"] {
+        let svg = sb.out(&format!("{chart}.svg"));
+        sb.cmd(&["report", out.to_str().unwrap(), "--plot", svg.to_str().unwrap(), "--chart", chart])
+            .assert()
+            .success();
+        let s = std::fs::read_to_string(&svg).unwrap();
+        assert_eq!(s.matches(&format!("data-chart=\"{chart}\"")).count(), 1, "{chart}");
+    }
+
+    // The same file as a run with --no-counters (or an older dbrace) writes it: the page
+    // has none of those sections, and the charts it has are the very same.
+    let mut old = r.clone();
+    for c in old["cells"].as_array_mut().unwrap() {
+        for rep in c["repeats"].as_array_mut().unwrap() {
+            rep.as_object_mut().unwrap().remove("counters");
+            for i in rep["intervals"].as_array_mut().unwrap() {
+                i.as_object_mut().unwrap().remove("counters");
+            }
+        }
+    }
+    let (old_json, old_html) = (sb.out("old.json"), sb.out("old.html"));
+    std::fs::write(&old_json, serde_json::to_string_pretty(&old).unwrap()).unwrap();
+    sb.cmd(&["report", old_json.to_str().unwrap(), "--html", old_html.to_str().unwrap()]).assert().success();
+    let before = std::fs::read_to_string(&old_html).unwrap();
+    self_contained(&before);
+    for section in ["bound", "costs", "counters"] {
+        assert!(!before.contains(&format!("<section id=\"{section}\">")), "a {section} section without counters");
+    }
+    let kept: Vec<(String, String)> = svgs(&text)
+        .into_iter()
+        .filter(|(k, _)| !["bound", "costs", "counters", "sweep-cost"].contains(&k.as_str()))
+        .collect();
+    assert_eq!(svgs(&before), kept);
+    assert_eq!(
+        kept.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(),
+        ["tps", "latency", "timeline", "timeline-latency", "sweep"]
+    );
+    for chart in ["bound", "costs", "counters"] {
+        let args = ["report", old_json.to_str().unwrap(), "--plot", "c.svg", "--chart", chart];
+        refused(&sb, &args, "no counters");
+    }
 }
 
 /// One stderr line and exit 2.
