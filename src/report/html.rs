@@ -70,7 +70,7 @@ fn heading(kind: Kind, interval: &str) -> (&'static str, String) {
         ),
         Kind::Bound => (
             "Where the time goes",
-            "Each cell's time split by what it was spent on, from the counters read around its measured repeats: a resource busy D seconds per transaction at tps transactions a second is busy D × tps / P of the time, where P is how many of it work at once (one log flush; as many CPUs as the clients and the cores allow); what is left is round trips (the network or socket, waking up, locks). At one client the shares split each transaction's time; at more, each says how near its resource is to full. The largest share bounds the cell and is named at the bar's end; a segment too narrow for its percent says it in its tooltip. docs/explain.md explains the model and its limits.".into(),
+            "Each cell's time split by what it was spent on, from the counters read around its measured repeats: a resource busy D seconds per transaction at tps transactions a second is busy D × tps / P of the time, where P is how many of it work at once (one log flush; as many CPUs as the clients and the cores allow); what is left is round trips (the network or socket, waking up, locks). At one client the shares split each transaction's time; at more, each says how near its resource is to full. The largest share of the cell's own work bounds it and is named at the bar's end (CPU wait, time others' work held the CPUs, has its segment but is never the bound); a segment too narrow for its percent says it in its tooltip. docs/explain.md explains the model and its limits.".into(),
         ),
         Kind::Costs => (
             "Costs per transaction",

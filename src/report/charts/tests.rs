@@ -254,3 +254,29 @@ fn a_sweep_draws_the_cost_that_varies_most_against_the_swept_value() {
     assert_eq!(p.len(), 1);
     assert!(p[0].contains(r#"data-chart="sweep""#));
 }
+
+#[test]
+fn a_sweep_of_rows_per_commit_draws_costs_per_row() {
+    // A commit's fsync shared by its rows; each row logs 100 bytes more.
+    let rows = |n: f64| {
+        move |tx: f64, slice: usize| {
+            let mut c = server(tx, slice);
+            c.figures.log_bytes = Some(tx * (100.0 * n + 100.0));
+            c
+        }
+    };
+    let (one, hundred) = (rows(1.0), rows(100.0));
+    let cells = [("1", 500.0, &one as &dyn Fn(f64, usize) -> Counters), ("100", 300.0, &hundred)]
+        .into_iter()
+        .map(|(n, tps, c)| {
+            let repeats = vec![repeat(1, tps, Some(c)), repeat(2, tps, Some(c))];
+            cell("postgres", &format!("disk+rows-per-commit={n}"), 1, repeats)
+        })
+        .collect();
+    let p = drawn(&results(cells), Kind::Sweep);
+    let cost = p.iter().find(|s| s.contains(r#"data-chart="sweep-cost""#)).expect("no sweep-cost panel");
+    assert!(cost.contains("the cost per row and the share"), "{cost}");
+    assert!(cost.contains("fsyncs per row, across the values of rows-per-commit"), "{cost}");
+    assert!(cost.contains("postgres disk+rows-per-commit=100: fsyncs per row 0.0100"), "{cost}");
+    assert!(cost.contains(">fsyncs/row (log scale)<"), "{cost}");
+}
