@@ -141,7 +141,7 @@ fn redis_and_the_memory_store_insert_n_keys_per_commit() {
     let table = String::from_utf8_lossy(&table.get_output().stdout).into_owned();
     for id in ["redis/disk/insert-commit/c2", "memory/unlogged/insert-commit/c2"] {
         let line = table.lines().find(|l| l.starts_with(&format!("{id}: "))).unwrap_or_else(|| panic!("{table}"));
-        assert!(line.contains(" rows/s (") && line.ends_with(" at 10 rows per commit"), "{line}");
+        assert!(line.contains(" rows/s (") && line.contains(" at 10 rows per commit"), "{line}");
     }
 }
 
