@@ -138,7 +138,7 @@ fn add(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 }
 
 /// What a counter went up by from `a` (earlier) to `b`; none unless both were read.
-fn rise(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+pub fn rise(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     a.zip(b).map(|(a, b)| (b - a).max(0.0))
 }
 

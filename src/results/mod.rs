@@ -8,7 +8,7 @@ mod options;
 mod precision;
 mod repeat;
 mod statements;
-mod survives;
+pub mod survives;
 mod tally;
 
 pub use crate::counters::Counters;

@@ -78,6 +78,31 @@ impl Survives {
     }
 }
 
+/// A boolean setting as servers spell it (`on`, `1`, `yes`, `true`, any case); None for
+/// anything else, which the rules then do not guess at.
+pub fn flag(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Some(true),
+        "off" | "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// `base` as settings read back, with each of `over` set, or removed when its value is
+/// `-`: the engines' rules are tested on these.
+#[cfg(test)]
+pub fn settings_with(base: &[(&str, &str)], over: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    let mut settings: std::collections::BTreeMap<String, String> =
+        base.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    for (k, v) in over {
+        match *v {
+            "-" => settings.remove(*k),
+            v => settings.insert(k.to_string(), v.to_string()),
+        };
+    }
+    settings
+}
+
 impl fmt::Display for Survives {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

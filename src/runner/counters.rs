@@ -5,7 +5,7 @@
 //! second and when they exit): they cover the warm-up too, and say how many transactions
 //! they cover. In between, only at the boundaries of `--log-interval` slices.
 
-use crate::counters::{Counters, Device, Usage, delta};
+use crate::counters::{Counters, Device, Usage, delta, rise};
 use crate::engine::Instance;
 use crate::engine::counters::{CounterReader, Reading};
 use crate::instance::device::{self, DeviceId};
@@ -92,7 +92,7 @@ impl Sample for Probe<'_> {
     fn between(&self, a: &Snapshot, b: &Snapshot) -> Counters {
         let mut c = Counters {
             processes: a.processes.zip(b.processes).map(|(a, b)| a.until(&b)),
-            client_cpu_wait_s: a.client_wait.zip(b.client_wait).map(|(a, b)| (b - a).max(0.0)),
+            client_cpu_wait_s: rise(a.client_wait, b.client_wait),
             device: a.device.as_ref().zip(b.device.as_ref()).map(|(a, b)| a.until(b)),
             unread: self.unread.clone(),
             ..Counters::default()

@@ -39,21 +39,13 @@ mod tests {
 
     fn rule(profile: &str, journal: bool, over: &[(&str, &str)]) -> Survives {
         let concern = format!("{{w: 1, j: {journal}}}");
-        let mut settings: BTreeMap<String, String> = [
+        let base = [
             ("server_process", "mongod"),
             ("storage_engine", "wiredTiger"),
             ("storage_persistent", "true"),
             ("write_concern", concern.as_str()),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        for (k, v) in over {
-            match *v {
-                "-" => settings.remove(*k),
-                v => settings.insert(k.to_string(), v.to_string()),
-            };
-        }
+        ];
+        let settings = crate::results::survives::settings_with(&base, over);
         survives(&Profile::builtin(profile).unwrap(), &settings)
     }
 

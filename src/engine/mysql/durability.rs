@@ -4,6 +4,7 @@
 
 use crate::profile::Profile;
 use crate::results::Survives;
+use crate::results::survives::flag;
 use std::collections::BTreeMap;
 
 /// MEMORY tables come back empty after any restart. `innodb_flush_log_at_trx_commit` 1
@@ -25,7 +26,7 @@ pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survi
         Some("0") => return Survives::Nothing,
         _ => return Survives::Unknown,
     };
-    let binlog = match (flag(get("log_bin").as_deref()), get("sync_binlog").as_deref()) {
+    let binlog = match (get("log_bin").as_deref().and_then(flag), get("sync_binlog").as_deref()) {
         (Some(false), _) | (Some(true), Some("1")) => Survives::PowerLoss,
         (Some(true), Some(n)) if n.parse::<u64>().is_ok() => Survives::ServerCrash,
         _ => Survives::Unknown,
@@ -41,38 +42,21 @@ pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survi
     redo.weaker(binlog).weaker(pages).weaker(files).weaker(Survives::stored(profile))
 }
 
-/// ON/OFF as the server spells a boolean (`1`, `ON`, …); None for anything else.
-fn flag(v: Option<&str>) -> Option<bool> {
-    match v? {
-        "1" | "on" | "true" | "yes" => Some(true),
-        "0" | "off" | "false" | "no" => Some(false),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use Survives::*;
 
     fn rule(profile: &str, over: &[(&str, &str)]) -> Survives {
-        let mut settings: BTreeMap<String, String> = [
+        let base = [
             ("innodb_flush_log_at_trx_commit", "1"),
             ("innodb_doublewrite", "ON"),
             ("sync_binlog", "1"),
             ("log_bin", "0"),
             ("default_storage_engine", "InnoDB"),
             ("innodb_flush_method", "O_DIRECT"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        for (k, v) in over {
-            match *v {
-                "-" => settings.remove(*k),
-                v => settings.insert(k.to_string(), v.to_string()),
-            };
-        }
+        ];
+        let settings = crate::results::survives::settings_with(&base, over);
         survives(&Profile::builtin(profile).unwrap(), &settings)
     }
 

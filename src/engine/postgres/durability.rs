@@ -4,6 +4,7 @@
 
 use crate::profile::Profile;
 use crate::results::Survives;
+use crate::results::survives::flag;
 use std::collections::BTreeMap;
 
 /// An UNLOGGED table is truncated by crash recovery; `synchronous_commit=off` acknowledges
@@ -33,19 +34,14 @@ pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survi
 /// `off` does not. None for a value PostgreSQL would not show.
 fn commit_flushes(v: &str) -> Option<bool> {
     match v.trim().to_ascii_lowercase().as_str() {
-        "on" | "local" | "remote_write" | "remote_apply" | "true" | "yes" | "1" => Some(true),
-        "off" | "false" | "no" | "0" => Some(false),
-        _ => None,
+        "local" | "remote_write" | "remote_apply" => Some(true),
+        v => flag(v),
     }
 }
 
 /// A boolean setting as SHOW spells it; None when missing or unreadable.
 fn on(settings: &BTreeMap<String, String>, key: &str) -> Option<bool> {
-    match settings.get(key)?.trim().to_ascii_lowercase().as_str() {
-        "on" | "true" | "yes" | "1" => Some(true),
-        "off" | "false" | "no" | "0" => Some(false),
-        _ => None,
-    }
+    flag(settings.get(key)?)
 }
 
 #[cfg(test)]
