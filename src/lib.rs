@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod compare;
 pub mod completions;
+pub mod compose;
 pub mod config;
 pub mod counters;
 pub mod engine;

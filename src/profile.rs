@@ -149,6 +149,16 @@ impl Profile {
             .map_or("", |b| b.5)
     }
 
+    /// What it does: `about`, then the settings given over it, which may undo it
+    /// (a Compose file's `as-written` cell: "…every commit synced, then fsync=off").
+    pub fn described(&self) -> String {
+        let set: Vec<String> = self.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        match set.is_empty() {
+            true => self.about().to_string(),
+            false => format!("{}, then {}", self.about(), set.join(" ")),
+        }
+    }
+
     /// Whether this is the profile `name` (the name the user gave, before a sweep's label).
     pub fn is_named(&self, name: &str) -> bool {
         let labelled = self.name.strip_prefix(name).is_some_and(|rest| rest.starts_with('+'));

@@ -15,8 +15,8 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 #[command(after_help = "Example: dbrace exec --profile disk,ram,ram-nosync --setup schema.sql -- pytest -q")]
 pub struct ExecArgs {
-    #[arg(long, short = 'e', default_value = "postgres", value_name = "ENGINE", help = exposed_help("The engine whose throwaway servers the command runs against"))]
-    pub engine: String,
+    #[arg(long, short = 'e', value_name = "ENGINE", help = exposed_help("The engine whose throwaway servers the command runs against [default: postgres, or the --compose service's]"))]
+    pub engine: Option<String>,
     /// Profiles, comma-separated, or NAME=PROFILE for a copy under another name; the first
     /// is the baseline (see `dbrace engines`)
     #[arg(long, short = 'p', value_delimiter = ',', default_value = "disk,ram-nosync", value_name = "LIST")]
@@ -52,6 +52,9 @@ pub struct ExecArgs {
     /// Where the servers answer.
     #[command(flatten)]
     pub access: AccessArgs,
+    /// The user's Compose file.
+    #[command(flatten)]
+    pub compose: super::ComposeArgs,
     /// Stop a run that takes longer than this (its whole process group); it counts as failed
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_positive_duration)]
     pub timeout: Option<Duration>,

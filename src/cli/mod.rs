@@ -92,6 +92,19 @@ pub struct LauncherArgs {
     pub tls: bool,
 }
 
+/// A database service of the user's Compose file as the server (docs/compose.md).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ComposeArgs {
+    /// Run the database service of this Compose file, with its image, port, account and
+    /// command, as an `as-written` cell and under each profile; repeatable, merged in
+    /// order as `docker compose -f` merges them
+    #[arg(long = "compose", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// With --compose: the service to run, when the file has several databases
+    #[arg(long, value_name = "NAME", requires = "files")]
+    pub service: Option<String>,
+}
+
 /// `ENGINE=IMAGE`, for an engine dbrace knows.
 fn parse_image(s: &str) -> Result<(String, String), String> {
     let (engine, image) = s.split_once('=').ok_or("expected ENGINE=IMAGE, e.g. postgres=postgres:13-alpine")?;

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod capability;
+pub mod compose;
 mod connection;
 pub mod counters;
 pub mod kit;
@@ -90,6 +91,10 @@ pub trait Engine: Sync {
     /// The image its containers run under `--launcher docker` when `--image` names none;
     /// `None` when it runs no container.
     fn default_image(&self) -> Option<&'static str> {
+        None
+    }
+    /// What a Compose service of its image means (`--compose`); `None` when it has none.
+    fn compose(&self) -> Option<&'static compose::ServiceContract> {
         None
     }
     /// The setting that caps its throwaway server's connections and the server's default,

@@ -41,14 +41,25 @@ struct Job {
     setup: Option<Setup>,
     access: Access,
     machine: Machine,
+    notes: Vec<String>,
 }
+
+/// The engine when neither `--engine` nor `--compose` names one.
+const DEFAULT_ENGINE: &str = "postgres";
 
 /// Resolve a profile list for `engine` as exec and serve run it: built-in names only, each
 /// one the engine can hand to a command.
 pub fn profiles(names: &[String], tls: bool, engine: &dyn Engine, machine: &Machine) -> Result<Vec<Profile>> {
+    let named =
+        crate::profile::with_tls(names.to_vec(), tls).iter().map(|n| Profile::named(n)).collect::<Result<_>>()?;
+    resolved(named, engine, machine)
+}
+
+/// `list` as `engine` runs each profile for a command, each named once.
+pub fn resolved(list: Vec<Profile>, engine: &dyn Engine, machine: &Machine) -> Result<Vec<Profile>> {
     let mut out: Vec<Profile> = Vec::new();
-    for n in crate::profile::with_tls(names.to_vec(), tls) {
-        let p = Profile::named(&n)?;
+    for p in list {
+        let n = p.name.clone();
         if p.tls && !engine.serves_tls() {
             return Err(bad_input!("{} has no server to run with TLS; drop --tls or +tls", engine.name()));
         }
@@ -82,10 +93,8 @@ fn check(a: &ExecArgs, machine: Machine) -> Result<Job> {
     if let Some(p) = &prepare {
         command::check(p, "--prepare")?;
     }
-    let engine = engine::by_name(&a.engine)?;
-    let profiles = profiles(&a.profile, a.launcher.tls, engine, &machine)?;
+    let Served { engine, profiles, access, machine, notes } = served(a, machine)?;
     let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
-    let access = access(&a.access);
     if let Some(port) = access.port {
         if a.reuse && profiles.len() > 1 {
             return Err(bad_input!(
@@ -97,7 +106,38 @@ fn check(a: &ExecArgs, machine: Machine) -> Result<Job> {
     if let Some(out) = &a.out {
         check_writable(out, "--out", "exec.json")?;
     }
-    Ok(Job { engine, profiles, argv: a.command.clone(), prepare, setup, access, machine })
+    Ok(Job { engine, profiles, argv: a.command.clone(), prepare, setup, access, machine, notes })
+}
+
+/// The engine, profiles, access and machine a command is served by: the flags', or the
+/// `--compose` service's (the flags given still win).
+pub struct Served {
+    /// The engine.
+    pub engine: &'static dyn Engine,
+    /// Its profiles, resolved.
+    pub profiles: Vec<Profile>,
+    /// Where the servers answer.
+    pub access: Access,
+    /// How they run.
+    pub machine: Machine,
+    /// What the Compose file's reading left out or kept, to tell the user.
+    pub notes: Vec<String>,
+}
+
+/// What serves `a`'s command: its flags, over its `--compose` service if it has one.
+fn served(a: &ExecArgs, machine: Machine) -> Result<Served> {
+    let given = access(&a.access);
+    if a.compose.files.is_empty() {
+        let engine = engine::by_name(a.engine.as_deref().unwrap_or(DEFAULT_ENGINE))?;
+        let profiles = profiles(&a.profile, a.launcher.tls, engine, &machine)?;
+        return Ok(Served { engine, profiles, access: given, machine, notes: Vec::new() });
+    }
+    let c = crate::compose::read(&a.compose.files, a.compose.service.as_deref(), a.engine.as_deref())?;
+    let machine = c.machine(machine);
+    let names = crate::profile::with_tls(a.profile.clone(), a.launcher.tls);
+    let profiles = resolved(c.profiles(&names, &machine)?, c.engine, &machine)?;
+    let access = c.access(given);
+    Ok(Served { engine: c.engine, profiles, access, machine, notes: c.notes })
 }
 
 /// Run `dbrace exec`; the exit code.
@@ -105,6 +145,9 @@ pub fn run(a: ExecArgs) -> Result<i32> {
     signals::install();
     let job = check(&a, launched(machine(&a.locations), &a.launcher))?;
     let progress = Progress { enabled: !a.quiet };
+    for n in &job.notes {
+        progress.line(&format!("compose: {n}"));
+    }
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     reap_locations(&locations, progress);
     reap_containers(&job.machine, progress);

@@ -35,7 +35,7 @@ fn text(r: &ExecResults, s: &Summary) -> String {
     let _ = writeln!(o, "Command: {}", super::command::shown(&r.command));
     for (p, ps) in r.profiles.iter().zip(&s.profiles) {
         let version = p.engine_version.as_deref().map_or(String::new(), |v| format!(" {v}"));
-        let _ = writeln!(o, "\nProfile {}: {}{version}, {}", ps.profile, r.engine, p.profile.about());
+        let _ = writeln!(o, "\nProfile {}: {}{version}, {}", ps.profile, r.engine, p.profile.described());
         if let Some(t) = &ps.times {
             let u = unit(t.mean_s);
             let _ = writeln!(

@@ -7,6 +7,7 @@
 mod binary;
 pub mod bson_out;
 pub mod client;
+mod compose;
 mod counters;
 mod cursor;
 mod doc_client;
@@ -68,6 +69,9 @@ impl Engine for Mongo {
     }
     fn default_image(&self) -> Option<&'static str> {
         Some(DEFAULT_IMAGE)
+    }
+    fn compose(&self) -> Option<&'static crate::engine::compose::ServiceContract> {
+        Some(&compose::CONTRACT)
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &[

@@ -6,6 +6,7 @@
 mod account;
 pub mod binaries;
 pub mod client;
+mod compose;
 mod counters;
 mod durability;
 pub mod endpoint;
@@ -95,6 +96,9 @@ impl Engine for Mysql {
     }
     fn default_image(&self) -> Option<&'static str> {
         Some(DEFAULT_IMAGE)
+    }
+    fn compose(&self) -> Option<&'static crate::engine::compose::ServiceContract> {
+        Some(&compose::CONTRACT)
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server variable (mariadbd --KEY=VALUE; SET SESSION per connection against --url)"]

@@ -5,6 +5,7 @@
 mod account;
 pub mod binaries;
 pub mod client;
+mod compose;
 mod conn;
 pub mod conninfo;
 mod copy;
@@ -86,6 +87,9 @@ impl Engine for Postgres {
     }
     fn default_image(&self) -> Option<&'static str> {
         Some(DEFAULT_IMAGE)
+    }
+    fn compose(&self) -> Option<&'static crate::engine::compose::ServiceContract> {
+        Some(&compose::CONTRACT)
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any server setting (postgres --describe-config lists them; SET per session against --url)"]

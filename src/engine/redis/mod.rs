@@ -4,6 +4,7 @@
 
 mod binary;
 pub mod client;
+mod compose;
 mod counters;
 mod durability;
 pub mod endpoint;
@@ -76,6 +77,9 @@ impl Engine for Redis {
     }
     fn default_image(&self) -> Option<&'static str> {
         Some(DEFAULT_IMAGE)
+    }
+    fn compose(&self) -> Option<&'static crate::engine::compose::ServiceContract> {
+        Some(&compose::CONTRACT)
     }
     fn setting_keys(&self) -> &'static [&'static str] {
         &["any redis config directive (written to the throwaway server's config file)"]

@@ -1,0 +1,89 @@
+//! `--compose FILE`: a database service of the user's own Compose file as the source of a
+//! server (docs/compose.md). The files are read as `docker compose` reads them, the
+//! database service found by its image, and its image, published port, account and
+//! command's settings become the cells' — each profile's, and one `as-written` cell that
+//! keeps the file's own tuning. Nothing is started from the file and nothing written to it.
+
+pub mod chosen;
+mod command;
+mod dotenv;
+mod interpolate;
+pub mod project;
+pub mod service;
+
+pub use chosen::{AS_WRITTEN, Chosen};
+
+use crate::engine::access::Access;
+use crate::engine::machine::Machine;
+use crate::error::Result;
+use crate::profile::Profile;
+use std::path::PathBuf;
+
+/// The database service `files` hold (`service` when named, of `engine` when given).
+pub fn read(files: &[PathBuf], service: Option<&str>, engine: Option<&str>) -> Result<Chosen> {
+    let project = project::load(files)?;
+    chosen::choose(&project, service, engine)
+}
+
+impl Chosen {
+    /// `machine` as it runs this service: its image in a container.
+    pub fn machine(&self, mut machine: Machine) -> Machine {
+        machine.launcher = crate::launcher::Kind::Docker;
+        machine.images.insert(self.engine.name().to_string(), self.image.clone());
+        machine
+    }
+
+    /// The access the flags `given` ask for, the service's where they are silent.
+    pub fn access(&self, given: Access) -> Access {
+        let file = &self.access;
+        Access {
+            port: given.port.or(file.port),
+            user: given.user.or_else(|| file.user.clone()),
+            password: given.password.or_else(|| file.password.clone()),
+            database: given.database.or_else(|| file.database.clone()),
+        }
+    }
+
+    /// The profiles of `names` with the command's settings each cell keeps, and the
+    /// `as-written` cell where the list names it (else first, the baseline).
+    pub fn profiles(&self, names: &[String], machine: &Machine) -> Result<Vec<Profile>> {
+        self.check_settings(machine)?;
+        let mut names: Vec<String> = names.to_vec();
+        if !names.iter().any(|n| n == AS_WRITTEN) {
+            names.insert(0, AS_WRITTEN.into());
+        }
+        let mut out = Vec::new();
+        for n in &names {
+            let mut p = match n == AS_WRITTEN {
+                true => self.as_written()?,
+                false => Profile::named(n)?,
+            };
+            p.settings.splice(0..0, self.kept.iter().cloned());
+            out.push(p);
+        }
+        Ok(out)
+    }
+
+    /// The cell that runs the service as written: its data where the file puts it, its
+    /// command's durability settings over the engine's durable ones.
+    fn as_written(&self) -> Result<Profile> {
+        let mut p = Profile::named(if self.on_tmpfs { "ram" } else { "disk" })?;
+        p.name = AS_WRITTEN.into();
+        p.settings = self.tuned.clone();
+        Ok(p)
+    }
+
+    /// Refuse a command setting the engine does not know, naming it.
+    fn check_settings(&self, machine: &Machine) -> Result<()> {
+        for (k, _) in self.kept.iter().chain(&self.tuned) {
+            if !self.engine.knows_setting(k, machine) {
+                return Err(bad_input!(
+                    "services.{}.command sets '{k}', which is not a {} setting; fix or drop it",
+                    self.service,
+                    self.engine.name()
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,133 @@
+//! `--compose`: a user's own Compose file (several services, a `.env`, interpolation, a
+//! published port, a named volume, `depends_on`, a tmpfs and a command that turns
+//! durability off) as the source of `exec`'s servers, run in containers of the local test
+//! images; and the file's mistakes refused in one line before anything starts.
+
+mod common;
+
+use common::docker::{containers_of, require_docker};
+use common::{Sandbox, read_json};
+use std::path::PathBuf;
+
+/// A port nothing listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A project directory with `compose.yml` (its services' database published on `port`,
+/// given through .env) and the .env beside it.
+fn project(sb: &Sandbox, port: u16) -> PathBuf {
+    let dir = sb.out("project");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(".env"), format!("DB_PORT={port}\nDB_PASSWORD='s3cret pw'\n")).unwrap();
+    let file = dir.join("compose.yml");
+    std::fs::write(
+        &file,
+        r#"version: "3.8"
+services:
+  db:
+    image: dbrace-test/postgres:15
+    container_name: shop-db
+    environment:
+      - POSTGRES_USER=app
+      - POSTGRES_PASSWORD=${DB_PASSWORD}
+      - POSTGRES_DB=${DB_NAME:-shop}
+    command: postgres -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40
+    ports:
+      - "127.0.0.1:${DB_PORT}:5432"
+    tmpfs:
+      - /var/lib/postgresql/data
+    volumes:
+      - pgdata:/var/lib/postgresql/data
+  cache:
+    image: dbrace-test/redis:7
+    ports: ["6390:6379"]
+  web:
+    build: .
+    depends_on: [db, cache]
+volumes:
+  pgdata:
+"#,
+    )
+    .unwrap();
+    file
+}
+
+#[test]
+fn a_compose_service_races_as_written_and_under_each_profile_on_its_own_port() {
+    require_docker();
+    let sb = Sandbox::new();
+    let port = free_port();
+    let file = project(&sb, port);
+    let seen = sb.out("seen");
+    std::fs::create_dir_all(&seen).unwrap();
+    // The suite as it always runs: its connection written in, not taken from dbrace.
+    let suite = format!(
+        "PGPASSWORD='s3cret pw' psql -h 127.0.0.1 -p {port} -U app -d shop -tAc \"select current_setting('fsync') || ' ' || current_setting('max_connections') || ' ' || current_user\" > {}/$DBRACE_PROFILE",
+        seen.display()
+    );
+    let out = sb.out("exec.json");
+    let mut child = sb
+        .spawn(&["exec", "--compose", file.to_str().unwrap(), "--service", "db", "-p", "disk,ram,nosync"])
+        .args(["-r", "1", "--warmup", "0", "-q", "--out", out.to_str().unwrap(), "--", "sh", "-c", &suite])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    assert!(child.wait().unwrap().success());
+    let read = |p: &str| std::fs::read_to_string(seen.join(p)).unwrap_or_default().trim().to_string();
+    assert_eq!(read("as-written"), "off 40 app", "the file's own tuning");
+    assert_eq!(read("disk"), "on 40 app", "the profile's durability, the command's other settings");
+    assert_eq!(read("ram"), "on 40 app");
+    assert_eq!(read("nosync"), "off 40 app");
+    let r = read_json(&out);
+    let names: Vec<&str> = r["profiles"].as_array().unwrap().iter().map(|p| p["profile"]["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["as-written", "disk", "ram", "nosync"], "as-written first: the baseline");
+    let as_written = &r["profiles"][0]["profile"];
+    assert_eq!(as_written["location"], "ram", "the file's tmpfs on the data directory: {as_written}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.contains("s3cret"), "the file's password is kept out of the results");
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+/// `exec --compose` over `yaml` (in a project of its own, with `.env` text `env`) and
+/// `args`: its one-line refusal.
+fn refused(yaml: &str, env: &str, args: &[&str]) -> String {
+    let sb = Sandbox::new();
+    let dir = sb.out("p");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(".env"), env).unwrap();
+    let file = dir.join("compose.yml");
+    std::fs::write(&file, yaml).unwrap();
+    let mut cmd = sb.cmd(&["exec", "--compose", file.to_str().unwrap()]);
+    let out = cmd.args(args).args(["-r", "1", "--", "true"]).assert().code(2).get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(sb.leftovers().is_empty());
+    err
+}
+
+const TWO: &str = "services:\n  db: {image: 'postgres:16', ports: ['15999:5432']}\n  cache: {image: 'redis:7'}\n  web: {image: 'node:20'}\n";
+
+#[test]
+fn the_files_mistakes_are_one_line_each_before_anything_starts() {
+    let e = refused("services:\n  web: {image: 'node:20'}\n", "", &[]);
+    assert!(e.contains("no database service") && e.contains("web"), "{e}");
+    let e = refused(TWO, "", &[]);
+    assert!(e.contains("several database services") && e.contains("--service"), "{e}");
+    let e = refused(TWO, "", &["--service", "web"]);
+    assert!(e.contains("image node:20") && e.contains("--engine"), "{e}");
+    let e = refused("services:\n  db: [unclosed\n", "", &[]);
+    assert!(e.contains("not valid YAML"), "{e}");
+    let e = refused("services:\n  db: {image: 'postgres:${PG_TAG}'}\n", "", &[]);
+    assert!(e.contains("PG_TAG") && e.contains(".env"), "{e}");
+    let e = refused("services:\n  db: {image: 'postgres:16', command: 'bash -c true'}\n", "", &[]);
+    assert!(e.contains("services.db.command runs 'bash'"), "{e}");
+    let e = refused("services:\n  db: {image: 'dbrace-test/postgres:15', command: 'postgres -c no_such_setting=1'}\n", "", &[]);
+    assert!(e.contains("no_such_setting"), "{e}");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let e = refused("services:\n  db: {image: 'dbrace-test/postgres:15', ports: ['${P}:5432']}\n", &format!("P={port}\n"), &[]);
+    assert!(e.contains(&port.to_string()), "{e}");
+}
