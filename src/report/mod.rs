@@ -214,13 +214,14 @@ fn bound_inputs<'a>(
     let seconds: f64 = with.iter().map(|r| r.duration_s).sum();
     let tx: u64 = with.iter().map(|r| r.transactions).sum();
     let log = c.profile.wal.unwrap_or(c.profile.location);
-    let probe_us = results.locations.iter().find(|l| l.kind == log).and_then(|l| l.fsync.as_ref()).map(|f| f.median_us);
+    let probe = results.locations.iter().find(|l| l.kind == log).and_then(|l| l.fsync.as_ref());
     bound::Inputs {
         cost,
         tps: if seconds > 0.0 { tx as f64 / seconds } else { 0.0 },
         clients: c.clients,
         cores: results.host.cpus,
-        probe_us,
+        probe_us: probe.map(|f| f.median_us),
+        probe_cpu_us: probe.and_then(|f| f.cpu_us),
     }
 }
 

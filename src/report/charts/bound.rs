@@ -132,6 +132,7 @@ mod tests {
             clients: 1,
             cores: 2,
             probe_us: None,
+            probe_cpu_us: None,
         })
         .unwrap();
         assert!(PARTS.iter().any(|p| p.0 == b.bound), "{}", b.bound);
