@@ -16,6 +16,9 @@ pub struct Request {
     pub engines: Vec<String>,
     /// Profile names (empty: the default set).
     pub profiles: Vec<String>,
+    /// Profiles given as values with settings of their own (a Compose file's), instead of
+    /// `profiles` when there are any.
+    pub profile_values: Vec<Profile>,
     /// Workload names (empty: the default set).
     pub workloads: Vec<String>,
     /// Client counts; each is a cell.
@@ -77,7 +80,7 @@ pub const DEFAULT_PROFILES: &[&str] = &["disk", "ram", "async", "nosync", "unlog
 pub const DEFAULT_WORKLOADS: &[&str] = &["insert-commit"];
 
 /// The profiles asked for (the default set when none), each with TLS under `--tls`.
-fn profile_names(given: &[String], tls: bool) -> Vec<String> {
+pub fn profile_names(given: &[String], tls: bool) -> Vec<String> {
     profile::with_tls(or_default(given, DEFAULT_PROFILES), tls)
 }
 
@@ -90,8 +93,10 @@ pub fn build(req: &Request) -> Result<Plan> {
     let mut skipped = Vec::new();
     let bound = bind_urls(&req.urls)?;
     let engines = engines(req, &bound, &mut skipped)?;
-    let profiles =
-        profile_names(&req.profiles, req.tls).iter().map(|n| Profile::named(n)).collect::<Result<Vec<_>>>()?;
+    let profiles = match req.profile_values.is_empty() {
+        true => profile_names(&req.profiles, req.tls).iter().map(|n| Profile::named(n)).collect::<Result<Vec<_>>>()?,
+        false => req.profile_values.clone(),
+    };
     let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS), &req.script)?;
     if req.workloads.is_empty() {
         // Defaults adapt to the engines; only workloads the user named must all run.
@@ -223,13 +228,8 @@ impl Matrix<'_> {
     /// Profile `p` as engine `e` runs it, with the `--set` and swept settings for it.
     fn profile(&self, e: &'static dyn Engine, p: &Profile, variant: &Variant) -> Option<Profile> {
         let mut profile = e.resolve_profile(p)?;
-        profile.settings = self
-            .sets
-            .iter()
-            .chain(&variant.settings)
-            .filter(|(en, _, _)| en == e.name())
-            .map(|(_, k, v)| (k.clone(), v.clone()))
-            .collect();
+        let given = self.sets.iter().chain(&variant.settings).filter(|(en, _, _)| en == e.name());
+        profile.settings.extend(given.map(|(_, k, v)| (k.clone(), v.clone())));
         if let Some(label) = &variant.label {
             profile.name = format!("{}+{label}", profile.name);
         }

@@ -8,7 +8,7 @@ use crate::instance::Locations;
 use crate::runner::progress::Progress;
 use crate::session::{Session, Setup, Spec};
 use crate::startup::{launched, machine, reap_containers, reap_locations};
-use crate::{engine, exec, signals};
+use crate::{exec, signals};
 use std::io::Write;
 use std::time::Duration;
 
@@ -16,10 +16,14 @@ use std::time::Duration;
 pub fn run(a: ServeArgs) -> Result<i32> {
     signals::install();
     let machine = launched(machine(&a.locations), &a.launcher);
-    let engine = engine::by_name(&a.engine)?;
-    let profile = exec::profiles(std::slice::from_ref(&a.profile), a.launcher.tls, engine, &machine)?.remove(0);
+    let names = std::slice::from_ref(&a.profile);
+    let served = exec::serving(a.engine.as_deref(), names, &a.launcher, &a.access, &a.compose, machine)?;
+    let exec::Served { engine, mut profiles, access, machine, notes } = served;
+    let profile = profiles.remove(0);
+    for n in &notes {
+        eprintln!("dbrace: compose: {n}");
+    }
     let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
-    let access = exec::access(&a.access);
     if let Some(port) = access.port {
         crate::instance::server::check_port(port)?;
     }

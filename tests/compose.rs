@@ -140,3 +140,82 @@ fn the_files_mistakes_are_one_line_each_before_anything_starts() {
     );
     assert!(e.contains(&port.to_string()), "{e}");
 }
+
+/// psql's answer to `sql` on the file's database at `port`, as the file's user.
+fn psql(port: u16, sql: &str) -> String {
+    let out = std::process::Command::new("psql")
+        .env("PGPASSWORD", "s3cret pw")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "app", "-d", "shop", "-tAc", sql])
+        .output()
+        .expect("psql runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn run_races_the_service_and_serve_hands_it_out_as_written() {
+    require_docker();
+    let sb = Sandbox::new();
+    let port = free_port();
+    let file = project(&sb, port);
+    let out = sb.out("run.json");
+    let f = file.to_str().unwrap();
+    sb.cmd(&["run", "-q", "--compose", f, "--service", "db", "-p", "disk", "-w", "insert-commit"])
+        .args(["-r", "1", "-T", "0.3s", "--warmup", "0.1s", "--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let r = read_json(&out);
+    let cells: Vec<(String, String, String)> = r["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let s = &c["repeats"][0]["settings"];
+            (
+                c["profile"]["name"].as_str().unwrap().into(),
+                s["fsync"].as_str().unwrap_or("").into(),
+                c["repeats"][0]["survives"].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(cells[0].0, "as-written");
+    assert_eq!((cells[0].1.as_str(), cells[1].1.as_str()), ("off", "on"), "{cells:?}");
+    assert!(cells[0].2.contains("nothing") && cells[1].2.contains("power-loss"), "{cells:?}");
+
+    let mut child = sb
+        .spawn(&["serve", "--compose", f, "--service", "db", "-p", "as-written"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut exports = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut exports).unwrap();
+    assert!(exports.contains(&format!("PGPORT={port}")), "{exports}");
+    assert_eq!(psql(port, "select current_setting('fsync') || ' ' || current_setting('max_connections')"), "off 40");
+    let pid = child.id();
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    child.wait().unwrap();
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+    assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
+}
+
+#[test]
+fn a_redis_service_without_a_password_is_reached_without_one() {
+    require_docker();
+    let sb = Sandbox::new();
+    let port = free_port();
+    let dir = sb.out("p");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("compose.yml");
+    let yaml = format!("services:\n  cache:\n    image: dbrace-test/redis:7\n    ports: ['{port}:6379']\n");
+    std::fs::write(&file, yaml).unwrap();
+    let seen = sb.out("seen");
+    std::fs::create_dir_all(&seen).unwrap();
+    let suite = format!("redis-cli -p {port} config get appendonly | tail -1 > {}/$DBRACE_PROFILE", seen.display());
+    sb.cmd(&["exec", "-q", "--compose", file.to_str().unwrap(), "-p", "disk", "-r", "1", "--warmup", "0"])
+        .args(["--", "sh", "-c", &suite])
+        .assert()
+        .success();
+    let read = |p: &str| std::fs::read_to_string(seen.join(p)).unwrap_or_default().trim().to_string();
+    assert_eq!(read("as-written"), "no", "the image's own: no append-only file");
+    assert_eq!(read("disk"), "yes");
+}

@@ -193,6 +193,9 @@ pub struct RunArgs {
     /// How managed servers run.
     #[command(flatten)]
     pub launcher: super::LauncherArgs,
+    /// The user's Compose file.
+    #[command(flatten)]
+    pub compose: super::ComposeArgs,
 }
 
 /// `--max-tries`: a count of tries, 0 for unlimited.

@@ -17,8 +17,8 @@ pub enum ServeFormat {
 #[derive(Args, Debug)]
 #[command(after_help = "Example: dbrace serve postgres --setup schema.sql > db.env & sleep 1; . ./db.env; psql")]
 pub struct ServeArgs {
-    #[arg(value_name = "ENGINE", help = super::exec::exposed_help("The engine"))]
-    pub engine: String,
+    #[arg(value_name = "ENGINE", required_unless_present = "files", help = super::exec::exposed_help("The engine [default with --compose: its service's]"))]
+    pub engine: Option<String>,
     /// The profile (see `dbrace engines`)
     #[arg(long, short = 'p', default_value = "ram-nosync", value_name = "PROFILE")]
     pub profile: String,
@@ -29,6 +29,9 @@ pub struct ServeArgs {
     /// Where the server answers.
     #[command(flatten)]
     pub access: AccessArgs,
+    /// The user's Compose file (`-p as-written` serves its service as the file writes it).
+    #[command(flatten)]
+    pub compose: super::ComposeArgs,
     /// How to print the connection on stdout
     #[arg(long, short = 'f', value_enum, default_value = "env")]
     pub format: ServeFormat,

@@ -145,11 +145,33 @@ fn workload_options(a: &RunArgs) -> WorkloadOptions {
     }
 }
 
-/// What the plan is asked for.
+/// What the plan is asked for: the flags', over a `--compose` service if one is given.
 fn request(a: &RunArgs, workload: &WorkloadOptions, machine: crate::engine::Machine) -> Result<Request> {
+    let plain = plain_request(a, workload, machine)?;
+    if a.compose.files.is_empty() {
+        return Ok(plain);
+    }
+    let c = crate::compose::read(&a.compose.files, a.compose.service.as_deref(), a.engine.first().map(String::as_str))?;
+    if !a.quiet {
+        for n in &c.notes {
+            eprintln!("dbrace: compose: {n}");
+        }
+    }
+    let machine = c.machine(plain.machine);
+    let mut names = plan::profile_names(&a.profile, a.launcher.tls);
+    if !names.iter().any(|n| n == crate::compose::AS_WRITTEN) {
+        names.insert(0, crate::compose::AS_WRITTEN.into());
+    }
+    let profile_values = c.profiles(&names, &machine)?;
+    Ok(Request { engines: vec![c.engine.name().into()], profile_values, machine, ..plain })
+}
+
+/// What the flags ask the plan for.
+fn plain_request(a: &RunArgs, workload: &WorkloadOptions, machine: crate::engine::Machine) -> Result<Request> {
     Ok(Request {
         engines: a.engine.clone(),
         profiles: a.profile.clone(),
+        profile_values: Vec::new(),
         workloads: a.workload.clone(),
         clients: a.clients.clone(),
         sets: a.set.clone(),

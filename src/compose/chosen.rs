@@ -37,6 +37,8 @@ pub struct Chosen {
     pub service: String,
     /// Its engine.
     pub engine: &'static dyn Engine,
+    /// Its engine's image's terms.
+    pub contract: &'static ServiceContract,
     /// Its image.
     pub image: String,
     /// Where its clients reach it and as whom: its published port, its account.
@@ -118,7 +120,7 @@ pub fn repository(image: &str) -> &str {
 }
 
 /// The service read with its engine's contract.
-fn read(s: &Service, engine: &'static dyn Engine, c: &ServiceContract) -> Result<Chosen> {
+fn read(s: &Service, engine: &'static dyn Engine, c: &'static ServiceContract) -> Result<Chosen> {
     let at = |key: &str| format!("services.{}.{key}", s.name);
     if let Some(e) = &s.entrypoint {
         return Err(bad_input!(
@@ -149,7 +151,7 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &ServiceContract) -> Result
     access.port = published(s, c.port, &mut notes);
     let on_tmpfs = s.tmpfs.iter().any(|t| same_dir(t, c.data_dir));
     notes.extend(data_dir_notes(s, c, on_tmpfs, &tuned));
-    Ok(Chosen { service: s.name.clone(), engine, image, access, kept, tuned, on_tmpfs, notes })
+    Ok(Chosen { service: s.name.clone(), engine, contract: c, image, access, kept, tuned, on_tmpfs, notes })
 }
 
 /// The host port the service publishes its server's port on, if it does.

@@ -44,16 +44,12 @@ impl Chosen {
         }
     }
 
-    /// The profiles of `names` with the command's settings each cell keeps, and the
-    /// `as-written` cell where the list names it (else first, the baseline).
+    /// The profiles of `names` (`as-written` among them, or not), each with the settings
+    /// of the command every cell keeps.
     pub fn profiles(&self, names: &[String], machine: &Machine) -> Result<Vec<Profile>> {
         self.check_settings(machine)?;
-        let mut names: Vec<String> = names.to_vec();
-        if !names.iter().any(|n| n == AS_WRITTEN) {
-            names.insert(0, AS_WRITTEN.into());
-        }
         let mut out = Vec::new();
-        for n in &names {
+        for n in names {
             let mut p = match n == AS_WRITTEN {
                 true => self.as_written()?,
                 false => Profile::named(n)?,
@@ -64,12 +60,14 @@ impl Chosen {
         Ok(out)
     }
 
-    /// The cell that runs the service as written: its data where the file puts it, its
-    /// command's durability settings over the engine's durable ones.
+    /// The cell that runs the service as written: its data where the file puts it, the
+    /// image's own durability settings and its command's over them.
     fn as_written(&self) -> Result<Profile> {
         let mut p = Profile::named(if self.on_tmpfs { "ram" } else { "disk" })?;
         p.name = AS_WRITTEN.into();
-        p.settings = self.tuned.clone();
+        let defaults = self.contract.defaults.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+        p.settings = defaults.filter(|(k, _)| !self.tuned.iter().any(|(t, _)| t == k)).collect();
+        p.settings.extend(self.tuned.iter().cloned());
         Ok(p)
     }
 

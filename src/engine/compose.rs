@@ -22,6 +22,10 @@ pub struct ServiceContract {
     /// The settings a profile sets (its durability): a `command:` that sets one is a
     /// tuning the profiles replace.
     pub durability: &'static [&'static str],
+    /// The image's own values of those settings where they differ from a durable
+    /// profile's, which the `as-written` cell starts from (Redis keeps no append-only file
+    /// unless told to).
+    pub defaults: &'static [(&'static str, &'static str)],
     /// Settings that are the account, not the server's tuning (Redis's `requirepass`):
     /// taken into the access, not passed on.
     pub account_settings: &'static [&'static str],

@@ -124,17 +124,35 @@ pub struct Served {
     pub notes: Vec<String>,
 }
 
-/// What serves `a`'s command: its flags, over its `--compose` service if it has one.
+/// What serves `a`'s command: its flags, over its `--compose` service if it has one,
+/// whose `as-written` cell is the baseline unless `-p` places it.
 fn served(a: &ExecArgs, machine: Machine) -> Result<Served> {
-    let given = access(&a.access);
-    if a.compose.files.is_empty() {
-        let engine = engine::by_name(a.engine.as_deref().unwrap_or(DEFAULT_ENGINE))?;
-        let profiles = profiles(&a.profile, a.launcher.tls, engine, &machine)?;
+    let mut names = a.profile.clone();
+    if !a.compose.files.is_empty() && !names.iter().any(|n| n == crate::compose::AS_WRITTEN) {
+        names.insert(0, crate::compose::AS_WRITTEN.into());
+    }
+    serving(a.engine.as_deref(), &names, &a.launcher, &a.access, &a.compose, machine)
+}
+
+/// The engine, profiles `names`, access and machine that serve a user's command: the
+/// flags', or the `--compose` service's (the flags given still win).
+pub fn serving(
+    engine: Option<&str>,
+    names: &[String],
+    launcher: &crate::cli::LauncherArgs,
+    given: &crate::cli::AccessArgs,
+    compose: &crate::cli::ComposeArgs,
+    machine: Machine,
+) -> Result<Served> {
+    let given = access(given);
+    if compose.files.is_empty() {
+        let engine = engine::by_name(engine.unwrap_or(DEFAULT_ENGINE))?;
+        let profiles = profiles(names, launcher.tls, engine, &machine)?;
         return Ok(Served { engine, profiles, access: given, machine, notes: Vec::new() });
     }
-    let c = crate::compose::read(&a.compose.files, a.compose.service.as_deref(), a.engine.as_deref())?;
+    let c = crate::compose::read(&compose.files, compose.service.as_deref(), engine)?;
     let machine = c.machine(machine);
-    let names = crate::profile::with_tls(a.profile.clone(), a.launcher.tls);
+    let names = crate::profile::with_tls(names.to_vec(), launcher.tls);
     let profiles = resolved(c.profiles(&names, &machine)?, c.engine, &machine)?;
     let access = c.access(given);
     Ok(Served { engine: c.engine, profiles, access, machine, notes: c.notes })

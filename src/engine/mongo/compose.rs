@@ -14,6 +14,7 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     programs: &["mongod"],
     flags: Flags::Spaced,
     durability: &[],
+    defaults: &[],
     account_settings: &[],
     access,
 };

@@ -14,6 +14,7 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     programs: &["mysqld", "mariadbd"],
     flags: Flags::Mysqld,
     durability: &["innodb_flush_log_at_trx_commit", "innodb_doublewrite", "sync_binlog"],
+    defaults: &[],
     account_settings: &[],
     access,
 };

@@ -13,6 +13,7 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     programs: &["postgres"],
     flags: Flags::DashC,
     durability: &["fsync", "synchronous_commit", "full_page_writes"],
+    defaults: &[],
     account_settings: &[],
     access,
 };

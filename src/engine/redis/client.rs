@@ -100,7 +100,8 @@ impl RedisClient {
         let mut c = RedisClient { conn, prefix: prefix.to_vec(), buf: Vec::with_capacity(256) };
         // AUTH, SELECT and a PING in one round trip; the PING says whether the server is ready.
         let mut n = 1;
-        if let Some(pw) = &ep.password {
+        // An empty password is a server without one (a Compose service's, `requirepass ""`).
+        if let Some(pw) = ep.password.as_ref().filter(|p| !p.is_empty()) {
             match &ep.username {
                 Some(u) => pack(&mut c.buf, &[b"AUTH", u.as_bytes(), pw.as_bytes()]),
                 None => pack(&mut c.buf, &[b"AUTH", pw.as_bytes()]),

@@ -13,6 +13,7 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     programs: &["redis-server"],
     flags: Flags::Spaced,
     durability: &["appendonly", "appendfsync", "save"],
+    defaults: &[("appendonly", "no"), ("save", "3600 1 300 100 60 10000")],
     account_settings: &["requirepass"],
     access,
 };

@@ -187,7 +187,14 @@ fn exposed(inst: RedisInstance) -> Result<Exposed> {
     // `default` named: redis-cli reads `redis://:PASSWORD@…` as an empty user name.
     let user = ep.username.clone().unwrap_or_else(|| "default".to_string());
     let scheme = if ep.tls.is_some() { "rediss" } else { "redis" };
-    let (mut url, mut redacted) = access::urls(scheme, &user, &password, host, *port, &ep.db.to_string());
+    let (mut url, mut redacted) = match password.is_empty() {
+        // No password, no credentials: clients then send no AUTH.
+        true => {
+            let url = format!("{scheme}://{host}:{port}/{}", ep.db);
+            (url.clone(), url)
+        }
+        false => access::urls(scheme, &user, &password, host, *port, &ep.db.to_string()),
+    };
     let mut env = Vec::new();
     if let Some(ca) = ep.tls.as_ref().and_then(|t| t.root_cert.as_ref()) {
         let ca = ca.to_string_lossy();
