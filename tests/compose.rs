@@ -81,7 +81,8 @@ fn a_compose_service_races_as_written_and_under_each_profile_on_its_own_port() {
     assert_eq!(read("ram"), "on 40 app");
     assert_eq!(read("nosync"), "off 40 app");
     let r = read_json(&out);
-    let names: Vec<&str> = r["profiles"].as_array().unwrap().iter().map(|p| p["profile"]["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        r["profiles"].as_array().unwrap().iter().map(|p| p["profile"]["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["as-written", "disk", "ram", "nosync"], "as-written first: the baseline");
     let as_written = &r["profiles"][0]["profile"];
     assert_eq!(as_written["location"], "ram", "the file's tmpfs on the data directory: {as_written}");
@@ -124,10 +125,18 @@ fn the_files_mistakes_are_one_line_each_before_anything_starts() {
     assert!(e.contains("PG_TAG") && e.contains(".env"), "{e}");
     let e = refused("services:\n  db: {image: 'postgres:16', command: 'bash -c true'}\n", "", &[]);
     assert!(e.contains("services.db.command runs 'bash'"), "{e}");
-    let e = refused("services:\n  db: {image: 'dbrace-test/postgres:15', command: 'postgres -c no_such_setting=1'}\n", "", &[]);
+    let e = refused(
+        "services:\n  db: {image: 'dbrace-test/postgres:15', command: 'postgres -c no_such_setting=1'}\n",
+        "",
+        &[],
+    );
     assert!(e.contains("no_such_setting"), "{e}");
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
-    let e = refused("services:\n  db: {image: 'dbrace-test/postgres:15', ports: ['${P}:5432']}\n", &format!("P={port}\n"), &[]);
+    let e = refused(
+        "services:\n  db: {image: 'dbrace-test/postgres:15', ports: ['${P}:5432']}\n",
+        &format!("P={port}\n"),
+        &[],
+    );
     assert!(e.contains(&port.to_string()), "{e}");
 }
