@@ -114,6 +114,7 @@ fn short_form_runs_under_dbrace_exec() {
         .args(["--", python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "short"])
         .current_dir(example_dir())
         .env_remove("DATABASE_URL")
+        .env_remove("GITHUB_STEP_SUMMARY")
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
         .unwrap();

@@ -10,6 +10,8 @@ pub(super) fn compare_cmd(a: CompareArgs) -> Result<i32> {
     let level = a.confidence.unwrap_or(new.options.confidence);
     let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower, level)?;
     print!("{}", report::compare::render(&report, a.format)?);
+    // Before the gate, so a failing job still shows why on its page.
+    report::step_summary::append(&report::compare::render(&report, report::Format::Markdown)?);
     let Some(limit) = a.fail_if_slower else { return Ok(0) };
     use crate::compare::Verdict::{NotEnoughRepeats, NotMeasured};
     if report.cells.iter().all(|c| matches!(c.verdict, NotEnoughRepeats | NotMeasured)) {

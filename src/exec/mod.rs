@@ -18,6 +18,7 @@ use crate::host::Host;
 use crate::instance::{Locations, datadir};
 use crate::profile::Profile;
 use crate::redact::scrub;
+use crate::report::{Format, step_summary};
 use crate::results::{RunStatus, now_rfc3339};
 use crate::rng::Rng;
 use crate::runner::budget::Budget;
@@ -257,6 +258,7 @@ fn save_and_report(a: &ExecArgs, results: &ExecResults, summary: &Summary, progr
     }
     if results.profiles.iter().any(|p| p.runs.iter().any(|r| !r.warmup)) {
         print!("{}", report::render(results, summary, a.format)?);
+        step_summary::append(&report::render(results, summary, Format::Markdown)?);
     }
     if let Some(out) = &a.out {
         progress.line(&format!("results: {}", out.display()));

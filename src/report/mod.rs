@@ -13,6 +13,7 @@ pub mod html;
 mod json;
 mod markdown;
 pub mod precision;
+pub mod step_summary;
 mod table;
 
 use crate::baseline::{Baseline, Key};

@@ -38,7 +38,8 @@ impl Sandbox {
     /// get its locations (right after the subcommand: exec's command takes what follows it).
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::cargo_bin("dbrace").unwrap();
-        c.env("XDG_CACHE_HOME", self.cache.path()).env_remove("HOME");
+        // Tests run in GitHub Actions must not append their reports to the job's summary.
+        c.env("XDG_CACHE_HOME", self.cache.path()).env_remove("HOME").env_remove("GITHUB_STEP_SUMMARY");
         c.args(self.with_locations(args));
         c
     }
@@ -56,7 +57,7 @@ impl Sandbox {
     /// `dbrace ARGS` (with this sandbox's cache and locations) in the background.
     pub fn spawn(&self, args: &[&str]) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbrace"));
-        c.env("XDG_CACHE_HOME", self.cache.path()).args(self.with_locations(args));
+        c.env("XDG_CACHE_HOME", self.cache.path()).env_remove("GITHUB_STEP_SUMMARY").args(self.with_locations(args));
         c
     }
 
