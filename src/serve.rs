@@ -6,7 +6,7 @@ use crate::cli::{ServeArgs, ServeFormat};
 use crate::error::Result;
 use crate::instance::Locations;
 use crate::runner::progress::Progress;
-use crate::session::{Session, Setup, Spec};
+use crate::session::{Session, Spec};
 use crate::startup::{launched, machine, reap_containers, reap_locations};
 use crate::{exec, signals};
 use std::io::Write;
@@ -18,12 +18,12 @@ pub fn run(a: ServeArgs) -> Result<i32> {
     let machine = launched(machine(&a.locations), &a.launcher);
     let names = std::slice::from_ref(&a.profile);
     let served = exec::serving(a.engine.as_deref(), names, &a.launcher, &a.access, &a.compose, machine)?;
-    let exec::Served { engine, mut profiles, access, machine, notes } = served;
+    let setup = served.setup(a.setup.as_deref())?;
+    let exec::Served { engine, mut profiles, access, machine, notes, .. } = served;
     let profile = profiles.remove(0);
     for n in &notes {
         eprintln!("dbrace: compose: {n}");
     }
-    let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
     if let Some(port) = access.port {
         crate::instance::server::check_port(port)?;
     }

@@ -33,8 +33,13 @@ impl Setup {
         }
         let text =
             std::fs::read_to_string(path).map_err(|e| bad_input!("cannot read --setup {}: {e}", path.display()))?;
+        Setup::checked(path.to_path_buf(), text, engine)
+    }
+
+    /// `text` from `path` as a setup, once `engine` finds it right.
+    pub fn checked(path: PathBuf, text: String, engine: &dyn Engine) -> Result<Setup> {
         engine.check_setup(&text).map_err(|why| bad_input!("--setup {}: {why}; fix the file", path.display()))?;
-        Ok(Setup { path: path.to_path_buf(), text })
+        Ok(Setup { path, text })
     }
 }
 

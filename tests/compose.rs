@@ -20,6 +20,11 @@ fn project(sb: &Sandbox, port: u16) -> PathBuf {
     let dir = sb.out("project");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(".env"), format!("DB_PORT={port}\nDB_PASSWORD='s3cret pw'\n")).unwrap();
+    // Init scripts the image would run once: dbrace applies the SQL ones, in name order.
+    std::fs::create_dir_all(dir.join("init")).unwrap();
+    std::fs::write(dir.join("init/01-schema.sql"), "create table items (id serial primary key, name text);\n").unwrap();
+    std::fs::write(dir.join("init/02-seed.sql"), "insert into items (name) values ('a'), ('b');\n").unwrap();
+    std::fs::write(dir.join("init/03-note.sh"), "echo not run\n").unwrap();
     let file = dir.join("compose.yml");
     std::fs::write(
         &file,
@@ -39,6 +44,7 @@ services:
       - /var/lib/postgresql/data
     volumes:
       - pgdata:/var/lib/postgresql/data
+      - ./init:/docker-entrypoint-initdb.d
   cache:
     image: dbrace-test/redis:7
     ports: ["6390:6379"]
@@ -63,7 +69,7 @@ fn a_compose_service_races_as_written_and_under_each_profile_on_its_own_port() {
     std::fs::create_dir_all(&seen).unwrap();
     // The suite as it always runs: its connection written in, not taken from dbrace.
     let suite = format!(
-        "PGPASSWORD='s3cret pw' psql -h 127.0.0.1 -p {port} -U app -d shop -tAc \"select current_setting('fsync') || ' ' || current_setting('max_connections') || ' ' || current_user\" > {}/$DBRACE_PROFILE",
+        "PGPASSWORD='s3cret pw' psql -h 127.0.0.1 -p {port} -U app -d shop -tAc \"select current_setting('fsync') || ' ' || current_setting('max_connections') || ' ' || current_user || ' ' || (select count(*) from items)\" > {}/$DBRACE_PROFILE",
         seen.display()
     );
     let out = sb.out("exec.json");
@@ -76,10 +82,10 @@ fn a_compose_service_races_as_written_and_under_each_profile_on_its_own_port() {
     let pid = child.id();
     assert!(child.wait().unwrap().success());
     let read = |p: &str| std::fs::read_to_string(seen.join(p)).unwrap_or_default().trim().to_string();
-    assert_eq!(read("as-written"), "off 40 app", "the file's own tuning");
-    assert_eq!(read("disk"), "on 40 app", "the profile's durability, the command's other settings");
-    assert_eq!(read("ram"), "on 40 app");
-    assert_eq!(read("nosync"), "off 40 app");
+    assert_eq!(read("as-written"), "off 40 app 2", "the file's own tuning");
+    assert_eq!(read("disk"), "on 40 app 2", "the profile's durability, the command's other settings");
+    assert_eq!(read("ram"), "on 40 app 2");
+    assert_eq!(read("nosync"), "off 40 app 2");
     let r = read_json(&out);
     let names: Vec<&str> =
         r["profiles"].as_array().unwrap().iter().map(|p| p["profile"]["name"].as_str().unwrap()).collect();

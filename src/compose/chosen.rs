@@ -49,6 +49,8 @@ pub struct Chosen {
     pub tuned: Vec<(String, String)>,
     /// Whether its data directory is a tmpfs (the `as-written` cell's data then on ram).
     pub on_tmpfs: bool,
+    /// The SQL init scripts it mounts, in the order the image runs them.
+    pub init: Vec<std::path::PathBuf>,
     /// What was read, dropped or left alone, in words.
     pub notes: Vec<String>,
 }
@@ -68,6 +70,11 @@ pub fn choose(project: &Project, service: Option<&str>, engine: Option<&str>) ->
     };
     let contract = engine.compose().ok_or_else(|| bad_input!("{} runs no container (--engine)", engine.name()))?;
     let mut chosen = read(s, engine, contract)?;
+    let (init, other) = super::init::scripts(s, &project.dir)?;
+    if !other.is_empty() {
+        chosen.notes.push(format!("init scripts not run (dbrace applies SQL ones only): {}", other.join(", ")));
+    }
+    chosen.init = init;
     let others: Vec<&Service> = project.services.values().filter(|o| o.name != s.name).collect();
     if !others.is_empty() {
         chosen.notes.push(format!("left alone (start them as usual): {}", names(others.into_iter())));
@@ -151,7 +158,18 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &'static ServiceContract) -
     access.port = published(s, c.port, &mut notes);
     let on_tmpfs = s.tmpfs.iter().any(|t| same_dir(t, c.data_dir));
     notes.extend(data_dir_notes(s, c, on_tmpfs, &tuned));
-    Ok(Chosen { service: s.name.clone(), engine, contract: c, image, access, kept, tuned, on_tmpfs, notes })
+    Ok(Chosen {
+        service: s.name.clone(),
+        engine,
+        contract: c,
+        image,
+        access,
+        kept,
+        tuned,
+        on_tmpfs,
+        init: Vec::new(),
+        notes,
+    })
 }
 
 /// The host port the service publishes its server's port on, if it does.

@@ -7,6 +7,7 @@
 pub mod chosen;
 mod command;
 mod dotenv;
+mod init;
 mod interpolate;
 pub mod project;
 pub mod service;
@@ -17,6 +18,7 @@ use crate::engine::access::Access;
 use crate::engine::machine::Machine;
 use crate::error::Result;
 use crate::profile::Profile;
+use crate::session::Setup;
 use std::path::PathBuf;
 
 /// The database service `files` hold (`service` when named, of `engine` when given).
@@ -58,6 +60,21 @@ impl Chosen {
             out.push(p);
         }
         Ok(out)
+    }
+
+    /// What every server gets once up: the service's SQL init scripts, then `given`
+    /// (`--setup`).
+    pub fn setup(&self, given: Option<Setup>) -> Result<Option<Setup>> {
+        let Some(first) = self.init.first() else { return Ok(given) };
+        let mut text = init::text(&self.init)?;
+        let path = match given {
+            Some(g) => {
+                text.push_str(&g.text);
+                g.path
+            }
+            None => first.parent().unwrap_or(first).to_path_buf(),
+        };
+        Setup::checked(path, text, self.engine).map(Some)
     }
 
     /// The cell that runs the service as written: its data where the file puts it, the

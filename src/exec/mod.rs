@@ -94,8 +94,9 @@ fn check(a: &ExecArgs, machine: Machine) -> Result<Job> {
     if let Some(p) = &prepare {
         command::check(p, "--prepare")?;
     }
-    let Served { engine, profiles, access, machine, notes } = served(a, machine)?;
-    let setup = a.setup.as_deref().map(|p| Setup::read(p, engine)).transpose()?;
+    let served = served(a, machine)?;
+    let setup = served.setup(a.setup.as_deref())?;
+    let Served { engine, profiles, access, machine, notes, .. } = served;
     if let Some(port) = access.port {
         if a.reuse && profiles.len() > 1 {
             return Err(bad_input!(
@@ -123,6 +124,20 @@ pub struct Served {
     pub machine: Machine,
     /// What the Compose file's reading left out or kept, to tell the user.
     pub notes: Vec<String>,
+    /// The Compose service, when one serves.
+    pub compose: Option<crate::compose::Chosen>,
+}
+
+impl Served {
+    /// What every server gets once up: the Compose service's SQL init scripts, then the
+    /// `--setup` file.
+    pub fn setup(&self, file: Option<&Path>) -> Result<Option<Setup>> {
+        let given = file.map(|p| Setup::read(p, self.engine)).transpose()?;
+        match &self.compose {
+            Some(c) => c.setup(given),
+            None => Ok(given),
+        }
+    }
 }
 
 /// What serves `a`'s command: its flags, over its `--compose` service if it has one,
@@ -149,14 +164,14 @@ pub fn serving(
     if compose.files.is_empty() {
         let engine = engine::by_name(engine.unwrap_or(DEFAULT_ENGINE))?;
         let profiles = profiles(names, launcher.tls, engine, &machine)?;
-        return Ok(Served { engine, profiles, access: given, machine, notes: Vec::new() });
+        return Ok(Served { engine, profiles, access: given, machine, notes: Vec::new(), compose: None });
     }
     let c = crate::compose::read(&compose.files, compose.service.as_deref(), engine)?;
     let machine = c.machine(machine);
     let names = crate::profile::with_tls(names.to_vec(), launcher.tls);
     let profiles = resolved(c.profiles(&names, &machine)?, c.engine, &machine)?;
     let access = c.access(given);
-    Ok(Served { engine: c.engine, profiles, access, machine, notes: c.notes })
+    Ok(Served { engine: c.engine, profiles, access, machine, notes: c.notes.clone(), compose: Some(c) })
 }
 
 /// Run `dbrace exec`; the exit code.
