@@ -77,6 +77,6 @@ mod tests {
         let names: Vec<_> = sql.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_string()).collect();
         assert_eq!(names, ["extra.sql", "01-schema.sql", "02-data.sql"], "00-extra.sql inside sorts first");
         assert!(other[0].ends_with("03-users.sh"), "{other:?}");
-        assert_eq!(text(&sql[..1]).unwrap(), "select 1;\n");
+        assert_eq!(text(&sql[..2]).unwrap(), "select 2;\nselect 1;\n");
     }
 }
