@@ -137,6 +137,9 @@ fn the_files_mistakes_are_one_line_each_before_anything_starts() {
         &[],
     );
     assert!(e.contains("no_such_setting"), "{e}");
+    let sb = Sandbox::new();
+    let out = sb.cmd(&["exec", "--service", "db", "--", "true"]).assert().code(2).get_output().stderr.clone();
+    assert!(String::from_utf8_lossy(&out).contains("give the file with --compose"));
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
     let e = refused(

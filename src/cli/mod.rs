@@ -101,8 +101,23 @@ pub struct ComposeArgs {
     #[arg(long = "compose", value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// With --compose: the service to run, when the file has several databases
-    #[arg(long, value_name = "NAME", requires = "files")]
+    #[arg(long, value_name = "NAME")]
     pub service: Option<String>,
+}
+
+impl ComposeArgs {
+    /// The service these flags name (of `engine` when given), if they name a file.
+    pub fn chosen(&self, engine: Option<&str>) -> crate::error::Result<Option<crate::compose::Chosen>> {
+        if self.files.is_empty() {
+            return match &self.service {
+                Some(s) => {
+                    Err(bad_input!("--service {s} names a service of a Compose file; give the file with --compose"))
+                }
+                None => Ok(None),
+            };
+        }
+        crate::compose::read(&self.files, self.service.as_deref(), engine).map(Some)
+    }
 }
 
 /// `ENGINE=IMAGE`, for an engine dbrace knows.

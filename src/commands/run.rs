@@ -148,10 +148,7 @@ fn workload_options(a: &RunArgs) -> WorkloadOptions {
 /// What the plan is asked for: the flags', over a `--compose` service if one is given.
 fn request(a: &RunArgs, workload: &WorkloadOptions, machine: crate::engine::Machine) -> Result<Request> {
     let plain = plain_request(a, workload, machine)?;
-    if a.compose.files.is_empty() {
-        return Ok(plain);
-    }
-    let c = crate::compose::read(&a.compose.files, a.compose.service.as_deref(), a.engine.first().map(String::as_str))?;
+    let Some(c) = a.compose.chosen(a.engine.first().map(String::as_str))? else { return Ok(plain) };
     if !a.quiet {
         for n in &c.notes {
             eprintln!("dbrace: compose: {n}");

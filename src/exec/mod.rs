@@ -161,12 +161,11 @@ pub fn serving(
     machine: Machine,
 ) -> Result<Served> {
     let given = access(given);
-    if compose.files.is_empty() {
+    let Some(c) = compose.chosen(engine)? else {
         let engine = engine::by_name(engine.unwrap_or(DEFAULT_ENGINE))?;
         let profiles = profiles(names, launcher.tls, engine, &machine)?;
         return Ok(Served { engine, profiles, access: given, machine, notes: Vec::new(), compose: None });
-    }
-    let c = crate::compose::read(&compose.files, compose.service.as_deref(), engine)?;
+    };
     let machine = c.machine(machine);
     let names = crate::profile::with_tls(names.to_vec(), launcher.tls);
     let profiles = resolved(c.profiles(&names, &machine)?, c.engine, &machine)?;
