@@ -207,50 +207,40 @@ fn run_races_the_service_and_serve_hands_it_out_as_written() {
     assert!(sb.leftovers().is_empty(), "left behind: {:?}", sb.leftovers());
 }
 
-#[test]
-fn a_redis_service_without_a_password_is_reached_without_one() {
+/// What `client` (a shell command that prints what its server says; `{port}` is the
+/// service's port) printed under `as-written` and `disk`, timed by `exec` on a Compose
+/// file of one service, `service` (YAML, `{port}` its published port).
+fn as_written_and_disk(service: &str, client: &str) -> (String, String) {
     require_docker();
     let sb = Sandbox::new();
-    let port = free_port();
+    let port = free_port().to_string();
     let dir = sb.out("p");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("compose.yml");
-    let yaml = format!("services:\n  cache:\n    image: dbrace-test/redis:7\n    ports: ['{port}:6379']\n");
-    std::fs::write(&file, yaml).unwrap();
+    std::fs::write(&file, format!("services:\n{}", service.replace("{port}", &port))).unwrap();
     let seen = sb.out("seen");
     std::fs::create_dir_all(&seen).unwrap();
-    let suite = format!("redis-cli -p {port} config get appendonly | tail -1 > {}/$DBRACE_PROFILE", seen.display());
+    let suite = format!("{} > {}/$DBRACE_PROFILE", client.replace("{port}", &port), seen.display());
     sb.cmd(&["exec", "-q", "--compose", file.to_str().unwrap(), "-p", "disk", "-r", "1", "--warmup", "0"])
         .args(["--", "sh", "-c", &suite])
         .assert()
         .success();
     let read = |p: &str| std::fs::read_to_string(seen.join(p)).unwrap_or_default().trim().to_string();
-    assert_eq!(read("as-written"), "no", "the image's own: no append-only file");
-    assert_eq!(read("disk"), "yes");
+    (read("as-written"), read("disk"))
+}
+
+#[test]
+fn a_redis_service_without_a_password_is_reached_without_one() {
+    let service = "  cache:\n    image: dbrace-test/redis:7\n    ports: ['{port}:6379']\n";
+    let (as_written, disk) = as_written_and_disk(service, "redis-cli -p {port} config get appendonly | tail -1");
+    assert_eq!(as_written, "no", "the image's own: no append-only file");
+    assert_eq!(disk, "yes");
 }
 
 #[test]
 fn a_mariadb_service_keeps_its_account_and_its_commands_tuning_as_written() {
-    require_docker();
-    let sb = Sandbox::new();
-    let port = free_port();
-    let dir = sb.out("p");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("compose.yml");
-    let yaml = format!(
-        "services:\n  mysql:\n    image: dbrace-test/mariadb:10.11\n    environment:\n      MARIADB_USER: shop\n      MARIADB_PASSWORD: pw\n      MARIADB_DATABASE: shop\n      MARIADB_ROOT_PASSWORD: rootpw\n    command: ['--innodb-flush-log-at-trx-commit=0', '--max-connections=60']\n    ports: ['{port}:3306']\n"
-    );
-    std::fs::write(&file, yaml).unwrap();
-    let seen = sb.out("seen");
-    std::fs::create_dir_all(&seen).unwrap();
+    let service = "  mysql:\n    image: dbrace-test/mariadb:10.11\n    environment:\n      MARIADB_USER: shop\n      MARIADB_PASSWORD: pw\n      MARIADB_DATABASE: shop\n      MARIADB_ROOT_PASSWORD: rootpw\n    command: ['--innodb-flush-log-at-trx-commit=0', '--max-connections=60']\n    ports: ['{port}:3306']\n";
     let sql = "select concat(@@innodb_flush_log_at_trx_commit, ' ', @@max_connections, ' ', database())";
-    let suite =
-        format!("mysql -h 127.0.0.1 -P {port} -ushop -ppw shop -N -e \"{sql}\" > {}/$DBRACE_PROFILE", seen.display());
-    sb.cmd(&["exec", "-q", "--compose", file.to_str().unwrap(), "-p", "disk", "-r", "1", "--warmup", "0"])
-        .args(["--", "sh", "-c", &suite])
-        .assert()
-        .success();
-    let read = |p: &str| std::fs::read_to_string(seen.join(p)).unwrap_or_default().trim().to_string();
-    assert_eq!(read("as-written"), "0 60 shop");
-    assert_eq!(read("disk"), "1 60 shop");
+    let client = format!("mysql -h 127.0.0.1 -P {{port}} -ushop -ppw shop -N -e \"{sql}\"");
+    assert_eq!(as_written_and_disk(service, &client), ("0 60 shop".into(), "1 60 shop".into()));
 }
