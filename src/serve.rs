@@ -18,8 +18,8 @@ pub fn run(a: ServeArgs) -> Result<i32> {
     let machine = launched(machine(&a.locations), &a.launcher);
     let names = std::slice::from_ref(&a.profile);
     let served = exec::serving(a.engine.as_deref(), names, &a.launcher, &a.access, &a.compose, machine)?;
-    let setup = served.setup(a.setup.as_deref())?;
-    let exec::Served { engine, mut profiles, access, machine, notes, .. } = served;
+    let (setup, notes) = (served.setup(a.setup.as_deref())?, served.notes());
+    let exec::Served { engine, mut profiles, access, machine, .. } = served;
     let profile = profiles.remove(0);
     for n in &notes {
         eprintln!("dbrace: compose: {n}");

@@ -155,10 +155,7 @@ fn request(a: &RunArgs, workload: &WorkloadOptions, machine: crate::engine::Mach
         }
     }
     let machine = c.machine(plain.machine);
-    let mut names = plan::profile_names(&a.profile, a.launcher.tls);
-    if !names.iter().any(|n| n == crate::compose::AS_WRITTEN) {
-        names.insert(0, crate::compose::AS_WRITTEN.into());
-    }
+    let names = crate::compose::with_as_written(plan::profile_names(&a.profile, a.launcher.tls));
     let profile_values = c.profiles(&names, &machine)?;
     Ok(Request { engines: vec![c.engine.name().into()], profile_values, machine, ..plain })
 }

@@ -21,6 +21,14 @@ use crate::profile::Profile;
 use crate::session::Setup;
 use std::path::PathBuf;
 
+/// `names` with the `as-written` cell first (the baseline), unless they place it.
+pub fn with_as_written(mut names: Vec<String>) -> Vec<String> {
+    if !names.iter().any(|n| n == AS_WRITTEN) {
+        names.insert(0, AS_WRITTEN.into());
+    }
+    names
+}
+
 /// The database service `files` hold (`service` when named, of `engine` when given).
 pub fn read(files: &[PathBuf], service: Option<&str>, engine: Option<&str>) -> Result<Chosen> {
     let project = project::load(files)?;

@@ -95,8 +95,8 @@ fn check(a: &ExecArgs, machine: Machine) -> Result<Job> {
         command::check(p, "--prepare")?;
     }
     let served = served(a, machine)?;
-    let setup = served.setup(a.setup.as_deref())?;
-    let Served { engine, profiles, access, machine, notes, .. } = served;
+    let (setup, notes) = (served.setup(a.setup.as_deref())?, served.notes());
+    let Served { engine, profiles, access, machine, .. } = served;
     if let Some(port) = access.port {
         if a.reuse && profiles.len() > 1 {
             return Err(bad_input!(
@@ -122,13 +122,16 @@ pub struct Served {
     pub access: Access,
     /// How they run.
     pub machine: Machine,
-    /// What the Compose file's reading left out or kept, to tell the user.
-    pub notes: Vec<String>,
     /// The Compose service, when one serves.
     pub compose: Option<crate::compose::Chosen>,
 }
 
 impl Served {
+    /// What the Compose file's reading left out or kept, to tell the user.
+    pub fn notes(&self) -> Vec<String> {
+        self.compose.as_ref().map_or_else(Vec::new, |c| c.notes.clone())
+    }
+
     /// What every server gets once up: the Compose service's SQL init scripts, then the
     /// `--setup` file.
     pub fn setup(&self, file: Option<&Path>) -> Result<Option<Setup>> {
@@ -143,10 +146,10 @@ impl Served {
 /// What serves `a`'s command: its flags, over its `--compose` service if it has one,
 /// whose `as-written` cell is the baseline unless `-p` places it.
 fn served(a: &ExecArgs, machine: Machine) -> Result<Served> {
-    let mut names = a.profile.clone();
-    if !a.compose.files.is_empty() && !names.iter().any(|n| n == crate::compose::AS_WRITTEN) {
-        names.insert(0, crate::compose::AS_WRITTEN.into());
-    }
+    let names = match a.compose.files.is_empty() {
+        true => a.profile.clone(),
+        false => crate::compose::with_as_written(a.profile.clone()),
+    };
     serving(a.engine.as_deref(), &names, &a.launcher, &a.access, &a.compose, machine)
 }
 
@@ -164,13 +167,13 @@ pub fn serving(
     let Some(c) = compose.chosen(engine)? else {
         let engine = engine::by_name(engine.unwrap_or(DEFAULT_ENGINE))?;
         let profiles = profiles(names, launcher.tls, engine, &machine)?;
-        return Ok(Served { engine, profiles, access: given, machine, notes: Vec::new(), compose: None });
+        return Ok(Served { engine, profiles, access: given, machine, compose: None });
     };
     let machine = c.machine(machine);
     let names = crate::profile::with_tls(names.to_vec(), launcher.tls);
     let profiles = resolved(c.profiles(&names, &machine)?, c.engine, &machine)?;
     let access = c.access(given);
-    Ok(Served { engine: c.engine, profiles, access, machine, notes: c.notes.clone(), compose: Some(c) })
+    Ok(Served { engine: c.engine, profiles, access, machine, compose: Some(c) })
 }
 
 /// Run `dbrace exec`; the exit code.
