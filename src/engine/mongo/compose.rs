@@ -19,7 +19,14 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     account_settings: &[],
     access,
     settings,
-    image_values: &[],
+    // mongod with WiredTiger, and the write concern of a durable profile, which each of
+    // your clients must send ({w: 1, j: true}): the server cannot be told to.
+    image_values: &[
+        ("server_process", "mongod"),
+        ("storage_engine", "wiredTiger"),
+        ("storage_persistent", "true"),
+        ("write_concern", "{w: 1, j: true}"),
+    ],
     password_env: None,
     conf: Conf { file: "mongod.conf", render: conf },
     ready: (Stream::Stdout, "Waiting for connections"),
