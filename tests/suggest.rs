@@ -173,6 +173,18 @@ fn compose_override_is_yaml_for_the_db_service() {
 }
 
 #[test]
+fn github_job_starts_the_docker_run_line_in_a_step() {
+    let args = ["-e", "mysql", "-p", "ram-nosync", "--image", "mariadb:10.11"];
+    let run = suggest(&[&args[..], &["-f", "docker-run"]].concat());
+    let line = run.lines().find(|l| l.starts_with("docker run ")).unwrap();
+    let job = yaml(&suggest(&[&args[..], &["-f", "github"]].concat()));
+    let steps = &job["jobs"]["test"]["steps"];
+    assert_eq!(steps[0]["run"].as_str(), Some(line), "{job:?}");
+    assert!(steps[1]["run"].as_str().is_some_and(|w| w.contains("port: 3306")), "{job:?}");
+    assert_eq!(job["jobs"]["test"]["env"]["MYSQL_ROOT_PASSWORD"].as_str(), Some("${{ secrets.MYSQL_ROOT_PASSWORD }}"));
+}
+
+#[test]
 fn compose_override_over_the_users_file_reads_back_as_the_profile() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("docker-compose.yml");

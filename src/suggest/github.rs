@@ -37,7 +37,7 @@ fn step(name: &str, command: &str) -> String {
 fn why_a_step(s: &Suggestion) -> String {
     let mut out = String::from(
         "# A GitHub service container takes no command, so these settings cannot be given to one:\n\
-         # the server starts in a step instead. A services: block gives the tmpfs alone:\n",
+         # the server starts in a step instead. A services: block gives the image and the data's place only:\n",
     );
     out.push_str(&format!("#   services:\n#     {}:\n#       image: {}\n", s.service, s.image));
     out.push_str(&format!("#       ports: [\"{0}:{0}\"]\n", s.contract.port));
