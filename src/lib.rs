@@ -38,5 +38,6 @@ pub mod session;
 pub mod signals;
 pub mod startup;
 pub mod stats;
+pub mod suggest;
 pub mod version;
 pub mod workload;

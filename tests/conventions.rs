@@ -8,8 +8,8 @@ use common::{Sandbox, read_json};
 use std::io::Write;
 use std::process::Stdio;
 
-const SUBCOMMANDS: [&str; 10] =
-    ["run", "report", "compare", "merge", "engines", "clean", "exec", "serve", "completions", "man"];
+const SUBCOMMANDS: [&str; 11] =
+    ["run", "report", "compare", "merge", "engines", "clean", "exec", "serve", "suggest", "completions", "man"];
 
 fn dbrace(args: &[&str]) -> String {
     let out = Command::cargo_bin("dbrace").unwrap().args(args).assert().success().get_output().stdout.clone();

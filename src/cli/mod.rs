@@ -7,6 +7,7 @@ mod merge;
 mod report;
 mod run;
 mod serve;
+mod suggest;
 
 pub use compare::CompareArgs;
 pub use exec::ExecArgs;
@@ -14,6 +15,7 @@ pub use merge::MergeArgs;
 pub use report::ReportArgs;
 pub use run::RunArgs;
 pub use serve::{ServeArgs, ServeFormat};
+pub use suggest::SuggestArgs;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -46,6 +48,9 @@ pub enum Command {
     Exec(Box<ExecArgs>),
     /// Start one tuned throwaway server, print how to reach it, remove it on Ctrl-C.
     Serve(ServeArgs),
+    /// Write the configuration that gives a profile in your own tools: Compose, GitHub
+    /// Actions, Testcontainers, docker run, the server's configuration file.
+    Suggest(SuggestArgs),
     /// Print a shell's completion script: bash, zsh, fish, elvish or powershell.
     Completions(CompletionsArgs),
     /// Print dbrace's man page (roff), or write a page per subcommand with --dir.

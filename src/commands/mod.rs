@@ -7,6 +7,7 @@ mod engines;
 mod merge;
 mod report;
 mod run;
+mod suggest;
 
 use crate::cli::Command;
 use crate::error::Result;
@@ -16,6 +17,7 @@ use engines::engines;
 use merge::merge_cmd;
 use report::report_cmd;
 use run::run;
+use suggest::suggest;
 
 /// Run a parsed command; the process exit code on success.
 pub fn dispatch(cmd: Command) -> Result<i32> {
@@ -28,6 +30,7 @@ pub fn dispatch(cmd: Command) -> Result<i32> {
         Command::Clean(a) => clean(a),
         Command::Exec(a) => crate::exec::run(*a),
         Command::Serve(a) => crate::serve::run(a),
+        Command::Suggest(a) => suggest(a),
         Command::Completions(a) => crate::completions::run(a),
         Command::Man(a) => crate::man::run(a),
     }

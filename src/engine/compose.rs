@@ -3,6 +3,7 @@
 //! which of them a profile sets, and the account its environment creates.
 
 use super::access::Access;
+use crate::profile::Profile;
 use std::collections::BTreeMap;
 
 /// An engine's image, as a Compose service uses it.
@@ -32,6 +33,40 @@ pub struct ServiceContract {
     /// The account and database clients reach, from the service's environment and the
     /// account settings of its command.
     pub access: fn(&BTreeMap<String, String>, &BTreeMap<String, String>) -> Access,
+    /// The server settings that give a profile in this image (with a tmpfs on `data_dir`
+    /// for a ram one), or why settings and a tmpfs cannot give it: `dbrace suggest`.
+    pub settings: fn(&Profile) -> ProfileSettings,
+    /// The image's values of the other settings the engine's durability rule reads, which
+    /// no profile sets: what a suggested server runs with besides the profile's.
+    pub image_values: &'static [(&'static str, &'static str)],
+    /// The variable the image takes its administrator's password from, if it needs one.
+    pub password_env: Option<&'static str>,
+    /// The engine's own configuration file.
+    pub conf: Conf,
+    /// The log line the image's server prints once it takes clients over TCP (not the
+    /// first start's temporary server), and on which stream.
+    pub ready: (Stream, &'static str),
+}
+
+/// A profile's server settings, or why settings cannot give it.
+pub type ProfileSettings = Result<Vec<(String, String)>, &'static str>;
+
+/// An engine's configuration file: its usual name and how a setting is written in it.
+#[derive(Debug)]
+pub struct Conf {
+    /// Its usual name: `postgresql.conf`.
+    pub file: &'static str,
+    /// The file's text holding these settings.
+    pub render: fn(&[(String, String)]) -> String,
+}
+
+/// A container's output stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
 }
 
 /// How a server's settings are written on its command line.
@@ -46,7 +81,35 @@ pub enum Flags {
     Spaced,
 }
 
+impl Flags {
+    /// `settings` as the server's command-line arguments.
+    pub fn args(self, settings: &[(String, String)]) -> Vec<String> {
+        let mut out = Vec::new();
+        for (k, v) in settings {
+            match self {
+                Flags::DashC => out.extend(["-c".to_string(), format!("{k}={v}")]),
+                Flags::Mysqld => out.push(format!("--{k}={v}")),
+                Flags::Spaced => out.extend([format!("--{k}"), v.clone()]),
+            }
+        }
+        out
+    }
+}
+
 /// The first of `keys` set in `env`.
 pub fn first(env: &BTreeMap<String, String>, keys: &[&str]) -> Option<String> {
     keys.iter().find_map(|k| env.get(*k).cloned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_become_each_servers_arguments() {
+        let s = vec![("fsync".to_string(), "off".to_string()), ("save".to_string(), String::new())];
+        assert_eq!(Flags::DashC.args(&s), ["-c", "fsync=off", "-c", "save="]);
+        assert_eq!(Flags::Mysqld.args(&s), ["--fsync=off", "--save="]);
+        assert_eq!(Flags::Spaced.args(&s), ["--fsync", "off", "--save", ""]);
+    }
 }

@@ -51,6 +51,17 @@ impl Survives {
         }
     }
 
+    /// What may still lose a commit acknowledged at this level, in words.
+    pub fn lost_to(self) -> &'static str {
+        match self {
+            Survives::PowerLoss => "only the disk's own failure",
+            Survives::OsCrash => "a power loss (it may sit in the drive's volatile cache)",
+            Survives::ServerCrash => "an OS crash or a power loss (it may sit in the page cache, or on tmpfs)",
+            Survives::Nothing => "a crash of the server itself (it may sit in the server's memory)",
+            Survives::Unknown => "anything: a setting that decides it is not known",
+        }
+    }
+
     /// The lesser of two limits on one commit: nothing is nothing whatever else is
     /// unknown; otherwise an unknown part leaves the whole unknown.
     pub fn weaker(self, other: Survives) -> Survives {

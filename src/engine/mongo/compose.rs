@@ -3,7 +3,8 @@
 //! MONGO_INITDB_DATABASE.
 
 use crate::engine::access::Access;
-use crate::engine::compose::{Flags, ServiceContract, first};
+use crate::engine::compose::{Conf, Flags, ProfileSettings, ServiceContract, Stream, first};
+use crate::profile::{Durability, Profile};
 use std::collections::BTreeMap;
 
 /// The mongo image's terms.
@@ -17,7 +18,35 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     defaults: &[],
     account_settings: &[],
     access,
+    settings,
+    // mongod with WiredTiger, and the write concern of a durable profile, which each of
+    // your clients must send ({w: 1, j: true}): the server cannot be told to.
+    image_values: &[
+        ("server_process", "mongod"),
+        ("storage_engine", "wiredTiger"),
+        ("storage_persistent", "true"),
+        ("write_concern", "{w: 1, j: true}"),
+    ],
+    password_env: None,
+    conf: Conf { file: "mongod.conf", render: conf },
+    ready: (Stream::Stdout, "Waiting for connections"),
 };
+
+/// Only where the data lives is the server's: how durable a write is, its write concern
+/// says, which each client sends.
+fn settings(p: &Profile) -> ProfileSettings {
+    match (p.durability, p.unlogged, p.wal) {
+        (Durability::Durable, false, None) => Ok(Vec::new()),
+        _ => {
+            Err("MongoDB's durability is the write concern each client sends ({w: 1, j: false}), not a server setting")
+        }
+    }
+}
+
+/// mongod takes no durability setting from its file for these profiles.
+fn conf(_: &[(String, String)]) -> String {
+    String::new()
+}
 
 /// The root account the image creates, and the database it names.
 fn access(env: &BTreeMap<String, String>, _: &BTreeMap<String, String>) -> Access {

@@ -3,7 +3,8 @@
 //! its password, and MYSQL_DATABASE / MARIADB_DATABASE.
 
 use crate::engine::access::Access;
-use crate::engine::compose::{Flags, ServiceContract, first};
+use crate::engine::compose::{Conf, Flags, ProfileSettings, ServiceContract, Stream, first};
+use crate::profile::Profile;
 use std::collections::BTreeMap;
 
 /// The mysql and mariadb images' terms.
@@ -17,7 +18,38 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     defaults: &[],
     account_settings: &[],
     access,
+    settings,
+    // The images keep the binary log off (MariaDB's) or sync it at each commit (MySQL's
+    // default sync_binlog=1, which every profile sets or relaxes with the redo log).
+    image_values: &[("log_bin", "OFF")],
+    // Both images read the MYSQL_ name (MariaDB's also its own MARIADB_ROOT_PASSWORD).
+    password_env: Some("MYSQL_ROOT_PASSWORD"),
+    conf: Conf { file: "my.cnf", render: conf },
+    // The first start's temporary server runs without networking: port 0.
+    ready: (Stream::Stderr, "port: 3306"),
 };
+
+/// The profile's durability settings; MEMORY tables and a redo log apart are left out:
+/// their sizes and directories are the user's to choose.
+fn settings(p: &Profile) -> ProfileSettings {
+    if p.unlogged {
+        return Err(
+            "MEMORY tables (default_storage_engine=MEMORY) need max_heap_table_size sized to your data; dbrace does not guess it",
+        );
+    }
+    if p.wal.is_some() {
+        return Err(
+            "a redo log apart from the data needs innodb_log_group_home_dir on a tmpfs of its own; dbrace does not write that yet",
+        );
+    }
+    Ok(super::durability_settings(p.durability))
+}
+
+/// my.cnf lines under `[mysqld]`.
+fn conf(settings: &[(String, String)]) -> String {
+    let lines: String = settings.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
+    format!("[mysqld]\n{lines}")
+}
 
 /// The user the image creates, else root, with its password; the database it creates.
 fn access(env: &BTreeMap<String, String>, _: &BTreeMap<String, String>) -> Access {

@@ -2,7 +2,8 @@
 //! as `-c key=value`, the account of POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB.
 
 use crate::engine::access::Access;
-use crate::engine::compose::{Flags, ServiceContract, first};
+use crate::engine::compose::{Conf, Flags, ProfileSettings, ServiceContract, Stream, first};
+use crate::profile::Profile;
 use std::collections::BTreeMap;
 
 /// The postgres image's terms.
@@ -16,7 +17,36 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     defaults: &[],
     account_settings: &[],
     access,
+    settings,
+    image_values: &[],
+    password_env: Some("POSTGRES_PASSWORD"),
+    conf: Conf { file: "postgresql.conf", render: conf },
+    // The first start's temporary server listens on its socket only.
+    ready: (Stream::Stderr, "listening on IPv4 address"),
 };
+
+/// The profile's durability settings; a profile of volatile tables or a WAL apart is not
+/// a matter of server settings.
+fn settings(p: &Profile) -> ProfileSettings {
+    if p.unlogged {
+        return Err(
+            "UNLOGGED is a property of each table (CREATE UNLOGGED TABLE), not of the server; ram-nosync is the closest a whole server gets",
+        );
+    }
+    if p.wal.is_some() {
+        return Err(
+            "pg_wal apart from the data needs initdb's --waldir on a tmpfs of its own (POSTGRES_INITDB_WALDIR); dbrace does not write that yet",
+        );
+    }
+    Ok(super::durability_settings(p.durability))
+}
+
+/// postgresql.conf lines: `key = value`, quoted where the value is not one word.
+fn conf(settings: &[(String, String)]) -> String {
+    let word = |v: &str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
+    let value = |v: &str| if word(v) { v.to_string() } else { format!("'{}'", v.replace('\'', "''")) };
+    settings.iter().map(|(k, v)| format!("{k} = {}\n", value(v))).collect()
+}
 
 /// POSTGRES_USER (default postgres), its password, and POSTGRES_DB (default: the user).
 fn access(env: &BTreeMap<String, String>, _: &BTreeMap<String, String>) -> Access {

@@ -1,8 +1,10 @@
 //! A Compose service of the official redis image: its data in /data, settings as
 //! `--key value`, a password only where the command sets `--requirepass`.
 
+use crate::engine::Engine;
 use crate::engine::access::Access;
-use crate::engine::compose::{Flags, ServiceContract};
+use crate::engine::compose::{Conf, Flags, ProfileSettings, ServiceContract, Stream};
+use crate::profile::Profile;
 use std::collections::BTreeMap;
 
 /// The redis image's terms.
@@ -16,7 +18,27 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     defaults: &[("appendonly", "no"), ("save", "3600 1 300 100 60 10000")],
     account_settings: &["requirepass"],
     access,
+    settings,
+    image_values: &[("no-appendfsync-on-rewrite", "no")],
+    password_env: None,
+    conf: Conf { file: "redis.conf", render: conf },
+    ready: (Stream::Stdout, "Ready to accept connections"),
 };
+
+/// The profile's persistence settings; a log apart from `dir` Redis does not have.
+fn settings(p: &Profile) -> ProfileSettings {
+    if p.wal.is_some() {
+        return Err("Redis keeps its append-only file in its dir, beside the data");
+    }
+    let p = super::Redis.resolve_profile(p).ok_or("no such Redis mode")?;
+    Ok(super::profile_settings(&p))
+}
+
+/// redis.conf lines: `key value`, an empty value as `""`.
+fn conf(settings: &[(String, String)]) -> String {
+    let value = |v: &str| if v.is_empty() { "\"\"".to_string() } else { v.to_string() };
+    settings.iter().map(|(k, v)| format!("{k} {}\n", value(v))).collect()
+}
 
 /// The default user, with `--requirepass`'s password, else none.
 fn access(_: &BTreeMap<String, String>, account: &BTreeMap<String, String>) -> Access {
