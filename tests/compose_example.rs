@@ -122,7 +122,8 @@ fn the_readme_command_times_the_suite_as_written_and_per_profile() {
     let text = format!("{}{}", String::from_utf8_lossy(&done.stdout), String::from_utf8_lossy(&done.stderr));
     assert!(done.status.success(), "{args:?} failed after {:?}:\n{text}", started.elapsed());
     // The file's other services are named and left alone, as the README says.
-    assert!(text.contains("cache") && text.contains("Summary"), "{text}");
+    assert!(text.contains("left alone (start them as usual): cache, tests"), "{text}");
+    assert!(text.contains("Summary (against as-written"), "{text}");
 
     let r = read_json(&out);
     let profiles = r["profiles"].as_array().unwrap();
