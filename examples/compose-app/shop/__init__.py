@@ -1,0 +1,1 @@
+"""A shop: products and orders in PostgreSQL, carts and a catalog cache in Redis."""
