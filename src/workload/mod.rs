@@ -66,6 +66,11 @@ pub trait Workload: Send + Sync {
     fn keeps_data(&self) -> bool {
         true
     }
+    /// The transaction types it mixes, each reported apart (`--by-type`); empty when it
+    /// runs one type.
+    fn types(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Create and bulk-load the data set of one repeat of a cell over `load`'s
     /// connections, timing its phases there; the result builds that repeat's clients and
     /// verifies it, and is dropped with it.
@@ -89,6 +94,11 @@ pub trait Transactor: Send {
     fn run_one(&mut self, retry: bool) -> TxResult<()>;
     /// Undo a failed attempt (roll back an open transaction).
     fn abort(&mut self);
+    /// The type of the transaction the last `run_one` ran (a retry runs the same one): an
+    /// index into the workload's `types`, 0 when it has none.
+    fn last_type(&self) -> usize {
+        0
+    }
     /// The measured phase begins (warm-up is over).
     fn measuring(&mut self) {}
     /// Per-statement latency while measured (`--report-per-statement`); empty for
