@@ -1,7 +1,8 @@
 //! `dbrace suggest`, each output checked by using it: the `docker run` line run against the
 //! local test images (host network, a free port appended), its settings read back with the
 //! engine's own client and its data directory's filesystem asked; the Compose override
-//! parsed as YAML and read back, over a base file, by dbrace's own Compose reader.
+//! parsed as YAML and read back, over a base file, by dbrace's own Compose reader, and
+//! started over a user's file by the Compose client.
 
 mod common;
 
@@ -76,9 +77,9 @@ fn value(said: Option<String>) -> Option<String> {
     said.map(|s| s.trim().to_string())
 }
 
-/// The filesystem type of `dir` inside the container.
-fn filesystem(c: &Container, dir: &str) -> String {
-    value(output("docker", &["exec", &c.0, "stat", "-f", "-c", "%T", dir])).unwrap_or_else(|| panic!("stat {dir}"))
+/// The filesystem type of `dir` inside container `id`.
+fn filesystem(id: &str, dir: &str) -> String {
+    value(output("docker", &["exec", id, "stat", "-f", "-c", "%T", dir])).unwrap_or_else(|| panic!("stat {dir}"))
 }
 
 /// The settings the server reads back, by name, once its client gets an answer.
@@ -122,7 +123,7 @@ fn check(engine: &str, profile: &str, expected: &[(&str, &str)], ram: bool) {
     };
     let want: BTreeMap<String, String> = expected.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     assert_eq!(got, want, "{engine} {profile}");
-    assert_eq!(filesystem(&c, dir) == "tmpfs", ram, "{engine} {profile}: {dir} is {}", filesystem(&c, dir));
+    assert_eq!(filesystem(&c.0, dir) == "tmpfs", ram, "{engine} {profile}: {dir} is {}", filesystem(&c.0, dir));
 }
 
 #[test]
@@ -202,6 +203,81 @@ fn compose_override_over_the_users_file_reads_back_as_the_profile() {
     let tuned: BTreeMap<String, String> = chosen.tuned.into_iter().collect();
     let off = |k: &str| (k.to_string(), "off".to_string());
     assert_eq!(tuned, BTreeMap::from([off("fsync"), off("synchronous_commit"), off("full_page_writes")]));
+}
+
+/// A Compose project of the test's, taken down with its volumes when the test ends.
+struct Project {
+    name: String,
+    files: Vec<String>,
+}
+
+impl Project {
+    /// `docker-compose -p NAME -f FILE… ARGS`; it must succeed.
+    fn compose(&self, args: &[&str]) -> String {
+        let mut cmd = Process::new("docker-compose");
+        cmd.args(["-p", &self.name]);
+        for f in &self.files {
+            cmd.args(["-f", f]);
+        }
+        let out = cmd.args(args).output().unwrap_or_else(|e| {
+            panic!("docker-compose: {e}; install it (apt-get install docker-compose), as scripts/test does")
+        });
+        assert!(out.status.success(), "docker-compose {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = std::panic::catch_unwind(|| self.compose(&["down", "-v", "-t", "1"]));
+    }
+}
+
+#[test]
+fn compose_override_started_by_docker_compose_reads_back_as_the_profile() {
+    require_docker();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    // Host networking: the test daemon has no bridge; the port is then the server's own.
+    let file = format!(
+        "services:\n  pg:\n    image: {}\n    network_mode: host\n    environment: {{POSTGRES_PASSWORD: {PASSWORD}}}\n    command: postgres -c port={port} -c max_connections=77 -c fsync=on\n",
+        image(PG_IMAGE)
+    );
+    let base = dir.path().join("docker-compose.yml");
+    std::fs::write(&base, file).unwrap();
+    let text = suggest(&["--compose", base.to_str().unwrap(), "-p", "ram-nosync", "-f", "compose"]);
+    let over = dir.path().join("docker-compose.override.yml");
+    std::fs::write(&over, &text).unwrap();
+    let name = format!("dbrace-suggest-{}-{port}", std::process::id());
+    let files = [base, over].map(|f| f.to_str().unwrap().to_string()).to_vec();
+    let project = Project { name, files };
+    project.compose(&["config", "-q"]);
+    project.compose(&["up", "-d"]);
+    let p = port.to_string();
+    let keys = ["fsync", "synchronous_commit", "full_page_writes", "max_connections"];
+    let got = read_back(&keys, |k| {
+        let show = format!("SHOW {k}");
+        value(output("psql", &["-h", "127.0.0.1", "-p", &p, "-U", "postgres", "-d", "postgres", "-Atc", &show]))
+    });
+    let want =
+        [("fsync", "off"), ("synchronous_commit", "off"), ("full_page_writes", "off"), ("max_connections", "77")];
+    assert_eq!(got, want.map(|(k, v)| (k.to_string(), v.to_string())).into(), "{text}");
+    let id = project.compose(&["ps", "-q", "pg"]).trim().to_string();
+    assert_eq!(filesystem(&id, "/var/lib/postgresql/data"), "tmpfs", "{text}");
+}
+
+#[test]
+fn compose_override_keeps_the_services_port_and_names_its_password_by_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("compose.yaml");
+    let file = "services:\n  cache:\n    image: redis:7\n    command: redis-server --port 6380 --requirepass s3cret --appendonly yes\n";
+    std::fs::write(&base, file).unwrap();
+    let text = suggest(&["--compose", base.to_str().unwrap(), "-p", "nosync", "-f", "compose"]);
+    assert!(!text.contains("s3cret"), "{text}");
+    let command = &yaml(&text)["services"]["cache"]["command"];
+    let want = r#"["--port", "6380", "--requirepass", "${REQUIREPASS}", "--appendonly", "yes", "--appendfsync", "no", "--save", ""]"#;
+    assert_eq!(*command, yaml(want), "{text}");
+    assert!(text.contains("# ${REQUIREPASS}: set it"), "{text}");
 }
 
 #[test]

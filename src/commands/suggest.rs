@@ -23,7 +23,9 @@ pub fn suggest(a: SuggestArgs) -> Result<i32> {
             eprintln!("dbrace: compose: {n}");
         }
         let image = a.image.unwrap_or(chosen.image);
-        Suggestion::new(chosen.engine, &a.profile, image, chosen.service, chosen.kept)?
+        // Its command replaces the service's: what the service's own sets stays.
+        let kept = chosen.owned.into_iter().chain(chosen.kept).collect();
+        Suggestion::new(chosen.engine, &a.profile, image, chosen.service, kept)?
     };
     print!("{}", render(&s, a.format));
     Ok(0)

@@ -47,6 +47,9 @@ pub struct Chosen {
     pub kept: Vec<(String, String)>,
     /// Its command's durability settings: only the `as-written` cell's.
     pub tuned: Vec<(String, String)>,
+    /// Its command's settings dbrace gives its own servers (port, listen address): no
+    /// cell's, but a suggested command that replaces the service's keeps them.
+    pub owned: Vec<(String, String)>,
     /// Whether its data directory is a tmpfs (the `as-written` cell's data then on ram).
     pub on_tmpfs: bool,
     /// The SQL init scripts it mounts, in the order the image runs them.
@@ -142,12 +145,16 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &'static ServiceContract) -
         None => Vec::new(),
     };
     let mut notes = Vec::new();
-    let (mut kept, mut tuned, mut account) = (Vec::new(), Vec::new(), std::collections::BTreeMap::new());
+    let (mut kept, mut tuned, mut owned) = (Vec::new(), Vec::new(), Vec::new());
+    let mut account = std::collections::BTreeMap::new();
     for (k, v) in all {
         if c.account_settings.contains(&k.as_str()) {
+            // A suggested command names the secret's variable, never its value.
+            owned.push((k.clone(), format!("${{{}}}", k.to_uppercase())));
             account.insert(k, v);
         } else if DBRACE_OWNS.contains(&k.as_str()) {
             notes.push(format!("{}: {k} is dbrace's to set; dropped", at("command")));
+            owned.push((k, v));
         } else if c.durability.contains(&k.as_str()) {
             tuned.push((k, v));
         } else {
@@ -166,6 +173,7 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &'static ServiceContract) -
         access,
         kept,
         tuned,
+        owned,
         on_tmpfs,
         init: Vec::new(),
         notes,

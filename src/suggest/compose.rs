@@ -12,6 +12,9 @@ pub fn render(s: &Suggestion) -> String {
     if let Some(dir) = s.tmpfs {
         out.push_str(&format!("# The tmpfs takes the place of a volume on {dir}: drop that volume.\n"));
     }
+    for (k, v) in s.settings.iter().filter(|(_, v)| v.starts_with("${")) {
+        out.push_str(&format!("# {v}: set it in .env or the environment to the service's {k}.\n"));
+    }
     // Compose's own service names are plain words; anything else is quoted.
     let plain = s.service.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
     let key = if plain { s.service.clone() } else { quoted(&s.service) };
