@@ -1,6 +1,6 @@
 //! `--compose`: a user's own Compose file (several services, a `.env`, interpolation, a
-//! published port, a named volume, `depends_on`, a tmpfs and a command that turns
-//! durability off) as the source of `exec`'s servers, run in containers of the local test
+//! published port, a named volume, `depends_on`, a tmpfs, a command that turns
+//! durability off, variables for the server and its init) as the source of `exec`'s servers, run in containers of the local test
 //! images; and the file's mistakes refused in one line before anything starts.
 
 mod common;
@@ -37,6 +37,8 @@ services:
       - POSTGRES_USER=app
       - POSTGRES_PASSWORD=${DB_PASSWORD}
       - POSTGRES_DB=${DB_NAME:-shop}
+      - TZ=Europe/Paris
+      - POSTGRES_INITDB_ARGS=--data-checksums
     command: postgres -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40
     ports:
       - "127.0.0.1:${DB_PORT}:5432"
@@ -69,7 +71,7 @@ fn a_compose_service_races_as_written_and_under_each_profile_on_its_own_port() {
     std::fs::create_dir_all(&seen).unwrap();
     // The suite as it always runs: its connection written in, not taken from dbrace.
     let suite = format!(
-        "PGPASSWORD='s3cret pw' psql -h 127.0.0.1 -p {port} -U app -d shop -tAc \"select current_setting('fsync') || ' ' || current_setting('max_connections') || ' ' || current_user || ' ' || (select count(*) from items)\" > {}/$DBRACE_PROFILE",
+        "PGPASSWORD='s3cret pw' psql -h 127.0.0.1 -p {port} -U app -d shop -tAc \"select current_setting('fsync') || ' ' || current_setting('max_connections') || ' ' || current_setting('TimeZone') || ' ' || current_setting('data_checksums') || ' ' || current_user || ' ' || (select count(*) from items)\" > {}/$DBRACE_PROFILE",
         seen.display()
     );
     let out = sb.out("exec.json");
@@ -82,10 +84,14 @@ fn a_compose_service_races_as_written_and_under_each_profile_on_its_own_port() {
     let pid = child.id();
     assert!(child.wait().unwrap().success());
     let read = |p: &str| std::fs::read_to_string(seen.join(p)).unwrap_or_default().trim().to_string();
-    assert_eq!(read("as-written"), "off 40 app 2", "the file's own tuning");
-    assert_eq!(read("disk"), "on 40 app 2", "the profile's durability, the command's other settings");
-    assert_eq!(read("ram"), "on 40 app 2");
-    assert_eq!(read("nosync"), "off 40 app 2");
+    assert_eq!(read("as-written"), "off 40 Europe/Paris on app 2", "the file's own tuning");
+    assert_eq!(
+        read("disk"),
+        "on 40 Europe/Paris on app 2",
+        "the profile's durability, the command's other settings, the environment"
+    );
+    assert_eq!(read("ram"), "on 40 Europe/Paris on app 2");
+    assert_eq!(read("nosync"), "off 40 Europe/Paris on app 2");
     let r = read_json(&out);
     let names: Vec<&str> =
         r["profiles"].as_array().unwrap().iter().map(|p| p["profile"]["name"].as_str().unwrap()).collect();

@@ -50,6 +50,8 @@ pub struct Chosen {
     /// Its command's settings dbrace gives its own servers (port, listen address): no
     /// cell's, but a suggested command that replaces the service's keeps them.
     pub owned: Vec<(String, String)>,
+    /// Its environment's other variables, which every cell's container gets.
+    pub env: Vec<(String, String)>,
     /// Whether its data directory is a tmpfs (the `as-written` cell's data then on ram).
     pub on_tmpfs: bool,
     /// The SQL init scripts it mounts, in the order the image runs them.
@@ -162,6 +164,7 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &'static ServiceContract) -
         }
     }
     let mut access = (c.access)(&s.environment, &account);
+    let env = passed_env(s, c, &mut notes);
     access.port = published(s, c.port, &mut notes);
     let on_tmpfs = s.tmpfs.iter().any(|t| same_dir(t, c.data_dir));
     notes.extend(data_dir_notes(s, c, on_tmpfs, &tuned));
@@ -174,10 +177,24 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &'static ServiceContract) -
         kept,
         tuned,
         owned,
+        env,
         on_tmpfs,
         init: Vec::new(),
         notes,
     })
+}
+
+/// The service's variables its containers get: all but those its engine's image reads
+/// for the account or the data's place.
+fn passed_env(s: &Service, c: &ServiceContract, notes: &mut Vec<String>) -> Vec<(String, String)> {
+    let own = |k: &str| c.own_env.iter().any(|p| k.starts_with(p));
+    let env: Vec<(String, String)> =
+        s.environment.iter().filter(|(k, _)| !own(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    if !env.is_empty() {
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        notes.push(format!("services.{}.environment: every cell's container gets {}", s.name, names.join(", ")));
+    }
+    env
 }
 
 /// The host port the service publishes its server's port on, if it does.

@@ -30,6 +30,9 @@ pub struct ServiceContract {
     /// Settings that are the account, not the server's tuning (Redis's `requirepass`):
     /// taken into the access, not passed on.
     pub account_settings: &'static [&'static str],
+    /// Variables of the service's environment, by prefix, that make the account or move
+    /// the data, which dbrace does itself: not given to its containers; the others are.
+    pub own_env: &'static [&'static str],
     /// The account and database clients reach, from the service's environment and the
     /// account settings of its command.
     pub access: fn(&BTreeMap<String, String>, &BTreeMap<String, String>) -> Access,

@@ -31,6 +31,9 @@ pub struct Machine {
     pub docker_disk: crate::launcher::container::Disk,
     /// `--docker-network`: how a container's TCP port reaches 127.0.0.1 of the host.
     pub docker_network: crate::launcher::container::TcpPath,
+    /// Variables a `--compose` service gives its containers besides its account (`TZ`,
+    /// `POSTGRES_INITDB_ARGS`), by engine name.
+    pub env: BTreeMap<String, Vec<(String, String)>>,
 }
 
 impl Machine {
@@ -57,6 +60,7 @@ impl Machine {
             init: self.docker_init,
             disk: self.docker_disk,
             network: self.docker_network,
+            env: self.env.clone(),
         }
     }
 }

@@ -16,4 +16,6 @@ pub struct How {
     pub disk: Disk,
     /// `--docker-network`: how a container's TCP port reaches 127.0.0.1 of the host.
     pub network: TcpPath,
+    /// Variables a `--compose` service gives its containers besides its account, by engine.
+    pub env: std::collections::BTreeMap<String, Vec<(String, String)>>,
 }

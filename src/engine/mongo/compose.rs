@@ -17,6 +17,7 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     durability: &[],
     defaults: &[],
     account_settings: &[],
+    own_env: &["MONGO_INITDB_"],
     access,
     settings,
     // mongod with WiredTiger, and the write concern of a durable profile, which each of

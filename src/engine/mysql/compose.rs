@@ -17,6 +17,7 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     durability: &["innodb_flush_log_at_trx_commit", "innodb_doublewrite", "sync_binlog"],
     defaults: &[],
     account_settings: &[],
+    own_env: &["MYSQL_", "MARIADB_"],
     access,
     settings,
     // The images keep the binary log off (MariaDB's) or sync it at each commit (MySQL's

@@ -16,6 +16,7 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     durability: &["fsync", "synchronous_commit", "full_page_writes"],
     defaults: &[],
     account_settings: &[],
+    own_env: &["POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB", "POSTGRES_HOST_AUTH_METHOD", "PGDATA"],
     access,
     settings,
     image_values: &[],

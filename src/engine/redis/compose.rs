@@ -17,6 +17,7 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     durability: &["appendonly", "appendfsync", "save"],
     defaults: &[("appendonly", "no"), ("save", "3600 1 300 100 60 10000")],
     account_settings: &["requirepass"],
+    own_env: &[],
     access,
     settings,
     image_values: &[("no-appendfsync-on-rewrite", "no")],

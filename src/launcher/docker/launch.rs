@@ -39,8 +39,9 @@ pub fn launch<D: Described>(
     }
     let image = image(spec.engine, &spec.image.image)?;
     let network = networked(dirs, user, listen, how.network)?;
+    let given = how.env.get(spec.engine).map_or(&[][..], Vec::as_slice);
     let template = match (how.init, &spec.image.template) {
-        (Init::Template, Some(_)) => Some(template_of(d, &image, user, how.network)?),
+        (Init::Template, Some(_)) => Some(template_of(d, &image, user, (how.network, given))?),
         _ => None,
     };
     let mut layout = match spec.image.template {
@@ -54,7 +55,8 @@ pub fn launch<D: Described>(
     let facts: Facts = layout.facts(&mounts);
     let instance = dirs.data.path();
     mounts.extend(spec.files.iter().map(|f| Mount::Bind { source: instance.join(f.name), target: f.target.clone() }));
-    let (password, env) = login(d, template.as_deref())?;
+    let (password, mut env) = login(d, template.as_deref())?;
+    env.extend(given.iter().cloned());
     let on = Container { image: image.name.clone(), env, args: Vec::new(), mounts, network };
     let (started, port) = serve(d, &on, instance, user, listen, password)?;
     let socket = (spec.socket_file)(port);
@@ -183,13 +185,18 @@ fn place<D: Described>(
 /// The initialized template of `d`'s containers of `image` run as `user`: made once by a
 /// container of the image on empty directories, stopped cleanly once it serves. Named by
 /// the image's id and what the description says it is made with, so a new image or
-/// option makes a new one.
+/// option or variable given (`--compose`'s environment) makes a new one.
 ///
 /// The superuser's password that init set is kept in the template's 0600 file, not
 /// changed per server before it is used: a server must be logged into with it before it
 /// could be changed, so it is stored either way, and the file is as private as the
 /// template's data files beside it (whoever could read it could copy those).
-fn template_of<D: Described>(d: &D, image: &Image, user: Option<&RunAs>, tcp: TcpPath) -> Result<PathBuf> {
+fn template_of<D: Described>(
+    d: &D,
+    image: &Image,
+    user: Option<&RunAs>,
+    (tcp, given): (TcpPath, &[(String, String)]),
+) -> Result<PathBuf> {
     let spec = d.spec();
     let Some((options, done)) = &spec.image.template else { return Err(failed!("{}: no template", spec.engine)) };
     let id = image.id.trim_start_matches("sha256:");
@@ -198,7 +205,8 @@ fn template_of<D: Described>(d: &D, image: &Image, user: Option<&RunAs>, tcp: Tc
     let options: String =
         options.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     let dash = if options.is_empty() { "" } else { "-" };
-    let name = format!("docker-{}-{id}-{uid}.{gid}-v{TEMPLATE_VERSION}{dash}{options}", spec.engine);
+    let env = if given.is_empty() { String::new() } else { format!("-env{:016x}", hash(given)) };
+    let name = format!("docker-{}-{id}-{uid}.{gid}-v{TEMPLATE_VERSION}{dash}{options}{env}", spec.engine);
     template::cached(name.clone(), || {
         template::made(&name, done, |tmp| {
             let mut mounts = Vec::new();
@@ -206,12 +214,19 @@ fn template_of<D: Described>(d: &D, image: &Image, user: Option<&RunAs>, tcp: Tc
                 mounts.push(Mount::Bind { source: private_dir(&tmp.join(dir.name), user)?, target: dir.target.into() });
             }
             let password = template::new_secret(tmp)?;
-            let env = d.init_env(&password);
+            let mut env = d.init_env(&password);
+            env.extend(given.iter().cloned());
             let on = Container { image: image.name.clone(), env, args: Vec::new(), mounts, network: Network::tcp(tcp) };
             let (started, _) = serve(d, &on, tmp, user, Listen::Tcp(None), Some(password))?;
             started.server.stop(spec.image.stop_signal, Duration::from_secs(60))
         })
     })
+}
+
+/// A stable hash of variables (FNV-1a), naming the template they made.
+fn hash(vars: &[(String, String)]) -> u64 {
+    let bytes = vars.iter().flat_map(|(k, v)| k.bytes().chain([0]).chain(v.bytes()).chain([0]));
+    bytes.fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Under host networking an image whose init runs a temporary server on a fixed port of
