@@ -244,6 +244,14 @@ fn a_redis_service_without_a_password_is_reached_without_one() {
 }
 
 #[test]
+fn a_mongo_service_is_reached_as_its_root_account() {
+    let service = "  mongo:\n    image: dbrace-test/mongo:secantus\n    environment:\n      MONGO_INITDB_ROOT_USERNAME: admin\n      MONGO_INITDB_ROOT_PASSWORD: pw\n    ports: ['{port}:27017']\n";
+    // The suite's own driver, its URL written in as the file's clients would have it.
+    let client = "/opt/dbrace-test-venv/bin/python -c \"import pymongo; c = pymongo.MongoClient('mongodb://admin:pw@127.0.0.1:{port}/?authSource=admin', serverSelectionTimeoutMS=5000); c.shop.items.insert_one({'n': 1}); print(c.shop.items.count_documents({}))\"";
+    assert_eq!(as_written_and_disk(service, client), ("1".into(), "1".into()));
+}
+
+#[test]
 fn a_mariadb_service_keeps_its_account_and_its_commands_tuning_as_written() {
     let service = "  mysql:\n    image: dbrace-test/mariadb:10.11\n    environment:\n      MARIADB_USER: shop\n      MARIADB_PASSWORD: pw\n      MARIADB_DATABASE: shop\n      MARIADB_ROOT_PASSWORD: rootpw\n    command: ['--innodb-flush-log-at-trx-commit=0', '--max-connections=60']\n    ports: ['{port}:3306']\n";
     let sql = "select concat(@@innodb_flush_log_at_trx_commit, ' ', @@max_connections, ' ', database())";
