@@ -11,5 +11,6 @@ pub mod parse;
 pub mod protocol;
 pub mod shard;
 pub mod tpcb;
+pub mod tpcc;
 pub mod workload;
 pub mod ycsb;

@@ -2,7 +2,7 @@
 //! and what its verify gives back (`Verdict`): both are recorded in results files.
 
 use super::own::{OptionField, OwnOptions};
-use super::{counters, insert_commit, oltp, tpcb, ycsb};
+use super::{counters, insert_commit, oltp, tpcb, tpcc, ycsb};
 use serde::{Deserialize, Serialize};
 
 /// Options every workload may read. A workload with options of its own registers them
@@ -22,6 +22,10 @@ pub struct WorkloadOptions {
     #[command(flatten)]
     #[serde(flatten)]
     pub ycsb: ycsb::YcsbOptions,
+    /// tpcc's (`--warehouses`, `--tpcc-mix`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub tpcc: tpcc::TpccOptions,
     /// insert-commit's (`--rows-per-commit`).
     #[command(flatten)]
     #[serde(flatten)]
@@ -55,7 +59,7 @@ macro_rules! parts {
 }
 
 impl WorkloadOptions {
-    parts!(tpcb, oltp, ycsb, insert_commit);
+    parts!(tpcb, oltp, ycsb, tpcc, insert_commit);
 
     /// The options `--sweep` can vary, by their command-line names.
     pub fn sweep_keys(&self) -> Vec<&'static str> {
@@ -101,11 +105,17 @@ mod tests {
         };
         let flags = given(&[]);
         let default = WorkloadOptions::default();
-        let all = |o: WorkloadOptions| (o.tpcb, o.oltp, o.ycsb, o.insert_commit);
+        let all = |o: WorkloadOptions| (o.tpcb, o.oltp, o.ycsb, o.tpcc, o.insert_commit);
         assert_eq!(all(flags), all(default.clone()));
-        assert_eq!(default.sweep_keys(), ["scale", "tables", "table-size", "records", "rows-per-commit"]);
-        let values =
-            [("scale", "3"), ("tables", "2"), ("table-size", "500"), ("records", "70"), ("rows-per-commit", "10")];
+        assert_eq!(default.sweep_keys(), ["scale", "tables", "table-size", "records", "warehouses", "rows-per-commit"]);
+        let values = [
+            ("scale", "3"),
+            ("tables", "2"),
+            ("table-size", "500"),
+            ("records", "70"),
+            ("warehouses", "2"),
+            ("rows-per-commit", "10"),
+        ];
         for (key, value) in values {
             let mut swept = WorkloadOptions::default();
             swept.set(key, value).unwrap();
@@ -117,7 +127,7 @@ mod tests {
         let e = WorkloadOptions::default().set("distribution", "uniform").unwrap_err();
         assert_eq!(
             e,
-            "unknown workload option 'distribution'; options: scale, tables, table-size, records, rows-per-commit"
+            "unknown workload option 'distribution'; options: scale, tables, table-size, records, warehouses, rows-per-commit"
         );
     }
 }

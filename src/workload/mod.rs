@@ -12,6 +12,7 @@ pub mod oltp;
 pub mod script;
 pub mod store;
 pub mod tpcb;
+pub mod tpcc;
 pub mod ycsb;
 
 use crate::engine::{Capability, Connection, Engine, Interface, SqlClient, TxResult};
@@ -115,6 +116,7 @@ pub fn all() -> Vec<Arc<dyn Workload>> {
         Arc::new(tpcb::TPCB),
         Arc::new(tpcb::SELECT_ONLY),
         Arc::new(tpcb::SIMPLE_UPDATE),
+        Arc::new(tpcc::Tpcc),
         Arc::new(oltp::OLTP_RW),
         Arc::new(oltp::OLTP_RO),
         Arc::new(oltp::OLTP_WO),
