@@ -354,6 +354,16 @@ pub trait SqlClient: Send {
     fn rollback(&mut self);
     /// Bulk-load rows by the engine's fastest path; the number of rows loaded.
     fn load(&mut self, table: &str, columns: &[&str], rows: &mut dyn Iterator<Item = Vec<Datum>>) -> TxResult<u64>;
+    /// As `load`, adding to rows other connections load into the same table at the same
+    /// time (its parts loaded side by side): nothing of the table is emptied first.
+    fn load_more(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Vec<Datum>>,
+    ) -> TxResult<u64> {
+        self.load(table, columns, rows)
+    }
 
     /// One integer from a one-off query (setup and verify, not the hot path).
     fn scalar(&mut self, sql: &str) -> TxResult<i64> {

@@ -12,11 +12,21 @@ impl PgClient {
         table: &str,
         columns: &[&str],
         rows: &mut dyn Iterator<Item = Vec<Datum>>,
+        fresh: bool,
     ) -> TxResult<u64> {
-        self.simple(&format!("TRUNCATE {table}"))?;
+        // FREEZE needs the table emptied in the same transaction: only a table's whole
+        // load can have it, not one of its parts loaded side by side.
+        if fresh {
+            self.simple(&format!("TRUNCATE {table}"))?;
+        }
         // Binary COPY when every column has a type we encode: the server skips parsing text.
         let kinds = self.column_kinds(table, columns)?;
-        let format = if kinds.is_some() { "FORMAT binary, FREEZE" } else { "FREEZE" };
+        let format = match (kinds.is_some(), fresh) {
+            (true, true) => "FORMAT binary, FREEZE",
+            (true, false) => "FORMAT binary",
+            (false, true) => "FREEZE",
+            (false, false) => "FORMAT text",
+        };
         let sql = format!("COPY {table} ({}) FROM STDIN WITH ({format})", columns.join(", "));
         frontend::query(&sql, &mut self.wbuf).map_err(lost)?;
         self.flush().map_err(lost)?;

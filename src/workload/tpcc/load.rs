@@ -79,7 +79,7 @@ fn run(conn: &mut Connection, job: Job, now: &str) -> Result<()> {
 
 /// Put `rows` into `table`'s `columns`.
 fn put(c: &mut dyn SqlClient, table: &str, columns: &[&str], rows: impl Iterator<Item = Vec<Datum>>) -> Result<()> {
-    step(&format!("load {table}"), c.load(table, columns, &mut until_signal(rows))).map(drop)
+    step(&format!("load {table}"), c.load_more(table, columns, &mut until_signal(rows))).map(drop)
 }
 
 fn text(s: impl Into<String>) -> Datum {

@@ -102,7 +102,7 @@ impl CellWorkload for Cell {
         }))
     }
     fn verify(&mut self, conn: &mut Connection, _committed: u64) -> Result<Verdict> {
-        verify::consistent(sql(conn, "tpcc")?)
+        verify::consistent(sql(conn, "tpcc")?, self.warehouses)
     }
 }
 

@@ -1,6 +1,7 @@
 //! The specification's consistency conditions 1 to 4 (clause 3.3.2), checked after the
 //! run: each query counts the warehouses or districts that break one.
 
+use super::random::{CUSTOMERS, DISTRICTS, ITEMS};
 use crate::engine::SqlClient;
 use crate::error::Result;
 use crate::workload::{Verdict, step};
@@ -26,9 +27,23 @@ const CONDITIONS: [(&str, &str); 4] = [
     ),
 ];
 
-/// Check the four conditions; the verdict names those broken and where.
-pub fn consistent(c: &mut dyn SqlClient) -> Result<Verdict> {
+/// Check the four conditions, and that the tables no transaction adds to hold the rows
+/// of `warehouses` warehouses; the verdict names what is broken and where.
+pub fn consistent(c: &mut dyn SqlClient, warehouses: i64) -> Result<Verdict> {
     let mut broken = Vec::new();
+    let fixed = [
+        ("warehouse", warehouses),
+        ("district", warehouses * DISTRICTS),
+        ("customer", warehouses * DISTRICTS * CUSTOMERS),
+        ("stock", warehouses * ITEMS),
+        ("item", ITEMS),
+    ];
+    for (table, want) in fixed {
+        let n = step("verify", c.scalar(&format!("SELECT COUNT(*) FROM {table}")))?;
+        if n != want {
+            broken.push(format!("{table} holds {n} rows, not the {want} of {warehouses} warehouses"));
+        }
+    }
     for (name, query) in CONDITIONS {
         let n = step("verify", c.scalar(query))?;
         if n > 0 {
@@ -36,7 +51,7 @@ pub fn consistent(c: &mut dyn SqlClient) -> Result<Verdict> {
         }
     }
     let mut rows = Vec::new();
-    for t in ["orders", "order_line", "new_order", "history", "stock", "customer", "item"] {
+    for t in ["orders", "order_line", "new_order", "history"] {
         rows.push(format!("{t} {}", step("verify", c.scalar(&format!("SELECT COUNT(*) FROM {t}")))?));
     }
     let ok = broken.is_empty();
