@@ -82,7 +82,7 @@ fn heading(kind: Kind, interval: &str) -> (&'static str, String) {
         ),
         Kind::Types => (
             "Latency by transaction type",
-            "For each workload that mixes transaction types, one chart per type: the latency of that type's measured transactions (all repeats merged), from the median to the 99.9th percentile, per cell. Colour names the profile, the dash the engine.".into(),
+            "For each workload that mixes transaction types, one chart per type: the latency of that type's measured transactions (all repeats merged), from the median to the 99.9th percentile, per cell; a workload's charts share one scale, so its slow types stand out. Colour names the profile, the dash the engine.".into(),
         ),
         Kind::Sweep => (
             "Sweep",
