@@ -1,7 +1,8 @@
 //! The transaction loop allocates nothing on the Rust side: the worker loop with the SQLite,
 //! PostgreSQL and MySQL (wire) clients, driven as the runner drives them, under a counting global
 //! allocator, for every SQL workload (the oltp ones read 100-row ranges to the end, the
-//! counters ones write seven buckets or read 24).
+//! counters ones write seven buckets or read 24), YCSB A among them, whose reads and updates
+//! are recorded as transaction types, a histogram each, as `--by-type` reports them.
 //! (SQLite's own memory is SQLite's measured work and does not pass through Rust's
 //! allocator.) The Redis client packs its commands into a reused buffer and reads replies in
 //! place from another: insert-commit, and every key-value operation, allocate nothing (the
@@ -18,12 +19,13 @@ use dbrace::engine::{
 use dbrace::instance::{DataDir, Storage};
 use dbrace::options::insert_commit::InsertCommitOptions;
 use dbrace::options::oltp::OltpOptions;
+use dbrace::options::ycsb::YcsbOptions;
 use dbrace::profile::Profile;
 use dbrace::runner::control::{Control, MEASURE, Observe};
 use dbrace::runner::schedule::Schedule;
 use dbrace::runner::worker;
 use dbrace::workload::counters::{self, CountersOptions};
-use dbrace::workload::{Loader, Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb};
+use dbrace::workload::{Loader, Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb, ycsb};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -102,10 +104,13 @@ fn allocations_paced(
     let counters = CountersOptions { keys: 3, ..CountersOptions::default() };
     let oltp = OltpOptions { tables: 2, table_size: 1000 };
     let insert_commit = InsertCommitOptions { rows_per_commit: rows };
-    let opts = WorkloadOptions { oltp, counters, insert_commit, ..WorkloadOptions::default() };
+    let ycsb = YcsbOptions { records: 1000, ..YcsbOptions::default() };
+    let opts = WorkloadOptions { oltp, counters, insert_commit, ycsb, ..WorkloadOptions::default() };
     let mut cell = w.prepare(&mut Loader::new(&**inst).unwrap(), &opts).unwrap();
     let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
-    let ctl = Control::observed(1, observe);
+    // Each type recorded apart, as a run records a workload that mixes them.
+    let types = w.types().len();
+    let ctl = Control::observed(1, Observe { types, ..observe });
     ctl.phase.store(MEASURE, Ordering::Release);
     let schedule = pace.map(|(rate, limit)| Schedule::new(rate, limit, 7));
     let before = ALLOCS.load(Ordering::Relaxed);
@@ -121,6 +126,11 @@ fn allocations_paced(
     // The skipping path is the one under test when a limit is given.
     assert!(pace.is_none_or(|(_, limit)| limit.is_none() || r.skipped > 0), "no slot skipped at {pace:?}");
     assert!(r.first_error.is_none(), "{:?}", r.first_error);
+    assert_eq!(r.types.len(), types);
+    if types > 0 {
+        assert_eq!(r.types.iter().map(|t| t.transactions).sum::<u64>(), r.measured, "{}", w.name());
+        assert!(r.types.iter().all(|t| t.transactions > 0), "{}: a type never drawn", w.name());
+    }
     // Observed, the slice holds every transaction (the hour never ends).
     if observe.log_interval.is_some() {
         assert_eq!(r.intervals.iter().map(|i| i.counts.iter().map(|c| c.1).sum::<u64>()).sum::<u64>(), r.measured);
@@ -142,6 +152,7 @@ fn no_allocation_per_transaction() {
             &oltp::OLTP_WO,
             &counters::WRITE,
             &counters::READ,
+            &ycsb::YCSB_A,
         ] {
             // Setup inside worker::run (the histogram) is the same for both counts.
             let few = allocations(engine, w, 100);
@@ -162,7 +173,8 @@ fn no_allocation_per_transaction() {
     }
     // --progress's gauges and a --log-interval slice (of an hour: no rotation), closed and
     // open loop.
-    let observe = Observe { progress: true, log_interval: Some(Duration::from_secs(3600)), expected_intervals: 2 };
+    let observe =
+        Observe { progress: true, log_interval: Some(Duration::from_secs(3600)), expected_intervals: 2, types: 0 };
     for (engine, pace) in [(&Sqlite as &dyn Engine, None), (&Postgres, None), (&Sqlite, Some((20_000.0, None)))] {
         let few = allocations_paced(engine, &tpcb::TPCB, 100, pace, observe, 1);
         let many = allocations_paced(engine, &tpcb::TPCB, 2100, pace, observe, 1);
@@ -188,6 +200,7 @@ fn no_allocation_per_transaction() {
         (&Mysql, &tpcb::TPCB, 1),
         (&Redis, &InsertCommit, 1),
         (&Redis, &InsertCommit, 10),
+        (&Postgres, &ycsb::YCSB_A, 1),
     ];
     for (engine, w, rows) in on_loops {
         let (few, many) = (fiber_allocations(engine, w, 100, rows), fiber_allocations(engine, w, 2100, rows));
@@ -202,8 +215,10 @@ fn fiber_allocations(engine: &dyn Engine, w: &dyn Workload, n: u64, rows: u32) -
     let server = Server::start(engine);
     let mut load = Loader::new(&*server.inst).unwrap();
     let insert_commit = InsertCommitOptions { rows_per_commit: rows };
-    let mut cell = w.prepare(&mut load, &WorkloadOptions { insert_commit, ..WorkloadOptions::default() }).unwrap();
-    let ctl = Control::new(3);
+    let ycsb = YcsbOptions { records: 1000, ..YcsbOptions::default() };
+    let mut cell =
+        w.prepare(&mut load, &WorkloadOptions { insert_commit, ycsb, ..WorkloadOptions::default() }).unwrap();
+    let ctl = Control::observed(3, Observe { types: w.types().len(), ..Observe::default() });
     ctl.phase.store(MEASURE, Ordering::Release);
     let ctl = &ctl;
     let tasks: Vec<Box<dyn FnOnce() -> worker::WorkerReport>> = (0..3)

@@ -1,13 +1,14 @@
 //! A script transaction allocates nothing on the Rust side once warm: variables in their
 //! table, parameters borrowed, doubles spelled into reused text, `\gset` rows staged in
-//! reused buffers, per-statement timing in counters — under a counting global allocator,
-//! driven as the runner drives clients, on SQLite and PostgreSQL.
+//! reused buffers, per-statement timing in counters, a mix's scripts recorded as
+//! transaction types — under a counting global allocator, driven as the runner drives
+//! clients, on SQLite and PostgreSQL.
 
 use dbrace::engine::{Engine, Launch, Machine, Target, postgres::Postgres, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
 use dbrace::options::tpcb::TpcbOptions;
 use dbrace::profile::Profile;
-use dbrace::runner::control::{Control, MEASURE};
+use dbrace::runner::control::{Control, MEASURE, Observe};
 use dbrace::runner::worker;
 use dbrace::workload::{self, WorkloadOptions, script};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -44,7 +45,8 @@ fn allocations(engine: &dyn Engine, w: &dyn workload::Workload, n: u64) -> u64 {
     let opts = WorkloadOptions { tpcb: TpcbOptions { scale: 1 }, ..WorkloadOptions::default() };
     let mut cell = w.prepare(&mut workload::Loader::new(&*inst).unwrap(), &opts).unwrap();
     let tx = cell.client(inst.connect().unwrap(), 0, 1).unwrap();
-    let ctl = Control::new(1);
+    // A mix's scripts recorded apart, as a run records them.
+    let ctl = Control::observed(1, Observe { types: w.types().len(), ..Observe::default() });
     ctl.phase.store(MEASURE, Ordering::Release);
     let before = ALLOCS.load(Ordering::Relaxed);
     let r = worker::run(tx, &ctl, 0, Some(n), None);
@@ -52,6 +54,7 @@ fn allocations(engine: &dyn Engine, w: &dyn workload::Workload, n: u64) -> u64 {
     assert_eq!(r.measured, n);
     assert!(r.first_error.is_none(), "{:?}", r.first_error);
     assert!(!r.statements.is_empty(), "per-statement timing was on");
+    assert_eq!(r.types.iter().map(|t| t.transactions).sum::<u64>(), if r.types.is_empty() { 0 } else { n });
     after - before
 }
 
@@ -83,5 +86,11 @@ fn no_allocation_per_script_transaction() {
             let many = allocations(engine, &*w, 2100);
             assert_eq!(many, few, "{} {f}: {} allocations for 2000 more transactions", engine.name(), many - few);
         }
+        // The three as one mix: each script a transaction type with its histogram.
+        let entries: Vec<String> = files.iter().zip(1..).map(|(f, w)| format!("script:{f}@{w}")).collect();
+        let w = script::load(&entries.iter().map(String::as_str).collect::<Vec<_>>(), &config).unwrap();
+        assert_eq!(w.types().len(), 3);
+        let (few, many) = (allocations(engine, &*w, 100), allocations(engine, &*w, 2100));
+        assert_eq!(many, few, "{} mix: {} allocations for 2000 more transactions", engine.name(), many - few);
     }
 }

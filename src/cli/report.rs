@@ -17,6 +17,11 @@ pub struct ReportArgs {
     /// cell and its costs per transaction, from the counters (docs/explain.md)
     #[arg(long, value_enum, value_delimiter = ',', default_value = "bound", value_name = "COLUMN,...")]
     pub columns: Vec<crate::report::Column>,
+    /// Under each cell of the table (and in the CSV), a row per transaction type of a
+    /// workload that mixes several (ycsb's operations, a script mix's scripts): its tps,
+    /// p50/p95/p99, errors and retries (docs/workloads.md)
+    #[arg(long)]
+    pub by_type: bool,
     /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the run's baseline]
     #[arg(long, value_name = "PROFILE")]
     pub baseline: Option<String>,

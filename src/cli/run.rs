@@ -160,6 +160,11 @@ pub struct RunArgs {
     /// cell and its costs per transaction, from the counters (docs/explain.md)
     #[arg(long, value_enum, value_delimiter = ',', default_value = "bound", value_name = "COLUMN,...")]
     pub columns: Vec<crate::report::Column>,
+    /// Under each cell of the table (and in the CSV), a row per transaction type of a
+    /// workload that mixes several (ycsb's operations, a script mix's scripts): its tps,
+    /// p50/p95/p99, errors and retries (docs/workloads.md)
+    #[arg(long)]
+    pub by_type: bool,
     /// Write the full results (every repeat, histograms, timelines, settings) to FILE.json
     /// [default: ~/.cache/dbrace/results/<time>.json]
     #[arg(long, short = 'o', value_name = "FILE")]

@@ -15,7 +15,8 @@ pub(super) fn report_cmd(a: ReportArgs) -> Result<i32> {
         results.options.confidence = level;
     }
     let baseline = a.baseline.unwrap_or_else(|| results.options.baseline.clone());
-    print!("{}", report::render(&results, &baseline, a.format, &a.columns)?);
+    let shown = report::Shown { columns: &a.columns, by_type: a.by_type };
+    print!("{}", report::render(&results, &baseline, a.format, shown)?);
     write_charts(&results, &baseline, &a.charts, &a.file, Progress { enabled: true })?;
     Ok(0)
 }

@@ -100,7 +100,8 @@ fn new_results(options: RunOptions, locations: &Locations) -> Results {
 fn show(results: &Results, plan: &plan::Plan, a: &RunArgs, out: &Path, progress: Progress) -> Result<()> {
     let mut charts = Ok(());
     if results.cells.iter().any(|c| !c.repeats.is_empty()) {
-        print!("{}", report::render(results, &plan.baseline, a.format, &a.columns)?);
+        let shown = report::Shown { columns: &a.columns, by_type: a.by_type };
+        print!("{}", report::render(results, &plan.baseline, a.format, shown)?);
         charts = write_charts(results, &plan.baseline, &a.charts, out, progress);
     }
     progress.line(&format!("results: {}", out.display()));

@@ -1,6 +1,8 @@
-//! CSV, one row per cell, numbers unformatted.
+//! CSV, one row per cell, numbers unformatted; with `--by-type`, a row per transaction
+//! type after its cell's, told apart by a last column, `type`.
 
 use super::Row;
+use super::by_type::TypeRow;
 use crate::error::Result;
 
 /// The columns every CSV has.
@@ -68,6 +70,9 @@ const COST_HEAD: [&str; 21] = [
     "fsync_from",
 ];
 
+/// The column that names a type row's type (empty on a cell's row), last of all.
+const TYPE_HEAD: [&str; 1] = ["type"];
+
 /// Which of the optional column groups a CSV has.
 #[derive(Clone, Copy)]
 struct Columns {
@@ -79,12 +84,15 @@ struct Columns {
     recovered: bool,
     /// Some cell has counters.
     costs: bool,
+    /// `--by-type`, and some cell has transaction types.
+    types: bool,
 }
 
 impl Columns {
     /// The groups `rows` need: closed-loop CSV without recoveries stays as it was.
-    fn of(rows: &[Row]) -> Self {
+    fn of(rows: &[Row], by_type: bool) -> Self {
         Columns {
+            types: by_type && rows.iter().any(|r| !r.types.is_empty()),
             open_loop: rows.iter().any(|r| r.schedule.is_some()),
             rows: rows.iter().any(|r| r.rows_per_commit.is_some()),
             recovered: rows.iter().any(|r| r.tally.retried + r.tally.failed + r.tally.reconnects > 0),
@@ -93,23 +101,32 @@ impl Columns {
     }
 
     /// The fields of one record from its groups in order (the base, schedule, rows,
-    /// recovery and cost columns): the base, then each optional group this CSV has.
-    fn pick<T>(self, groups: [&[T]; 5]) -> impl Iterator<Item = &T> {
-        let on = [true, self.open_loop, self.rows, self.recovered, self.costs];
+    /// recovery, cost and type columns): the base, then each optional group this CSV has.
+    fn pick<T>(self, groups: [&[T]; 6]) -> impl Iterator<Item = &T> {
+        let on = [true, self.open_loop, self.rows, self.recovered, self.costs, self.types];
         groups.into_iter().zip(on).filter(|(_, on)| *on).flat_map(|(g, _)| g.iter())
     }
 }
 
-/// Render rows as CSV.
-pub fn render(rows: &[Row]) -> Result<String> {
-    let columns = Columns::of(rows);
+/// Render rows as CSV, with their types' rows when `by_type`.
+pub fn render(rows: &[Row], by_type: bool) -> Result<String> {
+    let columns = Columns::of(rows, by_type);
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
-    w.write_record(columns.pick([&HEAD, &SCHEDULE_HEAD, &ROWS_HEAD, &RECOVERY_HEAD, &COST_HEAD])).map_err(err)?;
+    let head = columns.pick([&HEAD, &SCHEDULE_HEAD, &ROWS_HEAD, &RECOVERY_HEAD, &COST_HEAD, &TYPE_HEAD]);
+    w.write_record(head).map_err(err)?;
     for r in rows {
         let (base, schedule, per_row) = (base_fields(r), schedule_fields(r), rows_fields(r));
         let (recovery, costs) = (recovery_fields(r), cost_fields(r));
-        w.write_record(columns.pick([&base, &schedule, &per_row, &recovery, &costs])).map_err(err)?;
+        w.write_record(columns.pick([&base, &schedule, &per_row, &recovery, &costs, &[String::new()]])).map_err(err)?;
+        for t in r.types.iter().filter(|_| columns.types) {
+            // The optional groups are the cell's: empty on its types' rows.
+            let none = [const { String::new() }; COST_HEAD.len()];
+            let empty = |head: &[&str]| &none[..head.len()];
+            let base = type_fields(r, t);
+            let groups = [&base, empty(&SCHEDULE_HEAD), empty(&ROWS_HEAD), empty(&RECOVERY_HEAD), &none, &[]];
+            w.write_record(columns.pick(groups).chain([&t.name])).map_err(err)?;
+        }
     }
     let bytes = w.into_inner().map_err(|e| failed!("cannot write CSV: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -151,6 +168,42 @@ fn base_fields(r: &Row) -> [String; 27] {
         r.tally.retries.to_string(),
         r.client_cpu_us_per_tx.to_string(),
         survives_field(r),
+    ]
+}
+
+/// A type's fields under [`HEAD`]: its cell's names, its own tps, latency and counts;
+/// what is the cell's alone (ratio, baseline, CPU, survives) empty.
+fn type_fields(r: &Row, t: &TypeRow) -> [String; 27] {
+    let (e, l) = (t.tps, t.latency_ms);
+    let none = String::new;
+    [
+        r.id.clone(),
+        r.engine.clone(),
+        r.profile.clone(),
+        r.workload.clone(),
+        r.clients.to_string(),
+        r.measured_repeats.to_string(),
+        r.failed_repeats.to_string(),
+        or_empty(e.map(|t| t.median)),
+        or_empty(e.map(|t| t.mean)),
+        or_empty(e.and_then(|t| t.lo)),
+        or_empty(e.and_then(|t| t.hi)),
+        or_empty(e.and_then(|t| t.confidence)),
+        l.avg.to_string(),
+        l.p50.to_string(),
+        l.p95.to_string(),
+        l.p99.to_string(),
+        l.max.to_string(),
+        none(),
+        none(),
+        none(),
+        none(),
+        none(),
+        none(),
+        t.errors.to_string(),
+        t.retries.to_string(),
+        none(),
+        none(),
     ]
 }
 

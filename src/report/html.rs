@@ -3,8 +3,8 @@
 
 use super::charts::{self, Kind, font, svg::esc};
 use super::{
-    Column, DURABILITY, cells, columns, durability_line, environment, headers, interval_words, notes, rows,
-    usual_levels,
+    Column, DURABILITY, Layout, by_type, columns, durability_line, environment, headers, interval_words, lines, notes,
+    rows, usual_levels,
 };
 use crate::error::Result;
 use crate::results::{Results, RunStatus};
@@ -80,6 +80,10 @@ fn heading(kind: Kind, interval: &str) -> (&'static str, String) {
             "Counters over time",
             "The counters read at the end of each --log-interval slice, per transaction committed in that slice, one line per repeat: syncs, bytes logged (or written to the disk) and the server's CPU. Shaded slices are those in which the server ran a checkpoint: a dip in throughput over time that lines up with one is the checkpoint's. Colour names the profile, the dash the engine.".into(),
         ),
+        Kind::Types => (
+            "Latency by transaction type",
+            "For each workload that mixes transaction types, one chart per type: the latency of that type's measured transactions (all repeats merged), from the median to the 99.9th percentile, per cell; a workload's charts share one scale, so its slow types stand out. Colour names the profile, the dash the engine.".into(),
+        ),
         Kind::Sweep => (
             "Sweep",
             format!("One line per engine and profile across the values of the swept setting, at the median tps with its {interval}; when the run read counters, below it the cost per transaction and the share of the time that vary most across the values."),
@@ -119,14 +123,16 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
 
     s.push_str(r#"<section id="summary"><h2>Summary</h2><div class="scroll"><table class="grid summary"><tr>"#);
     let extra = columns::chosen(&[Column::All], &rows);
-    for (i, h) in headers(&extra).iter().enumerate() {
+    // The page shows every type a cell has, as `--by-type` does.
+    let layout = Layout { extra: &extra, by_type: rows.iter().any(|r| !r.types.is_empty()) };
+    for (i, h) in headers(layout).iter().enumerate() {
         let _ = write!(s, "<th{}>{}</th>", if i >= 3 { r#" class="num""# } else { "" }, esc(h));
     }
     s.push_str("</tr>");
     let usual = usual_levels(&rows);
-    for r in &rows {
+    for line in rows.iter().flat_map(|r| lines(r, usual, layout)) {
         s.push_str("<tr>");
-        for (i, c) in cells(r, usual, &extra).iter().enumerate() {
+        for (i, c) in line.iter().enumerate() {
             let _ = write!(s, "<td{}>{}</td>", if i >= 3 { r#" class="num""# } else { "" }, esc(c));
         }
         s.push_str("</tr>");
@@ -141,8 +147,8 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
     for kind in Kind::ALL {
         let (name, lead) = heading(kind, &interval_words(usual.0));
         let panels = charts::panels(results, &rows, kind)?;
-        if panels.is_empty() && kind.from_counters() {
-            // Without counters the page is as it was.
+        if panels.is_empty() && kind.only_with_data() {
+            // Without counters (or types) the page is as it was.
             continue;
         }
         let _ = write!(s, r#"<section id="{}"><h2>{name}</h2><p class="lead">{lead}</p>"#, kind.name());
@@ -165,8 +171,11 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
     s.push_str(r#"<section id="notes"><h2>Notes</h2><ul class="notes">"#);
     // The host line of the terminal notes is the environment section here, the
     // durability line the summary's legend.
-    for n in notes(results, &rows, baseline).iter().filter(|n| !n.starts_with("host: ") && !n.starts_with(DURABILITY)) {
-        let _ = write!(s, "<li>{}</li>", esc(n));
+    let by_type = layout.by_type.then(|| by_type::note(&rows));
+    let shown =
+        notes(results, &rows, baseline).into_iter().filter(|n| !n.starts_with("host: ") && !n.starts_with(DURABILITY));
+    for n in shown.chain(by_type) {
+        let _ = write!(s, "<li>{}</li>", esc(&n));
     }
     s.push_str("</ul></section>");
     let _ = writeln!(

@@ -2,6 +2,7 @@
 //! `dbrace report r.json` reproduces what `dbrace run` printed.
 
 pub mod bound;
+pub mod by_type;
 pub mod charts;
 pub mod columns;
 pub mod compare;
@@ -76,6 +77,9 @@ pub struct Row {
     /// Per-statement latency of a script workload over the measured repeats.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub statements: Vec<crate::results::StatementLatency>,
+    /// Each transaction type of a workload that mixes several, over the measured repeats.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<by_type::TypeRow>,
     /// The open-loop schedule over the measured repeats (`--rate` runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Schedule>,
@@ -192,6 +196,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
                 crate::results::merge_statements(&mut all, &r.statements);
                 all
             }),
+            types: by_type::of(&measured, level)?,
             schedule: Schedule::of(&measured),
             cost,
             bound,
@@ -226,16 +231,36 @@ fn bound_inputs<'a>(
     }
 }
 
-/// Render the summary of `results` in `format`, the tables with the `columns` asked.
-pub fn render(results: &Results, baseline: &str, format: Format, columns: &[Column]) -> Result<String> {
+/// What the tables and the CSV show beyond their own columns.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shown<'a> {
+    /// `--columns`: the tables' columns after their own.
+    pub columns: &'a [Column],
+    /// `--by-type`: a row per transaction type under each cell, with p50, errors and
+    /// retries columns in the tables.
+    pub by_type: bool,
+}
+
+/// Render the summary of `results` in `format`, with what `shown` asks.
+pub fn render(results: &Results, baseline: &str, format: Format, shown: Shown) -> Result<String> {
     let rows = rows(results, baseline)?;
-    let columns = columns::chosen(columns, &rows);
+    let columns = columns::chosen(shown.columns, &rows);
+    let layout = Layout { extra: &columns, by_type: shown.by_type };
     Ok(match format {
-        Format::Table => table::render(results, &rows, baseline, &columns),
-        Format::Markdown => markdown::render(results, &rows, baseline, &columns),
-        Format::Csv => csv::render(&rows)?,
+        Format::Table => table::render(results, &rows, baseline, layout),
+        Format::Markdown => markdown::render(results, &rows, baseline, layout),
+        Format::Csv => csv::render(&rows, shown.by_type)?,
         Format::Json => json::render(&rows)?,
     })
+}
+
+/// The columns of a table (terminal, Markdown, HTML) and whether it has type rows.
+#[derive(Clone, Copy)]
+pub(crate) struct Layout<'a> {
+    /// Columns after the table's own.
+    pub extra: &'a [Column],
+    /// Type rows under each cell, and the p50, errors and retries columns.
+    pub by_type: bool,
 }
 
 /// The level most intervals of a column have: stated once under the table, while a cell at
@@ -284,42 +309,87 @@ fn is_baseline(r: &Row) -> bool {
     r.baseline.as_deref() == Some(r.id.as_str())
 }
 
-/// The cells of a table row, shared by the terminal and Markdown tables: its own, then
-/// those of `extra`.
-fn cells(r: &Row, usual: (Option<f64>, Option<f64>), extra: &[Column]) -> Vec<String> {
+/// The lines of a table for one cell, shared by the terminal, Markdown and HTML tables:
+/// its own, then with `--by-type` one per transaction type.
+fn lines(r: &Row, usual: (Option<f64>, Option<f64>), layout: Layout) -> Vec<Vec<String>> {
+    let mut out = vec![cells(r, usual, layout)];
+    if layout.by_type {
+        out.extend(r.types.iter().map(|t| type_cells(t, usual, layout)));
+    }
+    out
+}
+
+/// The cells of a cell's row: its own, then those of `layout.extra`.
+fn cells(r: &Row, usual: (Option<f64>, Option<f64>), layout: Layout) -> Vec<String> {
     let tps = match r.tps {
         None if r.failed_repeats == 0 => "not run".to_string(),
         None => "failed".to_string(),
-        Some(Estimate { median, lo: Some(lo), hi: Some(hi), confidence, .. }) => {
-            format!("{} ({}–{}{})", num(median), sig3(lo), sig3(hi), own_level(confidence, usual.0))
-        }
-        Some(e) => num(e.median),
+        Some(e) => tps_text(e, usual.0),
     };
-    let l = r.latency_ms;
-    let lat = |f: fn(&Latency) -> f64| l.as_ref().map_or("-".to_string(), |l| format!("{:.3}", f(l)));
-    vec![
-        r.engine.clone(),
-        r.profile.clone(),
-        r.workload.clone(),
-        r.clients.to_string(),
-        tps,
-        lat(|l| l.avg),
-        lat(|l| l.p95),
-        lat(|l| l.p99),
-        ratio_text(r, usual.1),
-    ]
-    .into_iter()
-    .chain(extra.iter().map(|c| c.value(r)))
-    .collect()
+    let counts = (r.tally.errors, r.tally.retries);
+    [r.engine.clone(), r.profile.clone(), r.workload.clone(), r.clients.to_string(), tps]
+        .into_iter()
+        .chain(latency_cells(r.latency_ms.as_ref(), counts, layout.by_type))
+        .chain([ratio_text(r, usual.1)])
+        .chain(layout.extra.iter().map(|c| c.value(r)))
+        .collect()
+}
+
+/// The cells of a type's row under its cell: its name where the workload's is, its own
+/// tps and latency, nothing against the baseline.
+fn type_cells(t: &by_type::TypeRow, usual: (Option<f64>, Option<f64>), layout: Layout) -> Vec<String> {
+    let tps = t.tps.map_or_else(|| "-".to_string(), |e| tps_text(e, usual.0));
+    [String::new(), String::new(), format!("↳ {}", t.name), String::new(), tps]
+        .into_iter()
+        .chain(latency_cells(Some(&t.latency_ms), (t.errors, t.retries), layout.by_type))
+        .chain([String::new()])
+        .chain(layout.extra.iter().map(|_| String::new()))
+        .collect()
+}
+
+/// A median tps with its interval, and its level where it is not the column's usual one.
+fn tps_text(e: Estimate, usual: Option<f64>) -> String {
+    match e {
+        Estimate { median, lo: Some(lo), hi: Some(hi), confidence, .. } => {
+            format!("{} ({}–{}{})", num(median), sig3(lo), sig3(hi), own_level(confidence, usual))
+        }
+        e => num(e.median),
+    }
+}
+
+/// avg, p95 and p99 ms; by type also p50 (after avg), errors and retries (after p99).
+fn latency_cells(l: Option<&Latency>, (errors, retries): (u64, u64), by_type: bool) -> Vec<String> {
+    let lat = |f: fn(&Latency) -> f64| l.map_or("-".to_string(), |l| format!("{:.3}", f(l)));
+    if !by_type {
+        return vec![lat(|l| l.avg), lat(|l| l.p95), lat(|l| l.p99)];
+    }
+    vec![lat(|l| l.avg), lat(|l| l.p50), lat(|l| l.p95), lat(|l| l.p99), errors.to_string(), retries.to_string()]
 }
 
 /// The table's own headers.
 const HEADERS: [&str; 9] =
     ["engine", "profile", "workload", "clients", "tps", "avg ms", "p95 ms", "p99 ms", "× vs baseline"];
 
+/// The table's own headers with `--by-type`.
+const BY_TYPE_HEADERS: [&str; 12] = [
+    "engine",
+    "profile",
+    "workload",
+    "clients",
+    "tps",
+    "avg ms",
+    "p50 ms",
+    "p95 ms",
+    "p99 ms",
+    "errors",
+    "retries",
+    "× vs baseline",
+];
+
 /// Table headers matching `cells`.
-fn headers(extra: &[Column]) -> Vec<&'static str> {
-    HEADERS.iter().copied().chain(extra.iter().map(|c| c.header())).collect()
+fn headers(layout: Layout) -> Vec<&'static str> {
+    let own: &[&str] = if layout.by_type { &BY_TYPE_HEADERS } else { &HEADERS };
+    own.iter().copied().chain(layout.extra.iter().map(|c| c.header())).collect()
 }
 
 /// The ratio with its interval; an interval clear of 1 needs no word (above 1 is faster,

@@ -1,17 +1,19 @@
 //! The terminal table.
 
-use super::{Column, Row, cells, headers, notes, statement_lines, usual_levels};
+use super::{Layout, Row, by_type, headers, lines, notes, statement_lines, usual_levels};
 use crate::results::Results;
 use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 
 /// Render rows as a terminal table with notes under it.
-pub fn render(results: &Results, rows: &[Row], baseline: &str, extra: &[Column]) -> String {
+pub fn render(results: &Results, rows: &[Row], baseline: &str, layout: Layout) -> String {
     let mut t = Table::new();
-    let headers = headers(extra);
+    let headers = headers(layout);
     t.load_style(UTF8_FULL_CONDENSED).set_header(&headers);
     let usual = usual_levels(rows);
     for r in rows {
-        t.add_row(cells(r, usual, extra));
+        for line in lines(r, usual, layout) {
+            t.add_row(line);
+        }
     }
     for i in 3..headers.len() {
         if let Some(c) = t.column_mut(i) {
@@ -19,7 +21,8 @@ pub fn render(results: &Results, rows: &[Row], baseline: &str, extra: &[Column])
         }
     }
     let mut out = t.to_string();
-    for n in notes(results, rows, baseline).into_iter().chain(statement_lines(rows)) {
+    let by_type = layout.by_type.then(|| by_type::note(rows));
+    for n in notes(results, rows, baseline).into_iter().chain(by_type).chain(statement_lines(rows)) {
         out.push('\n');
         out.push_str(&n);
     }

@@ -4,7 +4,7 @@
 
 use super::{
     CellResult, Interval, Latency, RepeatResult, RepeatStatus, Results, RunStatus, ScheduleStats, StatementLatency,
-    decode_histogram, encode_histogram, merge_statements, new_histogram,
+    TypeLatency, add_types, decode_histogram, encode_histogram, merge_statements, new_histogram,
 };
 use crate::error::Result;
 use crate::options::workload::Verdict;
@@ -225,6 +225,7 @@ fn merge_repeat(parts: &[&RepeatResult], names: &[&str], label: &str, every: Opt
         client_cpu_s: parts.iter().map(|p| p.client_cpu_s).sum(),
         verify: merged_verify(parts, names),
         statements: merged_statements(parts),
+        types: merged_types(parts)?,
         schedule: merged_schedule(parts, transactions),
         intervals: merge_intervals(parts, every)?,
         measure_started_at: first.measure_started_at.clone(),
@@ -266,6 +267,13 @@ fn merged_statements(parts: &[&RepeatResult]) -> Vec<StatementLatency> {
         merge_statements(&mut statements, &p.statements);
     }
     statements
+}
+
+/// Every measured shard's transaction types, added type by type: counts summed, each
+/// type's percentiles read from its merged histogram.
+fn merged_types(parts: &[&RepeatResult]) -> Result<Vec<TypeLatency>> {
+    let measured = parts.iter().filter(|p| p.status.measured()).map(|p| p.types.as_slice());
+    Ok(add_types(measured)?.iter().map(|(name, t)| t.record(name)).collect())
 }
 
 /// The worst shard's status: failed over verify-failed over ok.
@@ -330,4 +338,48 @@ fn merge_intervals(parts: &[&RepeatResult], every: Option<f64>) -> Result<Vec<In
 
 fn decode(s: &str) -> Result<Histogram<u64>> {
     if s.is_empty() { Ok(new_histogram()) } else { decode_histogram(s) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::TypeTally;
+
+    /// A shard's measured repeat: reads and updates of these latencies (ms).
+    fn shard(reads: &[u64], updates: &[u64]) -> RepeatResult {
+        let mut r = RepeatResult::failed(1, String::new(), String::new(), String::new());
+        r.status = RepeatStatus::Ok;
+        r.error = None;
+        r.measure_started_at = Some("2026-01-01T00:00:00.000000Z".into());
+        r.duration_s = 1.0;
+        let mut all = new_histogram();
+        for (name, lat) in [("read", reads), ("update", updates)] {
+            let mut t = TypeTally { retries: 1, ..TypeTally::default() };
+            for ms in lat {
+                t.hist.record(ms * 1_000_000).unwrap();
+                t.transactions += 1;
+            }
+            all.add(&t.hist).unwrap();
+            r.transactions += t.transactions;
+            r.types.push(t.record(name));
+        }
+        r.histogram = encode_histogram(&all);
+        r
+    }
+
+    #[test]
+    fn shards_merge_type_by_type_from_their_histograms() {
+        let (a, b) = (shard(&[1, 1, 2], &[8]), shard(&[3], &[9, 40]));
+        let mut failed = RepeatResult::failed(1, "gone".into(), String::new(), String::new());
+        failed.measure_started_at = a.measure_started_at.clone();
+        let m = merge_repeat(&[&a, &b, &failed], &["a", "b", "c"], "cell", None).unwrap();
+        let names: Vec<&str> = m.types.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["read", "update"]);
+        let update = &m.types[1];
+        assert_eq!((update.transactions, update.retries), (3, 2));
+        // The median of 8, 9 and 40 ms: the merged histogram's, not a mean of the shards'.
+        assert!((update.latency_ms.p50 - 9.0).abs() < 0.01, "{:?}", update.latency_ms);
+        assert_eq!(m.types.iter().map(|t| t.transactions).sum::<u64>(), m.transactions);
+        assert_eq!(decode(&update.histogram).unwrap().len(), 3);
+    }
 }

@@ -10,17 +10,19 @@ mod repeat;
 mod statements;
 pub mod survives;
 mod tally;
+mod types;
 
 pub use crate::counters::Counters;
 pub use budget::BudgetOutcome;
-pub use histogram::{decode_histogram, encode_histogram, new_histogram};
+pub use histogram::{Latency, decode_histogram, encode_histogram, new_histogram};
 pub use merge::{ShardFile, merge};
 pub use options::{OptionField, RunOptions};
 pub use precision::{CellPrecision, PrecisionOutcome, StopReason};
-pub use repeat::{Interval, Latency, LoadPhase, RepeatResult, RepeatStatus, ScheduleStats};
+pub use repeat::{Interval, LoadPhase, RepeatResult, RepeatStatus, ScheduleStats};
 pub use statements::{StatementLatency, merge_statements};
 pub use survives::Survives;
 pub use tally::Tally;
+pub use types::{TypeLatency, TypeTally, add_types};
 
 use crate::error::Result;
 use crate::host::Host;

@@ -1,10 +1,11 @@
 //! One measured repeat of a cell: its figures, latency summary, schedule and slices.
 
+use super::histogram::Latency;
 use super::statements::StatementLatency;
 use super::survives::Survives;
 use super::tally::Tally;
+use super::types::TypeLatency;
 use crate::options::workload::Verdict;
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -100,6 +101,10 @@ pub struct RepeatResult {
     /// Per-statement latency of script workloads (`--report-per-statement`), all clients.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub statements: Vec<StatementLatency>,
+    /// Each transaction type of a workload that mixes several (`--by-type`), in the
+    /// workload's order: counts and latency; absent for one type and in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<TypeLatency>,
     /// How the open-loop schedule went (`--rate`); absent in closed-loop runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<ScheduleStats>,
@@ -179,6 +184,7 @@ impl RepeatResult {
             client_cpu_s: 0.0,
             verify: None,
             statements: Vec::new(),
+            types: Vec::new(),
             schedule: None,
             intervals: Vec::new(),
             measure_started_at: None,
@@ -197,38 +203,6 @@ pub struct LoadPhase {
     pub phase: String,
     /// Wall seconds.
     pub s: f64,
-}
-
-/// Latency figures in milliseconds.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
-pub struct Latency {
-    /// Mean.
-    pub avg: f64,
-    /// Median.
-    pub p50: f64,
-    /// 95th percentile.
-    pub p95: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// Maximum.
-    pub max: f64,
-}
-
-impl Latency {
-    /// Summarize a nanosecond histogram in milliseconds.
-    pub fn of(h: &Histogram<u64>) -> Latency {
-        if h.is_empty() {
-            return Latency::default();
-        }
-        let ms = |ns: f64| ns / 1e6;
-        Latency {
-            avg: ms(h.mean()),
-            p50: ms(h.value_at_quantile(0.50) as f64),
-            p95: ms(h.value_at_quantile(0.95) as f64),
-            p99: ms(h.value_at_quantile(0.99) as f64),
-            max: ms(h.max() as f64),
-        }
-    }
 }
 
 #[cfg(test)]

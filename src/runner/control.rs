@@ -39,6 +39,9 @@ pub struct Observe {
     pub log_interval: Option<Duration>,
     /// Intervals to make room for up front (the measured time over the interval, if known).
     pub expected_intervals: usize,
+    /// Transaction types the workload mixes (`Workload::types`), each recorded apart with
+    /// a histogram of its own; 0 when it runs one.
+    pub types: usize,
 }
 
 impl Control {

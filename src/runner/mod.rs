@@ -109,7 +109,12 @@ impl Settings {
             (Some(_), None) => 64,
             _ => 0,
         };
-        Observe { progress: self.progress.is_some(), log_interval: self.log_interval, expected_intervals: expected }
+        Observe {
+            progress: self.progress.is_some(),
+            log_interval: self.log_interval,
+            expected_intervals: expected,
+            types: 0,
+        }
     }
 }
 
@@ -289,7 +294,8 @@ fn measure(
     let first_id = mine.start;
     let Connected { clients, connect_s, evented } = connect_clients(instance, prepared, mine, seed)?;
     let threads = workers::threads(s.threads, clients.len(), evented);
-    let ctl = Control::observed(clients.len(), s.observe());
+    let types = cell.workload.types();
+    let ctl = Control::observed(clients.len(), Observe { types: types.len(), ..s.observe() });
     let n = cell.clients;
     let mut clients = clients.into_iter().enumerate();
     let (_, first) = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
@@ -348,7 +354,7 @@ fn measure(
             p.add_server(c, before, after);
         }
     }
-    let mut r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s)?;
+    let mut r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s, &types)?;
     let covered = r.transactions + r.warmup_transactions;
     if let Some(c) = r.counters.as_mut().filter(|c| !c.server.is_empty()) {
         c.server_transactions = Some(covered);
@@ -439,6 +445,7 @@ fn summarize(
     m: Measurement,
     [start_s, connect_s, load_s]: [f64; 3],
     s: &Settings,
+    types: &[String],
 ) -> Result<RepeatResult> {
     let instance = &*loaded.instance;
     let mut t = Totals::of(&reports)?;
@@ -493,6 +500,7 @@ fn summarize(
         client_cpu_s: t.cpu.as_secs_f64(),
         verify: Some(verify),
         statements: t.statements,
+        types: t.types.iter().zip(types).map(|(t, name)| t.record(name)).collect(),
         schedule: s.rate.map(|_| ScheduleStats {
             lag_avg_ms: if t.measured > 0 { t.lag_sum_ns as f64 / t.measured as f64 / 1e6 } else { 0.0 },
             lag_max_ms: t.lag_max_ns as f64 / 1e6,

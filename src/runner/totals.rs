@@ -2,7 +2,7 @@
 
 use super::worker::WorkerReport;
 use crate::error::Result;
-use crate::results::{StatementLatency, Tally};
+use crate::results::{StatementLatency, Tally, TypeTally};
 use hdrhistogram::Histogram;
 use std::time::{Duration, Instant};
 
@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 pub struct Totals {
     /// Latency of every measured transaction, nanoseconds.
     pub hist: Histogram<u64>,
+    /// Per transaction type (a workload that mixes several), in the workload's order.
+    pub types: Vec<TypeTally>,
     /// Measured transactions per second of the measured phase.
     pub timeline: Vec<u64>,
     /// Measured transactions.
@@ -39,6 +41,7 @@ impl Totals {
     pub fn of(reports: &[WorkerReport]) -> Result<Totals> {
         let mut t = Totals {
             hist: crate::results::new_histogram(),
+            types: Vec::new(),
             timeline: Vec::new(),
             measured: 0,
             committed: 0,
@@ -61,6 +64,12 @@ impl Totals {
     fn add(&mut self, r: &WorkerReport) -> Result<()> {
         crate::results::merge_statements(&mut self.statements, &r.statements);
         self.hist.add(&r.hist).map_err(|e| failed!("cannot merge latency histograms: {e:?}"))?;
+        if self.types.len() < r.types.len() {
+            self.types.resize_with(r.types.len(), TypeTally::default);
+        }
+        for (t, more) in self.types.iter_mut().zip(&r.types) {
+            t.add(more)?;
+        }
         self.measured += r.measured;
         self.committed += r.committed;
         self.tally += &r.tally;
@@ -83,5 +92,41 @@ impl Totals {
             self.failure = r.first_error.as_ref().map(|e| format!("a client gave up after repeated errors: {e}"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client that committed reads and updates of these latencies (ns), and failed one
+    /// update after two retries, its `hist` their sum as the worker leaves it.
+    fn client(reads: &[u64], updates: &[u64]) -> WorkerReport {
+        let mut r = WorkerReport::empty(2);
+        for (t, lat) in r.types.iter_mut().zip([reads, updates]) {
+            for l in lat {
+                t.hist.record(*l).unwrap();
+                t.transactions += 1;
+            }
+            r.measured += t.transactions;
+            r.hist.add(&t.hist).unwrap();
+        }
+        r.types[1].errors = 1;
+        r.types[1].retries = 2;
+        r
+    }
+
+    #[test]
+    fn clients_add_up_type_by_type() {
+        let t = Totals::of(&[client(&[1000, 2000], &[10_000]), client(&[3000], &[20_000, 30_000])]).unwrap();
+        let [read, update] = &t.types[..] else { panic!("{} types", t.types.len()) };
+        assert_eq!((read.transactions, update.transactions), (3, 3));
+        assert_eq!((update.errors, update.retries), (2, 4));
+        assert_eq!(read.transactions + update.transactions, t.measured);
+        // Each type's histogram holds its own, the whole one all of them.
+        assert!(read.hist.equivalent(read.hist.max(), 3000) && update.hist.equivalent(update.hist.min(), 10_000));
+        assert_eq!(t.hist.len(), read.hist.len() + update.hist.len());
+        // A workload of one type: none.
+        assert!(Totals::of(&[WorkerReport::empty(0)]).unwrap().types.is_empty());
     }
 }

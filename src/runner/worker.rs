@@ -4,7 +4,7 @@
 //! `--progress` are plain stores, and `--log-interval` allocates once per interval.
 
 use crate::engine::TxError;
-use crate::results::{StatementLatency, Tally};
+use crate::results::{StatementLatency, Tally, TypeTally};
 use crate::runner::control::{Control, MEASURE, STOP};
 use crate::runner::coordinator::Coordinator;
 use crate::runner::cpu::thread_cpu;
@@ -21,6 +21,9 @@ use std::time::{Duration, Instant};
 pub struct WorkerReport {
     /// Latency of measured transactions, nanoseconds.
     pub hist: Histogram<u64>,
+    /// Per transaction type of a workload that mixes several (`Observe::types`, in its
+    /// order): counts and latency while measured; `hist` is their sum.
+    pub types: Vec<TypeTally>,
     /// Committed transactions, warm-up included (for verify).
     pub committed: u64,
     /// Committed transactions while measured.
@@ -55,11 +58,12 @@ pub struct WorkerReport {
 }
 
 impl WorkerReport {
-    /// Nothing done yet; an hour of seconds up front, so the timeline never allocates
-    /// while measured.
-    fn empty() -> WorkerReport {
+    /// Nothing done yet, with `types` transaction types; an hour of seconds and every
+    /// type's histogram up front, so nothing allocates while measured.
+    pub(crate) fn empty(types: usize) -> WorkerReport {
         WorkerReport {
             hist: crate::results::new_histogram(),
+            types: (0..types).map(|_| TypeTally::default()).collect(),
             committed: 0,
             measured: 0,
             tally: Tally::default(),
@@ -198,7 +202,7 @@ impl<'a, 'c> Client<'a, 'c> {
             recovery,
             gauge: duty.ctl.gauges.get(duty.me),
             latency_limit: duty.schedule.as_ref().and_then(|s| s.limit),
-            r: WorkerReport::empty(),
+            r: WorkerReport::empty(o.types),
             slices: o.log_interval.map(|every| Recorder::new(every, o.expected_intervals)),
             cpu_start: None,
             measure_start: None,
@@ -221,11 +225,13 @@ impl<'a, 'c> Client<'a, 'c> {
                 if measuring && self.cpu_start.is_none() { self.begin_measuring(start, scheduled) } else { start };
             let (outcome, retries) = self.try_until_done(start, scheduled, measuring);
             let end = Instant::now();
-            self.count_retries(end, retries);
+            // Read before a lost connection replaces the transactor.
+            let kind = self.tx.last_type();
+            self.count_retries(end, retries, kind);
             let then = match outcome {
-                Ok(()) => self.committed(start, end, scheduled, measuring),
+                Ok(()) => self.committed(start, end, scheduled, measuring, kind),
                 Err(Ended::Stopped) => Then::Leave,
-                Err(e) => self.failed(e, end, measuring),
+                Err(e) => self.failed(e, end, measuring, kind),
             };
             if let Then::Leave = then {
                 break;
@@ -355,8 +361,11 @@ impl<'a, 'c> Client<'a, 'c> {
         (outcome, measured_retries)
     }
 
-    fn count_retries(&mut self, end: Instant, measured_retries: u64) {
+    fn count_retries(&mut self, end: Instant, measured_retries: u64, kind: usize) {
         if measured_retries > 0 {
+            if let Some(t) = self.r.types.get_mut(kind) {
+                t.retries += measured_retries;
+            }
             self.r.tally.retries += measured_retries;
             self.r.tally.retried += 1;
             if let Some(s) = self.slices.as_mut() {
@@ -365,9 +374,16 @@ impl<'a, 'c> Client<'a, 'c> {
         }
     }
 
-    /// A committed transaction, timed from its scheduled start when paced so a backlog
-    /// shows as latency; leave once the client's count is done.
-    fn committed(&mut self, start: Instant, end: Instant, scheduled: Option<Instant>, measuring: bool) -> Then {
+    /// A committed transaction of type `kind`, timed from its scheduled start when paced so
+    /// a backlog shows as latency; leave once the client's count is done.
+    fn committed(
+        &mut self,
+        start: Instant,
+        end: Instant,
+        scheduled: Option<Instant>,
+        measuring: bool,
+        kind: usize,
+    ) -> Then {
         self.consecutive = 0;
         self.last_success = end;
         self.r.committed += 1;
@@ -379,7 +395,15 @@ impl<'a, 'c> Client<'a, 'c> {
             return Then::GoOn;
         }
         let r = &mut self.r;
-        r.hist.saturating_record(latency);
+        // One histogram recorded either way: a typed transaction's is its type's, which
+        // add up to `hist` when the client finishes.
+        match r.types.get_mut(kind) {
+            Some(t) => {
+                t.hist.saturating_record(latency);
+                t.transactions += 1;
+            }
+            None => r.hist.saturating_record(latency),
+        }
         if let Some(s) = self.slices.as_mut() {
             s.commit(end, latency);
         }
@@ -404,7 +428,7 @@ impl<'a, 'c> Client<'a, 'c> {
     /// A transaction that failed: counted as such, never as a success; a lost connection
     /// regained or the client gone; and the client gives up on an engine that stopped
     /// answering.
-    fn failed(&mut self, ended: Ended, end: Instant, measuring: bool) -> Then {
+    fn failed(&mut self, ended: Ended, end: Instant, measuring: bool, kind: usize) -> Then {
         // Out of tries, the engine answered: that counts against the patience, not as
         // one of the errors in a row that say the engine is gone.
         let answered = matches!(ended, Ended::OutOfTries(_));
@@ -419,6 +443,9 @@ impl<'a, 'c> Client<'a, 'c> {
             }
         }
         self.r.tally.errors += u64::from(measuring);
+        if let (true, Some(t)) = (measuring, self.r.types.get_mut(kind)) {
+            t.errors += 1;
+        }
         if let Some(g) = self.gauge {
             g.error();
         }
@@ -481,6 +508,10 @@ impl<'a, 'c> Client<'a, 'c> {
     fn finish(mut self) -> WorkerReport {
         if let Some(c) = self.cpu_start {
             self.r.cpu = thread_cpu().saturating_sub(c);
+        }
+        for t in &self.r.types {
+            // The same bounds: adding cannot fail.
+            let _ = self.r.hist.add(&t.hist);
         }
         self.r.statements = self.tx.statements();
         crate::results::merge_statements(&mut self.r.statements, &self.replaced);

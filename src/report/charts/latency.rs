@@ -6,7 +6,8 @@ use super::axis::{self, Scale};
 use super::svg::Svg;
 use super::{Group, Key, Panel, Style, WIDTH, cell_label, legend};
 use crate::error::Result;
-use crate::results::{decode_histogram, new_histogram};
+use crate::results::{CellResult, decode_histogram, new_histogram};
+use hdrhistogram::Histogram;
 
 /// Marked and labelled percentiles.
 const MARKED: [(f64, &str); 7] =
@@ -20,14 +21,37 @@ fn nines(q: f64) -> f64 {
 
 /// Draw the latency panel of one group.
 pub fn draw(g: &Group, style: &Style) -> Result<Panel> {
-    // (label, engine, profile, [(quantile, ms)]) for every cell with measured transactions.
-    let mut curves = Vec::new();
+    let mut hists = Vec::new();
     for (_, c) in &g.cells {
         let mut h = new_histogram();
         for r in c.repeats.iter().filter(|r| r.status.measured() && !r.histogram.is_empty()) {
             h.add(decode_histogram(&r.histogram)?)
                 .map_err(|e| bad_input!("cannot merge latency histograms of {}: {e:?}", c.id))?;
         }
+        hists.push((*c, h));
+    }
+    Ok(panel(&hists, style, (&g.name(), "latency"), &[]))
+}
+
+/// The milliseconds every panel of `hists` shares on its axis: p50 to p99.9 of them all.
+pub fn span<'a>(hists: impl IntoIterator<Item = &'a Histogram<u64>>) -> [f64; 2] {
+    let ms = |h: &Histogram<u64>, q: f64| h.value_at_quantile(q) as f64 / 1e6;
+    let drawn = hists.into_iter().filter(|h| !h.is_empty());
+    drawn.fold([f64::MAX, 0.0], |[lo, hi], h| [lo.min(ms(h, 0.5)), hi.max(ms(h, 0.999))])
+}
+
+/// A panel of latency percentile curves, one per cell of `hists` that has transactions,
+/// titled after `name`, `kind` its chart's name in the page; its axis covers `shared`
+/// milliseconds too, so panels side by side read on one scale.
+pub fn panel(
+    hists: &[(&CellResult, Histogram<u64>)],
+    style: &Style,
+    (name, kind): (&str, &str),
+    shared: &[f64],
+) -> Panel {
+    // (label, engine, profile, [(quantile, ms)]) for every cell with measured transactions.
+    let mut curves = Vec::new();
+    for (c, h) in hists {
         if h.is_empty() {
             continue;
         }
@@ -50,17 +74,17 @@ pub fn draw(g: &Group, style: &Style) -> Result<Panel> {
         })
         .collect();
     let mut svg = Svg::new(WIDTH, 0.0);
-    svg.title(&format!("Latency percentiles — {}", g.name()), "milliseconds, lower is better");
+    svg.title(&format!("Latency percentiles — {name}"), "milliseconds, lower is better");
     let top = legend(&mut svg, &keys, 70.0, 50.0, WIDTH - 20.0) + 6.0;
     let bottom = top + 300.0;
     svg.height = bottom + 52.0;
     let (left, right) = (70.0, WIDTH - 24.0);
     if curves.is_empty() {
         svg.empty((top + bottom) / 2.0, "no measured transactions in these cells");
-        return Ok(Panel { height: svg.height, svg: svg.finish("latency", 0, &format!("Latency, {}", g.name())) });
+        return Panel { height: svg.height, svg: svg.finish(kind, 0, &format!("Latency, {name}")) };
     }
 
-    let all = curves.iter().flat_map(|c| c.3.iter().map(|p| p.1)).filter(|v| *v > 0.0);
+    let all = curves.iter().flat_map(|c| c.3.iter().map(|p| p.1)).chain(shared.iter().copied()).filter(|v| *v > 0.0);
     let (min, max) = all.fold((f64::MAX, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
     let (ys, yticks) = Scale::log_covering(min, max, bottom, top);
     let xs = Scale { lo: nines(0.5), hi: nines(0.999), from: left, to: right, log: false };
@@ -80,7 +104,7 @@ pub fn draw(g: &Group, style: &Style) -> Result<Panel> {
             svg.dot((xs.px(nines(*q)), ys.px(*ms)), 3.0, color, "point", &tip);
         }
     }
-    Ok(Panel { height: svg.height, svg: svg.finish("latency", marks, &format!("Latency, {}", g.name())) })
+    Panel { height: svg.height, svg: svg.finish(kind, marks, &format!("Latency, {name}")) }
 }
 
 fn ms_text(ms: f64) -> String {

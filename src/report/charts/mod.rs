@@ -1,5 +1,5 @@
-//! Charts as SVG drawn here, one file per chart: tps bars, latency percentile curves, tps
-//! over time, where each cell's time goes, its costs per transaction, its counters over
+//! Charts as SVG drawn here, one file per chart: tps bars, latency percentile curves (and
+//! the same per transaction type), tps over time, where each cell's time goes, its costs per transaction, its counters over
 //! time, sweep lines. Each chart is a list of panels, one per workload × clients (their
 //! scales differ by orders of magnitude). Colour names a profile and the line's dash an
 //! engine, the same in every chart of a report; in the stacked bars of where the time
@@ -21,6 +21,7 @@ mod sweep_cost;
 mod tests;
 mod timeline;
 mod tps;
+mod types;
 
 use super::Row;
 use crate::error::Result;
@@ -34,6 +35,8 @@ pub enum Kind {
     Tps,
     /// Latency percentile curves, p50 … p99.9, per cell.
     Latency,
+    /// The same per transaction type, a panel each, for workloads that mix types.
+    Types,
     /// tps in each second (or `--log-interval` slice) of each repeat, and the slices'
     /// p95/p99 latency when the run kept them.
     Timeline,
@@ -53,14 +56,15 @@ pub enum Kind {
 
 impl Kind {
     /// Every chart, in report order.
-    pub const ALL: [Kind; 7] =
-        [Kind::Tps, Kind::Latency, Kind::Timeline, Kind::Bound, Kind::Costs, Kind::Counters, Kind::Sweep];
+    pub const ALL: [Kind; 8] =
+        [Kind::Tps, Kind::Latency, Kind::Types, Kind::Timeline, Kind::Bound, Kind::Costs, Kind::Counters, Kind::Sweep];
 
     /// The name used in `--chart` and in the page.
     pub fn name(self) -> &'static str {
         match self {
             Kind::Tps => "tps",
             Kind::Latency => "latency",
+            Kind::Types => "types",
             Kind::Timeline => "timeline",
             Kind::Bound => "bound",
             Kind::Costs => "costs",
@@ -73,6 +77,12 @@ impl Kind {
     /// no section for it.
     pub fn from_counters(self) -> bool {
         matches!(self, Kind::Bound | Kind::Costs | Kind::Counters)
+    }
+
+    /// Drawn only where there is something for it (counters, transaction types): without
+    /// it, the page has no section for it.
+    pub fn only_with_data(self) -> bool {
+        self.from_counters() || self == Kind::Types
     }
 }
 
@@ -96,6 +106,7 @@ pub fn panels(results: &Results, rows: &[Row], kind: Kind) -> Result<Vec<Panel>>
         match kind {
             Kind::Tps => out.push(tps::draw(&g, rows, &style)),
             Kind::Latency => out.push(latency::draw(&g, &style)?),
+            Kind::Types => out.extend(types::draw(&g, &style)?),
             Kind::Timeline => {
                 out.push(timeline::draw(&g, &style, every));
                 out.extend(latency_time::draw(&g, &style, every)?);
@@ -128,6 +139,9 @@ pub fn standalone(results: &Results, rows: &[Row], kind: Kind) -> Result<String>
                 " (no counters in --log-interval slices: run with --log-interval and without --no-counters)"
             }
             Kind::Bound | Kind::Costs => " (no counters: the run had --no-counters, or the file is from before them)",
+            Kind::Types => {
+                " (no workload of this run mixes transaction types, or the file is from before they were kept)"
+            }
             Kind::Tps | Kind::Latency | Kind::Timeline => " (no cells)",
         };
         return Err(bad_input!("this results file has nothing for the {} chart{why}", kind.name()));

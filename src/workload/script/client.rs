@@ -197,6 +197,10 @@ impl Transactor for ScriptClient {
         self.conn.rollback();
     }
 
+    fn last_type(&self) -> usize {
+        self.current
+    }
+
     fn measuring(&mut self) {
         self.measuring = true;
     }

@@ -187,6 +187,21 @@ impl Mix {
     }
 }
 
+/// The scripts' names as transaction types: their file names, or where two share one
+/// the files as given, and a file given twice its place in the mix after it.
+fn type_names(scripts: &[Script]) -> Vec<String> {
+    let unique = |names: &[String]| names.iter().enumerate().all(|(i, n)| !names[..i].contains(n));
+    let labels: Vec<String> = scripts.iter().map(|s| s.label().to_string()).collect();
+    if unique(&labels) {
+        return labels;
+    }
+    let files: Vec<String> = scripts.iter().map(|s| s.file.clone()).collect();
+    if unique(&files) {
+        return files;
+    }
+    files.iter().enumerate().map(|(i, f)| format!("{f}#{}", i + 1)).collect()
+}
+
 /// A variable used but set nowhere (no `\set`, `--define`, built-in, or `\gset`/`\aset`
 /// prefix that could make it) is an error at its first use.
 fn check_variables(
@@ -235,6 +250,10 @@ impl Workload for Mix {
     }
     fn estimated_bytes(&self, opts: &WorkloadOptions) -> u64 {
         if self.data == Data::Pgbench { tpcb::estimated_bytes(opts) } else { 0 }
+    }
+    /// Each script of a mix of several, as the mix's name has it.
+    fn types(&self) -> Vec<String> {
+        if self.shared.scripts.len() > 1 { type_names(&self.shared.scripts) } else { Vec::new() }
     }
     fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         if self.data == Data::Pgbench {
@@ -348,6 +367,23 @@ mod tests {
         assert!(e.ends_with(":2:9: not UTF-8 text; save the script as UTF-8"), "{e}");
         let bad_define = Config { defines: vec![("1x".into(), "3".into())], ..Config::default() };
         assert!(load_err(&[&format!("script:{f}")], &bad_define).contains("invalid variable name '1x'"));
+    }
+
+    #[test]
+    fn each_script_of_a_mix_is_a_type_named_apart() {
+        let d = tempfile::tempdir().unwrap();
+        let a = write(&d, "a.sql", "SELECT 1;\n");
+        let b = write(&d, "b.sql", "SELECT 2;\n");
+        let types = |entries: &[String]| {
+            let entries: Vec<&str> = entries.iter().map(String::as_str).collect();
+            Mix::load(&entries, &Config::default()).unwrap().types()
+        };
+        assert_eq!(types(&[format!("script:{a}@3"), format!("script:{b}")]), ["a.sql", "b.sql"]);
+        assert!(types(&[format!("script:{a}")]).is_empty(), "one script is one type");
+        std::fs::create_dir(d.path().join("v2")).unwrap();
+        let a2 = write(&d, "v2/a.sql", "SELECT 3;\n");
+        assert_eq!(types(&[format!("script:{a}"), format!("script:{a2}")]), [a.clone(), a2]);
+        assert_eq!(types(&[format!("script:{a}@1"), format!("script:{a}@2")]), [format!("{a}#1"), format!("{a}#2")]);
     }
 
     #[test]

@@ -33,6 +33,21 @@ impl Op {
     const ALL: [Op; Op::COUNT] = [Op::Read, Op::Update, Op::Insert, Op::Scan, Op::ReadModifyWrite];
     /// YCSB's names, as its per-operation report prints them.
     const NAMES: [&str; Op::COUNT] = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"];
+    /// Their names as transaction types (`--by-type`).
+    const TYPES: [&str; Op::COUNT] = ["read", "update", "insert", "scan", "read-modify-write"];
+
+    /// The transaction types of `mix`: its operations drawn at all, in YCSB's order; none
+    /// for a mix of one.
+    pub fn types(mix: &[f64; Op::COUNT]) -> Vec<String> {
+        let drawn: Vec<String> =
+            Op::ALL.iter().filter(|op| mix[**op as usize] > 0.0).map(|op| Op::TYPES[*op as usize].into()).collect();
+        if drawn.len() > 1 { drawn } else { Vec::new() }
+    }
+
+    /// Its index among the types of `mix`.
+    fn type_in(self, mix: &[f64; Op::COUNT]) -> usize {
+        mix[..self as usize].iter().filter(|p| **p > 0.0).count()
+    }
 }
 
 /// What an engine does for each operation.
@@ -216,6 +231,9 @@ impl<S: Store> Transactor for Client<S> {
     fn abort(&mut self) {
         self.store.abort();
     }
+    fn last_type(&self) -> usize {
+        self.drawn.op.type_in(&self.d.mix)
+    }
     fn measuring(&mut self) {
         self.timing = self.d.per_statement;
     }
@@ -246,6 +264,21 @@ impl<S: Store> Drop for Client<S> {
     fn drop(&mut self) {
         if let Some(n) = self.drawn.insert.take() {
             self.d.sequence.acknowledge(n, false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Op;
+
+    #[test]
+    fn an_operation_is_the_type_of_its_name_among_those_drawn() {
+        for mix in [[0.5, 0.5, 0.0, 0.0, 0.0], [0.0, 0.0, 0.05, 0.95, 0.0], [0.5, 0.0, 0.0, 0.0, 0.5]] {
+            let types = Op::types(&mix);
+            for op in Op::ALL.iter().filter(|op| mix[**op as usize] > 0.0) {
+                assert_eq!(types[op.type_in(&mix)], Op::TYPES[*op as usize], "{mix:?}");
+            }
         }
     }
 }

@@ -106,6 +106,9 @@ impl Workload for Ycsb {
     fn size_options(&self, opts: &WorkloadOptions) -> String {
         format!("--records {}", opts.ycsb.records)
     }
+    fn types(&self) -> Vec<String> {
+        Op::types(&self.mix)
+    }
     fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         let conn = load.conn();
         store::pick(&KINDS, conn, self.name)?.load(conn, opts.ycsb.records)?;
@@ -263,6 +266,14 @@ mod tests {
     fn distributions_parse_and_refuse() {
         assert_eq!("latest".parse::<Distribution>().unwrap(), Distribution::Latest);
         assert!("bogus".parse::<Distribution>().unwrap_err().contains("zipfian, uniform or latest"));
+    }
+
+    #[test]
+    fn types_are_the_operations_a_mix_draws() {
+        assert_eq!(YCSB_A.types(), ["read", "update"]);
+        assert_eq!(YCSB_E.types(), ["insert", "scan"]);
+        assert_eq!(YCSB_F.types(), ["read", "read-modify-write"]);
+        assert!(YCSB_C.types().is_empty(), "one operation is one type");
     }
 
     #[test]
