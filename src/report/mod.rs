@@ -97,6 +97,10 @@ pub struct Row {
     /// Rows per second: `tps` times `rows_per_commit`, where that is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows_per_s: Option<Estimate>,
+    /// tpcc's tpmC: New-Order transactions per minute, median and interval over the
+    /// measured repeats as the cell's tps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpmc: Option<Estimate>,
     /// What a commit its repeats acknowledged survives (the weakest any repeat recorded);
     /// absent for files from before it was recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -174,7 +178,9 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
         let cpu: f64 = measured.iter().map(|r| r.client_cpu_s).sum();
         let tps = (!samples[i].tps.is_empty()).then(|| stats::estimate(&samples[i].tps, level));
         let rows_per_commit = per_commit[i].filter(|_| by_rows);
+        let types = by_type::of(&measured, level)?;
         out.push(Row {
+            tpmc: tpmc(&c.workload, &types),
             id: c.id.clone(),
             engine: c.engine.clone(),
             profile: c.profile.name.clone(),
@@ -196,7 +202,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
                 crate::results::merge_statements(&mut all, &r.statements);
                 all
             }),
-            types: by_type::of(&measured, level)?,
+            types,
             schedule: Schedule::of(&measured),
             cost,
             bound,
@@ -494,6 +500,7 @@ fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
         }
     }
     n.extend(rows_lines(rows));
+    n.extend(tpmc_lines(rows));
     for r in rows {
         if r.failed_repeats > 0 {
             let why = r.failure.as_deref().unwrap_or("unknown error");
@@ -539,6 +546,27 @@ fn counter_lines(rows: &[Row]) -> Vec<String> {
         }
     }
     out
+}
+
+/// tpcc's tpmC: 60 times the New-Order type's transactions per second.
+fn tpmc(workload: &str, types: &[by_type::TypeRow]) -> Option<Estimate> {
+    let new_order = types.iter().find(|t| t.name == "new-order").filter(|_| workload == "tpcc")?;
+    new_order.tps.map(|t| t.times(60.0))
+}
+
+/// tpcc cells' tpmC, a line each.
+fn tpmc_lines(rows: &[Row]) -> Vec<String> {
+    let usual = usual_level(rows.iter().map(|r| r.tpmc.and_then(|t| t.confidence)));
+    rows.iter()
+        .filter_map(|r| {
+            let t = r.tpmc?;
+            let interval = match (t.lo, t.hi) {
+                (Some(lo), Some(hi)) => format!(" ({}–{}{})", sig3(lo), sig3(hi), own_level(t.confidence, usual)),
+                _ => String::new(),
+            };
+            Some(format!("{}: {} tpmC{interval} (New-Order transactions per minute)", r.id, num(t.median)))
+        })
+        .collect()
 }
 
 /// Rows per second of the cells that count them (`--rows-per-commit`), a line each.
