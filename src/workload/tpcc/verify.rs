@@ -59,3 +59,44 @@ pub fn consistent(c: &mut dyn SqlClient, warehouses: i64) -> Result<Verdict> {
     let detail = format!("{held}; rows: {}", rows.join(", "));
     Ok(Verdict { ok, detail })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Engine, Launch, Machine, Target};
+    use crate::workload::{Loader, WorkloadOptions};
+
+    /// One warehouse loaded into a throwaway SQLite database; `break_it` then changes it.
+    fn verdict(break_it: &str) -> Verdict {
+        let profile = crate::profile::Profile::builtin("nosync").unwrap();
+        let base = tempfile::tempdir().unwrap();
+        let data = Some(crate::instance::DataDir::create(base.path()).unwrap());
+        let (storage, machine) = (crate::instance::Storage { data, wal: None }, Machine::default());
+        let launch = Launch::run(&profile, &Target::Managed, &storage, &machine);
+        let db = crate::engine::sqlite::Sqlite.launch(&launch).unwrap();
+        let mut l = Loader::new(&*db).unwrap();
+        super::super::load::load(&mut l, &WorkloadOptions::default()).unwrap();
+        let mut conn = db.connect().unwrap();
+        let c = conn.sql().unwrap();
+        if !break_it.is_empty() {
+            c.batch(break_it).unwrap();
+        }
+        consistent(c, 1).unwrap()
+    }
+
+    #[test]
+    fn the_loaded_data_holds_and_each_break_is_named() {
+        let v = verdict("");
+        assert!(v.ok, "{}", v.detail);
+        let v = verdict("UPDATE warehouse SET w_ytd = w_ytd + 1");
+        assert!(!v.ok && v.detail.contains("condition 1: W_YTD = sum(D_YTD) fails in 1"), "{}", v.detail);
+        let v = verdict("DELETE FROM new_order WHERE no_o_id = 2500 AND no_d_id = 3");
+        assert!(!v.ok && v.detail.contains("condition 3") && !v.detail.contains("condition 2"), "{}", v.detail);
+        let v = verdict("DELETE FROM order_line WHERE ol_o_id = 7 AND ol_number = 1");
+        assert!(!v.ok && v.detail.contains("condition 4"), "{}", v.detail);
+        let v = verdict("UPDATE district SET d_next_o_id = 3005 WHERE d_id = 2");
+        assert!(!v.ok && v.detail.contains("condition 2"), "{}", v.detail);
+        let v = verdict("DELETE FROM stock WHERE s_i_id = 1");
+        assert!(!v.ok && v.detail.contains("stock holds 99999 rows, not the 100000 of 1 warehouses"), "{}", v.detail);
+    }
+}
