@@ -21,7 +21,7 @@ pub struct RunArgs {
     #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
     /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
-    /// oltp-ro, oltp-wo, ycsb-a … ycsb-f, counters (metrics tracks and reads: counters-write +
+    /// oltp-ro, oltp-wo, tpcc (TPC-C), ycsb-a … ycsb-f, counters (metrics tracks and reads: counters-write +
     /// counters-read), script:FILE[@WEIGHT] (pgbench's script format; all script: entries form
     /// one mix) [default: insert-commit]
     #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
