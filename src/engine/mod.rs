@@ -319,6 +319,11 @@ pub trait SqlClient: Send {
     fn splits_loads(&self) -> bool {
         false
     }
+    /// Why the tables it creates do not undo a rolled-back transaction's changes, if they
+    /// do not (MariaDB's MEMORY tables under `unlogged`).
+    fn no_rollback(&self) -> Option<&'static str> {
+        None
+    }
     /// Finish a bulk load: deferred primary keys, statistics (pgbench's vacuum step).
     fn finish_load(&mut self) -> TxResult<()> {
         Ok(())
