@@ -217,6 +217,11 @@ impl Matrix<'_> {
                 self.refused.entry(e.name()).or_insert(err);
                 continue;
             }
+            if let Some(why) = e.no_rollback(&profile).filter(|_| w.needs_rollback()) {
+                let said = format!("{} × {}: {} rolls transactions back, and {why}", e.name(), profile.name, w.name());
+                note(&mut self.skipped, said);
+                continue;
+            }
             let options = variant.options.clone();
             let cell = Cell { engine: e, profile, workload: Arc::clone(w), clients, target, options };
             if !self.cells.iter().any(|c| c.id() == cell.id()) {

@@ -102,6 +102,12 @@ pub trait Engine: Sync {
     fn connection_limit(&self) -> Option<(&'static str, u32)> {
         None
     }
+    /// Why the tables it creates under `profile` keep a rolled-back transaction's changes,
+    /// if they do (MariaDB's MEMORY tables under `unlogged`).
+    fn no_rollback(&self, profile: &Profile) -> Option<&'static str> {
+        let _ = profile;
+        None
+    }
     /// Whether its throwaway servers can run with TLS (`+tls` profiles, `--tls`).
     fn serves_tls(&self) -> bool {
         false
@@ -318,11 +324,6 @@ pub trait SqlClient: Send {
     /// Whether one table loads faster over several connections at once than over one.
     fn splits_loads(&self) -> bool {
         false
-    }
-    /// Why the tables it creates do not undo a rolled-back transaction's changes, if they
-    /// do not (MariaDB's MEMORY tables under `unlogged`).
-    fn no_rollback(&self) -> Option<&'static str> {
-        None
     }
     /// Finish a bulk load: deferred primary keys, statistics (pgbench's vacuum step).
     fn finish_load(&mut self) -> TxResult<()> {

@@ -67,6 +67,11 @@ pub trait Workload: Send + Sync {
     fn keeps_data(&self) -> bool {
         true
     }
+    /// Whether its transactions roll back and its verify counts on their changes being
+    /// undone: the plan leaves out engine × profile pairs whose tables keep them.
+    fn needs_rollback(&self) -> bool {
+        false
+    }
     /// The transaction types it mixes, each reported apart (`--by-type`); empty when it
     /// runs one type.
     fn types(&self) -> Vec<String> {

@@ -321,10 +321,6 @@ impl SqlClient for MyClient {
         self.loaded.push(name.to_string());
         Ok(())
     }
-    fn no_rollback(&self) -> Option<&'static str> {
-        self.memory_tables
-            .then_some("the unlogged profile makes MEMORY tables, which keep a rolled-back transaction's changes")
-    }
     /// InnoDB takes rows from several LOAD DATA streams at once: pgbench_accounts at
     /// scale 10 in two ranges on a throwaway MariaDB 10.11 loads in 2.2–3.4 s (median
     /// 2.7) against 3.6–4.4 s (3.9) in one, on 2 cores.

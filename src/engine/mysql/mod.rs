@@ -118,6 +118,9 @@ impl Engine for Mysql {
     fn connection_limit(&self) -> Option<(&'static str, u32)> {
         Some(("max_connections", 151))
     }
+    fn no_rollback(&self, profile: &Profile) -> Option<&'static str> {
+        profile.unlogged.then_some("its MEMORY tables keep a rolled-back transaction's changes")
+    }
     fn serves_tls(&self) -> bool {
         true
     }

@@ -41,6 +41,10 @@ impl Workload for Tpcc {
     fn size_options(&self, opts: &WorkloadOptions) -> String {
         format!("--warehouses {}", opts.tpcc.warehouses)
     }
+    /// A New-Order in a hundred rolls back, and the consistency conditions count on it.
+    fn needs_rollback(&self) -> bool {
+        true
+    }
     fn types(&self) -> Vec<String> {
         TYPES.iter().map(|t| t.to_string()).collect()
     }
