@@ -89,7 +89,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["-e", "sqlite", "--tpcc-mix", "50,50"], "five percentages"),
         (vec!["-e", "sqlite", "--warehouses", "0"], "warehouses must be at least 1"),
         (vec!["-e", "redis"], "tpcc"),
-        (vec!["-e", "mysql", "-p", "unlogged"], "keeps a rolled-back transaction's changes"),
+        (vec!["-e", "mysql", "-p", "unlogged"], "tables keep a rolled-back transaction's changes"),
     ] {
         let o = sb.cmd(&[&["run", "-w", "tpcc", "-t", "1"][..], &args].concat()).output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
