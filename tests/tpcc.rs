@@ -2,7 +2,7 @@
 //! warehouses, run the standard mix from several clients and pass the specification's
 //! consistency conditions; the five transaction types add up to each repeat and come in
 //! the mix's proportions; tpmC and the types are under the table; `--tpcc-mix` and a
-//! sweep over warehouses; bad input (MariaDB's MEMORY tables among it) refused, exit 2.
+//! sweep over warehouses; terminals that key and think; bad input (MariaDB's MEMORY tables among it) refused, exit 2.
 
 mod common;
 
@@ -80,6 +80,21 @@ fn a_sweep_over_warehouses_loads_each_size() {
         let said: u64 = verify.split("orders ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
         assert!((orders..=orders + 50).contains(&said), "{verify}");
     }
+}
+
+#[test]
+fn terminals_that_key_and_think_wait_between_transactions() {
+    let sb = Sandbox::new();
+    let args = ["run", "-e", "sqlite", "-p", "nosync", "-w", "tpcc", "--tpcc-think", "-c", "10", "-T", "2s"];
+    let began = std::time::Instant::now();
+    let (_, r) = run(&sb, &[&args[..], &["-r", "1", "--warmup", "0s"]].concat());
+    let rep = &r["cells"][0]["repeats"][0];
+    // Each terminal's first transaction at once, then at least 2 s of keying before its next.
+    assert_eq!(n(&rep["transactions"]), 10, "{rep}");
+    assert!(r["options"]["tpcc_think"] == true, "{}", r["options"]);
+    // The measured phase ends on time: a client waiting out a think time sees the stop.
+    let load = rep["load_s"].as_f64().unwrap() + rep["start_s"].as_f64().unwrap();
+    assert!(began.elapsed().as_secs_f64() < load + 10.0, "{:?}", began.elapsed());
 }
 
 #[test]

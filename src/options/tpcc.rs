@@ -1,4 +1,4 @@
-//! The tpcc workload's options: `--warehouses` and `--tpcc-mix`.
+//! The tpcc workload's options: `--warehouses`, `--tpcc-mix` and `--tpcc-think`.
 
 use super::own::{OptionField, OwnOptions};
 use super::parse::bounded;
@@ -10,7 +10,7 @@ pub const TYPES: [&str; 5] = ["new-order", "payment", "order-status", "delivery"
 /// The specification's mix (clause 5.2.3): New-Order takes what the others leave.
 const STANDARD_MIX: [u32; 5] = [45, 43, 4, 4, 4];
 
-/// `--warehouses` and `--tpcc-mix`, on `dbrace run` and in results files.
+/// `--warehouses`, `--tpcc-mix` and `--tpcc-think`, on `dbrace run` and in results files.
 #[derive(clap::Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TpccOptions {
     /// tpcc: warehouses (W); each holds 10 districts, 30,000 customers and 100,000 stock rows
@@ -22,6 +22,11 @@ pub struct TpccOptions {
     #[arg(long, value_name = "N,N,N,N,N", default_value = "45,43,4,4,4", value_parser = parse_mix)]
     #[serde(default = "default_mix")]
     pub tpcc_mix: Mix,
+    /// tpcc: the specification's keying and think times, each client a terminal of one
+    /// warehouse and district (give 10 clients per warehouse for its load)
+    #[arg(long)]
+    #[serde(default)]
+    pub tpcc_think: bool,
 }
 
 /// Percentages of the five transaction types, in `TYPES`' order.
@@ -52,7 +57,7 @@ impl std::fmt::Display for Mix {
 impl Default for TpccOptions {
     /// One warehouse, the specification's mix.
     fn default() -> Self {
-        TpccOptions { warehouses: default_warehouses(), tpcc_mix: default_mix() }
+        TpccOptions { warehouses: default_warehouses(), tpcc_mix: default_mix(), tpcc_think: false }
     }
 }
 
@@ -76,8 +81,13 @@ impl OwnOptions for TpccOptions {
         vec![
             OptionField { label: "tpcc warehouses", value: self.warehouses.to_string(), measures: true },
             OptionField { label: "tpcc mix", value: self.tpcc_mix.to_string(), measures: true },
+            OptionField { label: "tpcc think times", value: on_off(self.tpcc_think).into(), measures: true },
         ]
     }
+}
+
+fn on_off(b: bool) -> &'static str {
+    if b { "on" } else { "off" }
 }
 
 /// `--warehouses`: 1 to 10,000 (about 100 MB each).

@@ -236,8 +236,29 @@ impl<'a, 'c> Client<'a, 'c> {
             if let Then::Leave = then {
                 break;
             }
+            self.pause();
         }
         self.finish()
+    }
+
+    /// Wait as long as the transactor asks before its next transaction (tpcc's keying and
+    /// think times), in slices that tick the coordinator and see a stop: time between
+    /// transactions, not any transaction's latency.
+    fn pause(&mut self) {
+        let want = self.tx.pause();
+        if want.is_zero() {
+            return;
+        }
+        let until = Instant::now() + want;
+        loop {
+            let now = Instant::now();
+            let (_, next_tick) = self.tick(now);
+            if self.stopping() || now >= until {
+                return;
+            }
+            let wake = next_tick.map_or(until, |t| t.min(until)).min(now + WAIT_SLICE);
+            crate::fiber::sleep(wake.saturating_duration_since(now));
+        }
     }
 
     fn tick(&mut self, now: Instant) -> (bool, Option<Instant>) {

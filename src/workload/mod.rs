@@ -107,6 +107,11 @@ pub trait Transactor: Send {
     }
     /// The measured phase begins (warm-up is over).
     fn measuring(&mut self) {}
+    /// How long the client waits before its next transaction, outside any transaction's
+    /// latency (a TPC-C terminal's keying and think times); zero: at once.
+    fn pause(&mut self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
     /// Per-statement latency while measured (`--report-per-statement`); empty for
     /// workloads without statements of the user's.
     fn statements(&self) -> Vec<crate::results::StatementLatency> {

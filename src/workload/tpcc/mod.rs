@@ -1,8 +1,10 @@
 //! TPC-C (specification revision 5.11, docs/workloads.md): the nine tables of `--warehouses`
 //! warehouses and the five transactions in the `--tpcc-mix`, each in one database
 //! transaction with the engine's prepared statements, run as benchmark peers run it:
-//! no keying or think times, each transaction at a warehouse drawn at random. After the
-//! run the consistency conditions 1-4 are checked.
+//! no keying or think times, each transaction at a warehouse drawn at random; with
+//! `--tpcc-think`, each client a terminal of one warehouse and district that keys and
+//! thinks as the specification says. After the run the consistency conditions 1-4 are
+//! checked.
 
 mod customer;
 mod delivery;
@@ -14,6 +16,7 @@ mod random;
 mod read;
 mod schema;
 mod stock_level;
+mod terminal;
 mod verify;
 
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql, step};
@@ -50,7 +53,8 @@ impl Workload for Tpcc {
     }
     fn prepare(&self, l: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         load::load(l, opts)?;
-        Ok(Box::new(Cell { warehouses: i64::from(opts.tpcc.warehouses), mix: opts.tpcc.tpcc_mix }))
+        let t = &opts.tpcc;
+        Ok(Box::new(Cell { warehouses: i64::from(t.warehouses), mix: t.tpcc_mix, think: t.tpcc_think }))
     }
 }
 
@@ -65,17 +69,24 @@ fn for_update(d: Dialect) -> &'static str {
     if d == Dialect::Sqlite { "" } else { " FOR UPDATE" }
 }
 
-/// Where a transaction's warehouses are drawn from.
+/// Where a transaction's warehouses and districts are drawn from.
 #[derive(Clone, Copy)]
 pub struct Draw {
     /// W.
     warehouses: i64,
+    /// A terminal's warehouse and district (`--tpcc-think`); none: drawn per transaction.
+    home: Option<(i64, i64)>,
 }
 
 impl Draw {
-    /// A home warehouse, uniformly.
+    /// The home warehouse: the terminal's, else drawn uniformly.
     fn warehouse(self, rng: &mut Rng) -> i64 {
-        rng.range(1, self.warehouses)
+        self.home.map_or_else(|| rng.range(1, self.warehouses), |h| h.0)
+    }
+
+    /// Stock-Level's district: the terminal's, else drawn uniformly.
+    fn district(self, rng: &mut Rng) -> i64 {
+        self.home.map_or_else(|| rng.range(1, random::DISTRICTS), |h| h.1)
     }
 
     /// A warehouse other than `w` (there must be one).
@@ -85,23 +96,26 @@ impl Draw {
     }
 }
 
-/// A repeat's tpcc: its clients share the warehouses' count and the mix.
+/// A repeat's tpcc: its clients share the warehouses' count, the mix, and whether they
+/// are terminals that key and think.
 struct Cell {
     warehouses: i64,
     mix: Mix,
+    think: bool,
 }
 
 impl CellWorkload for Cell {
-    fn client(&mut self, conn: Connection, _id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
+    fn client(&mut self, conn: Connection, id: u32, seed: u64) -> Result<Box<dyn Transactor>> {
         let mut conn = into_sql(conn, "tpcc")?;
         let stmts = step("prepare", Stmts::prepare(conn.as_mut()))?;
         Ok(Box::new(Client {
             conn,
             stmts,
             rng: Rng::new(seed),
-            draw: Draw { warehouses: self.warehouses },
+            draw: Draw { warehouses: self.warehouses, home: self.think.then(|| terminal::home(id, self.warehouses)) },
             mix: self.mix,
             last: 0,
+            next: None,
             inputs: Inputs::default(),
         }))
     }
@@ -151,13 +165,15 @@ struct Client {
     mix: Mix,
     /// The type of the transaction drawn last (an index into `TYPES`).
     last: usize,
+    /// The type of the next one, drawn already for its keying time (`--tpcc-think`).
+    next: Option<usize>,
     inputs: Inputs,
 }
 
 impl Client {
     /// Draw the next transaction: its type, then its inputs.
     fn next(&mut self) {
-        self.last = self.mix.pick(self.rng.range(1, 100) as u32);
+        self.last = self.next.take().unwrap_or_else(|| self.mix.pick(self.rng.range(1, 100) as u32));
         let (rng, at, i) = (&mut self.rng, self.draw, &mut self.inputs);
         match self.last {
             0 => i.new_order.draw(rng, at),
@@ -188,5 +204,13 @@ impl Transactor for Client {
     }
     fn last_type(&self) -> usize {
         self.last
+    }
+    fn pause(&mut self) -> std::time::Duration {
+        if self.draw.home.is_none() {
+            return std::time::Duration::ZERO;
+        }
+        let next = self.mix.pick(self.rng.range(1, 100) as u32);
+        self.next = Some(next);
+        terminal::pause(&mut self.rng, self.last, next)
     }
 }

@@ -2,7 +2,6 @@
 //! 20 orders are low in stock, read only.
 
 use super::Draw;
-use super::random::DISTRICTS;
 use super::read::{each, int, keep};
 use crate::engine::Param::Int;
 use crate::engine::{SqlClient, Stmt, TxResult};
@@ -37,7 +36,7 @@ impl Input {
     /// Draw a stock-level query.
     pub fn draw(&mut self, rng: &mut Rng, at: Draw) {
         self.w = at.warehouse(rng);
-        self.d = rng.range(1, DISTRICTS);
+        self.d = at.district(rng);
         self.threshold = rng.range(10, 20);
     }
 
