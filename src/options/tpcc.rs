@@ -15,17 +15,17 @@ const STANDARD_MIX: [u32; 5] = [45, 43, 4, 4, 4];
 pub struct TpccOptions {
     /// tpcc: warehouses (W); each holds 10 districts, 30,000 customers and 100,000 stock rows
     #[arg(long, value_name = "N", default_value = "1", allow_hyphen_values = true, value_parser = parse_warehouses)]
-    #[serde(default = "default_warehouses")]
+    #[serde(default = "default_warehouses", skip_serializing_if = "is_one")]
     pub warehouses: u32,
     /// tpcc: percentages of new-order, payment, order-status, delivery, stock-level
     /// (five numbers that add up to 100)
     #[arg(long, value_name = "N,N,N,N,N", default_value = "45,43,4,4,4", value_parser = parse_mix)]
-    #[serde(default = "default_mix")]
+    #[serde(default = "default_mix", skip_serializing_if = "is_standard")]
     pub tpcc_mix: Mix,
     /// tpcc: the specification's keying and think times, each client a terminal of one
     /// warehouse and district (give 10 clients per warehouse for its load)
     #[arg(long)]
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tpcc_think: bool,
 }
 
@@ -112,9 +112,18 @@ pub fn parse_mix(s: &str) -> Result<Mix, String> {
     Ok(Mix(mix))
 }
 
-// Also what results files from before these options existed are read with.
+// Also what results files from before these options existed are read with; the
+// defaults are left out of them, so files of runs without tpcc keep their keys.
 fn default_warehouses() -> u32 {
     1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+fn is_standard(m: &Mix) -> bool {
+    *m == default_mix()
 }
 
 fn default_mix() -> Mix {
