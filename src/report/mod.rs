@@ -560,13 +560,19 @@ fn tpmc_lines(rows: &[Row]) -> Vec<String> {
     rows.iter()
         .filter_map(|r| {
             let t = r.tpmc?;
-            let interval = match (t.lo, t.hi) {
-                (Some(lo), Some(hi)) => format!(" ({}–{}{})", sig3(lo), sig3(hi), own_level(t.confidence, usual)),
-                _ => String::new(),
-            };
+            let interval = interval_said(&t, usual);
             Some(format!("{}: {} tpmC{interval} (New-Order transactions per minute)", r.id, num(t.median)))
         })
         .collect()
+}
+
+/// " (lo–hi)" of an estimate's interval, its level said when not the `usual` one; empty
+/// without an interval.
+fn interval_said(t: &Estimate, usual: Option<f64>) -> String {
+    match (t.lo, t.hi) {
+        (Some(lo), Some(hi)) => format!(" ({}–{}{})", sig3(lo), sig3(hi), own_level(t.confidence, usual)),
+        _ => String::new(),
+    }
 }
 
 /// Rows per second of the cells that count them (`--rows-per-commit`), a line each.
@@ -575,10 +581,7 @@ fn rows_lines(rows: &[Row]) -> Vec<String> {
     rows.iter()
         .filter_map(|r| {
             let (n, t) = (r.rows_per_commit?, r.rows_per_s?);
-            let interval = match (t.lo, t.hi) {
-                (Some(lo), Some(hi)) => format!(" ({}–{}{})", sig3(lo), sig3(hi), own_level(t.confidence, usual)),
-                _ => String::new(),
-            };
+            let interval = interval_said(&t, usual);
             let rows = if n == 1 { "row" } else { "rows" };
             let per_row = r.cost.as_ref().map_or(String::new(), |c| per_row(c, f64::from(n)));
             Some(format!("{}: {} rows/s{interval} at {n} {rows} per commit{per_row}", r.id, num(t.median)))
