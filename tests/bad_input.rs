@@ -21,7 +21,7 @@ fn unknown_names_list_the_valid_ones() {
     let sb = Sandbox::new();
     refused(&sb, &["run", "--engine", "oracle"], &["unknown engine 'oracle'", "sqlite, memory"]);
     refused(&sb, &["run", "--profile", "fast"], &["unknown profile 'fast'", "ram-nosync"]);
-    refused(&sb, &["run", "--workload", "tpcc"], &["unknown workload 'tpcc'", "insert-commit, tpcb"]);
+    refused(&sb, &["run", "--workload", "tpcd"], &["unknown workload 'tpcd'", "insert-commit, tpcb"]);
     refused(
         &sb,
         &["run", "--engine", "memory", "--workload", "tpcb"],
