@@ -100,15 +100,13 @@ impl Input {
                 keep(credit, v)
             }
         })?;
-        let key = [Int(c_w), Int(c_d), Int(id)];
         if self.credit == "BC" {
             self.note.clear();
             let _ = write!(self.note, "{id} {c_d} {c_w} {d} {w} {amount} | ");
-            let [a, b, cc] = key;
-            c.execute(s.pay_bad_credit, &[Int(amount), Int(amount), Text(&self.note), a, b, cc])?;
+            let note = Text(&self.note);
+            c.execute(s.pay_bad_credit, &[Int(amount), Int(amount), note, Int(c_w), Int(c_d), Int(id)])?;
         } else {
-            let [a, b, cc] = key;
-            c.execute(s.pay, &[Int(amount), Int(amount), a, b, cc])?;
+            c.execute(s.pay, &[Int(amount), Int(amount), Int(c_w), Int(c_d), Int(id)])?;
         }
         let history = [Int(id), Int(c_d), Int(c_w), Int(d), Int(w), Int(amount), Text(&self.data)];
         c.execute(s.history, &history)?;
