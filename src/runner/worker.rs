@@ -246,18 +246,26 @@ impl<'a, 'c> Client<'a, 'c> {
     /// transactions, not any transaction's latency.
     fn pause(&mut self) {
         let want = self.tx.pause();
-        if want.is_zero() {
-            return;
-        }
-        let until = Instant::now() + want;
-        loop {
+        if !want.is_zero() {
             let now = Instant::now();
+            let _ = self.sleep_until(now, now + want);
+        }
+    }
+
+    /// Sleep from `now` until `until`, in slices that tick the coordinator: when it woke
+    /// past `until`, or none when the run stops first.
+    fn sleep_until(&mut self, mut now: Instant, until: Instant) -> Option<Instant> {
+        loop {
             let (_, next_tick) = self.tick(now);
-            if self.stopping() || now >= until {
-                return;
+            if self.stopping() {
+                return None;
+            }
+            if now >= until {
+                return Some(now);
             }
             let wake = next_tick.map_or(until, |t| t.min(until)).min(now + WAIT_SLICE);
             crate::fiber::sleep(wake.saturating_duration_since(now));
+            now = Instant::now();
         }
     }
 
@@ -287,18 +295,7 @@ impl<'a, 'c> Client<'a, 'c> {
     /// slots already past `--latency-limit`.
     fn wait_for_arrival(&mut self, mut start: Instant) -> Option<(Instant, Instant)> {
         let mut due = self.duty.schedule.as_mut()?.next(start);
-        loop {
-            let (_, next_tick) = self.tick(start);
-            if self.stopping() {
-                return None;
-            }
-            if start >= due {
-                break;
-            }
-            let wake = next_tick.map_or(due, |t| t.min(due)).min(start + WAIT_SLICE);
-            crate::fiber::sleep(wake.saturating_duration_since(start));
-            start = Instant::now();
-        }
+        start = self.sleep_until(start, due)?;
         let s = self.duty.schedule.as_mut()?;
         // A slot already later than the limit would miss it even if it took no time:
         // skip it, and the ones after it, as pgbench does.
