@@ -47,8 +47,9 @@ pub struct Chosen {
     pub kept: Vec<(String, String)>,
     /// Its command's durability settings: only the `as-written` cell's.
     pub tuned: Vec<(String, String)>,
-    /// Its command's settings dbrace gives its own servers (port, listen address): no
-    /// cell's, but a suggested command that replaces the service's keeps them.
+    /// Its command's settings dbrace gives its own servers (port, listen address) and its
+    /// account's (a password, as the variable `${NAME}`): no cell's, but a suggested
+    /// command that replaces the service's keeps them.
     pub owned: Vec<(String, String)>,
     /// Its environment's other variables, which every cell's container gets.
     pub env: Vec<(String, String)>,
