@@ -19,6 +19,7 @@ mod messages;
 mod named;
 mod placeholders;
 pub mod server;
+mod setting;
 mod tls;
 
 use super::ConnectError;
@@ -34,6 +35,7 @@ use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
 use named::Named;
 use server::{DEFAULT_IMAGE, PgServer};
+use setting::Catalogued;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -352,16 +354,27 @@ impl PgInstance {
             Err(_) if !rb.is_expected(key) => Ok(None),
             Err(e) => Err(failed!("postgres: SHOW {key}: {e}")),
         })?;
-        rb.verify(&out, |_, want, have| {
-            let have = have.unwrap_or_default().to_ascii_lowercase();
-            (!same_setting(&have, &want.to_ascii_lowercase())).then(|| (have, want.to_string()))
+        let catalogue = catalogued(&mut c, &self.expected);
+        rb.verify(&out, |key, want, have| {
+            let took = match catalogue.get(key) {
+                Some(setting) => setting.holds(want),
+                None => same_setting(&have.unwrap_or_default().to_ascii_lowercase(), &want.to_ascii_lowercase()),
+            };
+            (!took).then(|| (have.unwrap_or_default().to_string(), want.to_string()))
         })?;
         Ok(out)
     }
 }
 
-/// on/true/1 and off/false/0 are the same to PostgreSQL; sizes are compared as written,
-/// without spaces (both sides come lowercased).
+/// The catalogue's type, unit and value of each setting asked for that it has, so that
+/// a value is compared as the server reads it (`1.0` is `1`, `128MB` is 16384 pages).
+fn catalogued(c: &mut PgClient, expected: &[(String, String)]) -> BTreeMap<String, Catalogued> {
+    let row = |c: &mut PgClient, key: &str| c.text(&setting::query(key)).ok().and_then(|r| Catalogued::parse(&r));
+    expected.iter().filter_map(|(k, _)| row(c, k).map(|s| (k.clone(), s))).collect()
+}
+
+/// A setting pg_settings does not list (an extension's placeholder): on/true/1 and
+/// off/false/0 are the same, the rest compared as written without spaces (both lowercased).
 fn same_setting(have: &str, want: &str) -> bool {
     let norm = |s: &str| match s {
         "on" | "true" | "yes" | "1" => "on".to_string(),

@@ -34,8 +34,14 @@ conformance!(EngineUnderTest {
         read_back: profiles_read_back,
     },
     settings: Settings {
-        run: "-p ram -w insert-commit --set shared_buffers=64MB -T 0.2s -r 1",
-        read_back: |cells| assert_eq!(cells[0]["repeats"][0]["settings"]["shared_buffers"], "64MB"),
+        // Written as projects write them, read back as the server normalizes them.
+        run: "-p ram -w insert-commit --set shared_buffers=65536kB --set random_page_cost=1.0 --set checkpoint_timeout=300s -T 0.2s -r 1",
+        read_back: |cells| {
+            let settings = &cells[0]["repeats"][0]["settings"];
+            assert_eq!(settings["shared_buffers"], "64MB");
+            assert_eq!(settings["random_page_cost"], "1");
+            assert_eq!(settings["checkpoint_timeout"], "5min");
+        },
         refused: &[("shared_buffers=lots", "shared_buffers")],
     },
     // The server's password is random and never printed: no word to look for, the
