@@ -138,11 +138,14 @@ mod tests {
         Catalogued { vartype: vartype.into(), unit: unit.into(), setting: value.into() }
     }
 
-    /// One row per setting type of the catalogue: what the server holds, values that are
-    /// it however written, and values that are not.
+    /// A catalogue row (type, unit, value), values that are it however written, and
+    /// values that are not.
+    type Case = (&'static str, &'static str, &'static str, &'static [&'static str], &'static [&'static str]);
+
+    /// One row per setting type of the catalogue.
     #[test]
     fn each_setting_type_is_compared_as_the_server_reads_it() {
-        let table: &[(&str, &str, &str, &[&str], &[&str])] = &[
+        let table: &[Case] = &[
             ("bool", "", "off", &["off", "OFF", "false", "no", "0", "f", "of"], &["on", "true", "1", "o", "maybe"]),
             ("bool", "", "on", &["on", "True", "YES", "1", "t", "y"], &["off", "0", "n"]),
             ("integer", "", "100", &["100", "100.0", "1e2", " 100 "], &["101", "10", "100kB", "many"]),
