@@ -347,26 +347,41 @@ fn measure(
         workers::drive(loops, threads)
     };
     let (mut m, reports) = gathered(measured, reports)?;
-    // The clients have gone: what the server owed for them is in once it settles.
-    if let (Some(p), Some(before)) = (probe.as_mut(), &server_before) {
-        let after = p.server(true);
-        if let (Some(c), Some(after)) = (m.counters.as_mut(), &after) {
-            p.add_server(c, before, after);
-        }
+    add_settled_server(probe.as_mut(), server_before.as_ref(), &mut m);
+    let r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s, &types)?;
+    let r = RepeatResult { threads: Some(threads as u32), load_phases, kept, ..r };
+    Ok(attributed(cell, cx.machine, loaded, r))
+}
+
+/// The server's counters over the repeat, read once the clients have gone and what the
+/// server owed for them is in.
+fn add_settled_server(
+    probe: Option<&mut counters::Probe>,
+    before: Option<&crate::engine::counters::Reading>,
+    m: &mut Measurement,
+) {
+    let (Some(p), Some(before)) = (probe, before) else { return };
+    if let (Some(after), Some(c)) = (p.server(true), m.counters.as_mut()) {
+        p.add_server(c, before, &after);
     }
-    let mut r = summarize(repeat, loaded, reports, m, [start_s, connect_s, load_s], s, &types)?;
+}
+
+/// A measured repeat with what it is owed to: the transactions its server counters
+/// cover, others' CPU only where the server is dbrace's child, what its commits survive;
+/// its commits added to its data set's.
+fn attributed(cell: &Cell, machine: &Machine, loaded: &mut Loaded, mut r: RepeatResult) -> RepeatResult {
     let covered = r.transactions + r.warmup_transactions;
     if let Some(c) = r.counters.as_mut().filter(|c| !c.server.is_empty()) {
         c.server_transactions = Some(covered);
     }
     // A server that is not dbrace's child does its work among the others.
-    let own_server = cell.target == Target::Managed && cx.machine.launcher.servers_are_children();
+    let own_server = cell.target == Target::Managed && machine.launcher.servers_are_children();
     if let Some(n) = r.noise.as_mut().filter(|_| !own_server) {
         n.others_cpu = None;
     }
-    loaded.committed += r.transactions + r.warmup_transactions;
+    loaded.committed += covered;
     let survives = Some(cell.engine.survives(&cell.profile, &r.settings));
-    Ok(RepeatResult { threads: Some(threads as u32), load_phases, kept, survives, ..r })
+    RepeatResult { survives, ..r }
 }
 
 /// A transactor for each of the clients `ids`, each on a connection of its own: them, the
