@@ -3,8 +3,8 @@
 
 use super::charts::{self, Kind, font, svg::esc};
 use super::{
-    Column, DURABILITY, Layout, by_type, columns, durability_line, environment, headers, interval_words, lines, notes,
-    rows, usual_levels,
+    Column, DURABILITY, Layout, Row, by_type, columns, durability_line, environment, headers, interval_words, lines,
+    notes, rows, usual_levels,
 };
 use crate::error::Result;
 use crate::results::{Results, RunStatus};
@@ -96,6 +96,28 @@ fn heading(kind: Kind, interval: &str) -> (&'static str, String) {
 pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String> {
     let rows = rows(results, baseline)?;
     let mut s = String::with_capacity(256 * 1024);
+    head(&mut s, results, source);
+    // The page shows every type a cell has, as `--by-type` does.
+    let extra = columns::chosen(&[Column::All], &rows);
+    let layout = Layout { extra: &extra, by_type: rows.iter().any(|r| !r.types.is_empty()) };
+    let usual = usual_levels(&rows);
+    summary(&mut s, &rows, layout, usual);
+    for kind in Kind::ALL {
+        chart_section(&mut s, results, &rows, kind, &interval_words(usual.0))?;
+    }
+    s.push_str(&environment::render(results));
+    notes_section(&mut s, results, &rows, baseline, layout);
+    let _ = writeln!(
+        s,
+        "<footer>Written by dbrace {} from {}. Self-contained: no script, nothing loaded from the network.</footer></main></body></html>",
+        env!("CARGO_PKG_VERSION"),
+        esc(source)
+    );
+    Ok(s)
+}
+
+/// The document's head, the page's header and the run's status in words.
+fn head(s: &mut String, results: &Results, source: &str) {
     let title = format!("dbrace report — {}", results.started_at);
     let _ = write!(
         s,
@@ -103,7 +125,6 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
         esc(&title),
         font::face_css()
     );
-
     let status = format!("{:?}", results.status).to_lowercase();
     let _ = write!(
         s,
@@ -120,16 +141,15 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
         RunStatus::Failed => s.push_str(r#"<p class="lead">The run stopped on an error: see the notes at the end.</p>"#),
         RunStatus::Complete => {}
     }
+}
 
+/// The summary table, as the terminal's, and its durability legend.
+fn summary(s: &mut String, rows: &[Row], layout: Layout, usual: (Option<f64>, Option<f64>)) {
     s.push_str(r#"<section id="summary"><h2>Summary</h2><div class="scroll"><table class="grid summary"><tr>"#);
-    let extra = columns::chosen(&[Column::All], &rows);
-    // The page shows every type a cell has, as `--by-type` does.
-    let layout = Layout { extra: &extra, by_type: rows.iter().any(|r| !r.types.is_empty()) };
     for (i, h) in headers(layout).iter().enumerate() {
         let _ = write!(s, "<th{}>{}</th>", if i >= 3 { r#" class="num""# } else { "" }, esc(h));
     }
     s.push_str("</tr>");
-    let usual = usual_levels(&rows);
     for line in rows.iter().flat_map(|r| lines(r, usual, layout)) {
         s.push_str("<tr>");
         for (i, c) in line.iter().enumerate() {
@@ -139,50 +159,46 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
     }
     s.push_str("</table></div>");
     // Its legend: what each engine and profile's acknowledged commits survive.
-    if let Some(line) = durability_line(&rows) {
+    if let Some(line) = durability_line(rows) {
         let _ = write!(s, r#"<p class="lead" id="durability">{}</p>"#, esc(&line));
     }
     s.push_str("</section>");
+}
 
-    for kind in Kind::ALL {
-        let (name, lead) = heading(kind, &interval_words(usual.0));
-        let panels = charts::panels(results, &rows, kind)?;
-        if panels.is_empty() && kind.only_with_data() {
-            // Without counters (or types) the page is as it was.
-            continue;
-        }
-        let _ = write!(s, r#"<section id="{}"><h2>{name}</h2><p class="lead">{lead}</p>"#, kind.name());
-        if panels.is_empty() {
-            let why = match kind {
-                Kind::Sweep => {
-                    "This run has no sweep: <code>--sweep KEY=a,b,c</code> measures a profile once per value and draws the result here."
-                }
-                _ => "No cells in this results file.",
-            };
-            let _ = write!(s, r#"<p class="empty">{why}</p>"#);
-        }
-        for p in panels {
-            s.push_str(&p.svg);
-        }
-        s.push_str("</section>");
+/// The section of one kind of chart; none for a kind without data in this run.
+fn chart_section(s: &mut String, results: &Results, rows: &[Row], kind: Kind, interval: &str) -> Result<()> {
+    let (name, lead) = heading(kind, interval);
+    let panels = charts::panels(results, rows, kind)?;
+    if panels.is_empty() && kind.only_with_data() {
+        // Without counters (or types) the page is as it was.
+        return Ok(());
     }
+    let _ = write!(s, r#"<section id="{}"><h2>{name}</h2><p class="lead">{lead}</p>"#, kind.name());
+    if panels.is_empty() {
+        let why = match kind {
+            Kind::Sweep => {
+                "This run has no sweep: <code>--sweep KEY=a,b,c</code> measures a profile once per value and draws the result here."
+            }
+            _ => "No cells in this results file.",
+        };
+        let _ = write!(s, r#"<p class="empty">{why}</p>"#);
+    }
+    for p in panels {
+        s.push_str(&p.svg);
+    }
+    s.push_str("</section>");
+    Ok(())
+}
 
-    s.push_str(&environment::render(results));
+/// The notes under the terminal's table, less the host line (the environment section
+/// here) and the durability line (the summary's legend).
+fn notes_section(s: &mut String, results: &Results, rows: &[Row], baseline: &str, layout: Layout) {
     s.push_str(r#"<section id="notes"><h2>Notes</h2><ul class="notes">"#);
-    // The host line of the terminal notes is the environment section here, the
-    // durability line the summary's legend.
-    let by_type = layout.by_type.then(|| by_type::note(&rows));
+    let by_type = layout.by_type.then(|| by_type::note(rows));
     let shown =
-        notes(results, &rows, baseline).into_iter().filter(|n| !n.starts_with("host: ") && !n.starts_with(DURABILITY));
+        notes(results, rows, baseline).into_iter().filter(|n| !n.starts_with("host: ") && !n.starts_with(DURABILITY));
     for n in shown.chain(by_type) {
         let _ = write!(s, "<li>{}</li>", esc(&n));
     }
     s.push_str("</ul></section>");
-    let _ = writeln!(
-        s,
-        "<footer>Written by dbrace {} from {}. Self-contained: no script, nothing loaded from the network.</footer></main></body></html>",
-        env!("CARGO_PKG_VERSION"),
-        esc(source)
-    );
-    Ok(s)
 }
