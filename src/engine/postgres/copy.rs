@@ -21,68 +21,8 @@ impl PgClient {
         }
         // Binary COPY when every column has a type we encode: the server skips parsing text.
         let kinds = self.column_kinds(table, columns)?;
-        let format = match (kinds.is_some(), fresh) {
-            (true, true) => "FORMAT binary, FREEZE",
-            (true, false) => "FORMAT binary",
-            (false, true) => "FREEZE",
-            (false, false) => "FORMAT text",
-        };
-        let sql = format!("COPY {table} ({}) FROM STDIN WITH ({format})", columns.join(", "));
-        frontend::query(&sql, &mut self.wbuf).map_err(lost)?;
-        self.flush().map_err(lost)?;
-        loop {
-            let (tag, body) = self.read_message().map_err(lost)?;
-            match tag {
-                b'G' => break,
-                b'E' => {
-                    let e = self.error(body);
-                    self.finish().ok();
-                    return Err(TxError::Fail(format!("postgres: {}", e.message)));
-                }
-                _ => {}
-            }
-        }
-        let (mut n, mut chunk) = (0u64, Vec::with_capacity(1 << 17));
-        let send = |c: &mut PgClient, chunk: &mut Vec<u8>| -> TxResult<()> {
-            frontend::CopyData::new(&chunk[..]).map_err(lost)?.write(&mut c.wbuf);
-            chunk.clear();
-            c.flush().map_err(lost)
-        };
-        if kinds.is_some() {
-            chunk.extend_from_slice(b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0");
-        }
-        let mut bad = None;
-        for row in rows {
-            match &kinds {
-                Some(kinds) => {
-                    chunk.extend_from_slice(&(row.len() as i16).to_be_bytes());
-                    for (d, k) in row.iter().zip(kinds) {
-                        if let Err(e) = binary_field(d, *k, &mut chunk) {
-                            bad.get_or_insert(e);
-                        }
-                    }
-                }
-                None => {
-                    for (i, d) in row.iter().enumerate() {
-                        if i > 0 {
-                            chunk.push(b'\t');
-                        }
-                        copy_field(d, &mut chunk);
-                    }
-                    chunk.push(b'\n');
-                }
-            }
-            n += 1;
-            if chunk.len() >= 1 << 16 {
-                send(self, &mut chunk)?;
-            }
-        }
-        if kinds.is_some() {
-            chunk.extend_from_slice(&(-1i16).to_be_bytes());
-        }
-        if !chunk.is_empty() {
-            send(self, &mut chunk)?;
-        }
+        self.start_copy(table, columns, kinds.is_some(), fresh)?;
+        let (n, bad) = self.send_rows(rows, kinds.as_deref())?;
         // Rows stop coming early on Ctrl-C: abandon the COPY rather than commit part of it.
         if crate::signals::pending().is_some() || bad.is_some() {
             frontend::copy_fail("interrupted", &mut self.wbuf).map_err(lost)?;
@@ -96,6 +36,68 @@ impl PgClient {
         }
         done?;
         Ok(n)
+    }
+
+    /// Send the COPY statement and wait for the server to take data.
+    fn start_copy(&mut self, table: &str, columns: &[&str], binary: bool, fresh: bool) -> TxResult<()> {
+        let format = match (binary, fresh) {
+            (true, true) => "FORMAT binary, FREEZE",
+            (true, false) => "FORMAT binary",
+            (false, true) => "FREEZE",
+            (false, false) => "FORMAT text",
+        };
+        let sql = format!("COPY {table} ({}) FROM STDIN WITH ({format})", columns.join(", "));
+        frontend::query(&sql, &mut self.wbuf).map_err(lost)?;
+        self.flush().map_err(lost)?;
+        loop {
+            let (tag, body) = self.read_message().map_err(lost)?;
+            match tag {
+                b'G' => return Ok(()),
+                b'E' => {
+                    let e = self.error(body);
+                    self.finish().ok();
+                    return Err(TxError::Fail(format!("postgres: {}", e.message)));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Every row as COPY data, in chunks of 64 kB: binary by `kinds`, or text; the rows
+    /// sent and the first value that could not be encoded.
+    fn send_rows(
+        &mut self,
+        rows: &mut dyn Iterator<Item = Vec<Datum>>,
+        kinds: Option<&[Kind]>,
+    ) -> TxResult<(u64, Option<String>)> {
+        let (mut n, mut chunk, mut bad) = (0u64, Vec::with_capacity(1 << 17), None);
+        if kinds.is_some() {
+            chunk.extend_from_slice(b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0");
+        }
+        for row in rows {
+            match kinds {
+                Some(kinds) => binary_row(&row, kinds, &mut chunk, &mut bad),
+                None => text_row(&row, &mut chunk),
+            }
+            n += 1;
+            if chunk.len() >= 1 << 16 {
+                self.send_chunk(&mut chunk)?;
+            }
+        }
+        if kinds.is_some() {
+            chunk.extend_from_slice(&(-1i16).to_be_bytes());
+        }
+        if !chunk.is_empty() {
+            self.send_chunk(&mut chunk)?;
+        }
+        Ok((n, bad))
+    }
+
+    /// One CopyData message of `chunk`, which is emptied.
+    fn send_chunk(&mut self, chunk: &mut Vec<u8>) -> TxResult<()> {
+        frontend::CopyData::new(&chunk[..]).map_err(lost)?.write(&mut self.wbuf);
+        chunk.clear();
+        self.flush().map_err(lost)
     }
 
     /// How to encode each column in binary COPY; `None` when some type is not ours to encode.
@@ -182,6 +184,27 @@ fn copy_field(d: &Datum, out: &mut Vec<u8>) {
             }
         }
     }
+}
+
+/// One row in binary COPY's format; the first value that cannot be encoded is kept in `bad`.
+fn binary_row(row: &[Datum], kinds: &[Kind], chunk: &mut Vec<u8>, bad: &mut Option<String>) {
+    chunk.extend_from_slice(&(row.len() as i16).to_be_bytes());
+    for (d, k) in row.iter().zip(kinds) {
+        if let Err(e) = binary_field(d, *k, chunk) {
+            bad.get_or_insert(e);
+        }
+    }
+}
+
+/// One row in text COPY's format: tab-separated, a newline at its end.
+fn text_row(row: &[Datum], chunk: &mut Vec<u8>) {
+    for (i, d) in row.iter().enumerate() {
+        if i > 0 {
+            chunk.push(b'\t');
+        }
+        copy_field(d, chunk);
+    }
+    chunk.push(b'\n');
 }
 
 #[cfg(test)]
