@@ -1,0 +1,284 @@
+//! The lines under a table: what the numbers mean, the machine, and anything that went
+//! wrong or needs saying (failures, tpmC, rows/s, unsynced commits, the budget).
+
+use super::cells::*;
+use super::{Row, cost, disturbed, precision};
+use crate::results::{Results, RunStatus, StopReason, Survives};
+use crate::stats::{self, Estimate};
+
+/// A cell's failed, retried and reconnected transactions in one line, as pgbench counts
+/// them; none when there were none.
+pub(crate) fn failures_line(row: &Row) -> Option<String> {
+    let r = &row.tally;
+    if r.errors == 0 && r.retries == 0 && r.reconnects == 0 {
+        return None;
+    }
+    let mut line = format!("{}: {} failed transactions", row.id, r.errors);
+    if r.failed > 0 {
+        line.push_str(&format!(" ({} out of tries)", r.failed));
+    }
+    match (r.retried, r.retries) {
+        (0, 0) => {}
+        // Files from before transactions retried were counted.
+        (0, n) => line.push_str(&format!(", {n} retries")),
+        (t, n) => line.push_str(&format!(", {t} transactions retried ({n} retries)")),
+    }
+    if r.reconnects > 0 {
+        line.push_str(&format!("; {} reconnects, {:.3} s lost to them", r.reconnects, r.reconnect_s));
+    }
+    Some(line)
+}
+
+/// Lines under the table: what the numbers mean, the machine, and anything that went wrong.
+pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<String> {
+    let mut n = Vec::new();
+    n.push(interval_note(results, rows, baseline));
+    let h = &results.host;
+    let mut env =
+        format!("host: {} CPUs, {:.1} GiB, {} {}", h.cpus, h.memory_bytes as f64 / (1u64 << 30) as f64, h.os, h.kernel);
+    for l in &results.locations {
+        env.push_str(&format!("; {} {} ({})", l.kind, l.path.display(), l.fs_type));
+        if let Some(f) = &l.fsync {
+            env.push_str(&format!(" fsync {:.3} ms", f.median_us / 1000.0));
+        }
+    }
+    n.push(env);
+    n.extend(results.locations.iter().filter_map(|l| l.warning()).map(|w| format!("warning: {w}")));
+    n.extend(durability_line(rows));
+    if let Some(rate) = results.options.rate {
+        n.push(format!(
+            "open loop: {} tps scheduled over each cell's clients as Poisson arrivals (--rate); latency from each transaction's scheduled start, lag = how late it started.",
+            num(rate)
+        ));
+    }
+    let limit = results.options.latency_limit_ms;
+    for r in rows {
+        if let Some(s) = &r.schedule {
+            let mut line = format!("{}: schedule lag avg {:.3} (max {:.3}) ms", r.id, s.lag_avg_ms, s.lag_max_ms);
+            if let Some(l) = limit {
+                line.push_str(&format!(
+                    "; skipped {} ({:.3}%); above the {l} ms latency limit {}/{} ({:.3}%)",
+                    s.skipped, s.skipped_pct, s.late, s.committed, s.late_pct
+                ));
+            }
+            n.push(line);
+        }
+    }
+    n.extend(rows_lines(rows));
+    n.extend(tpmc_lines(rows));
+    for r in rows {
+        if r.failed_repeats > 0 {
+            let why = r.failure.as_deref().unwrap_or("unknown error");
+            n.push(format!("{}: {} repeat(s) FAILED: {why}", r.id, r.failed_repeats));
+        }
+        if r.verify_failed > 0 {
+            n.push(format!("{}: consistency check FAILED in {} repeat(s)", r.id, r.verify_failed));
+        }
+        if let Some(line) = failures_line(r) {
+            n.push(line);
+        }
+    }
+    n.extend(counter_lines(rows));
+    n.extend(rows.iter().filter_map(unsynced_line));
+    n.extend(results.budget_outcome.as_ref().map(budget_line));
+    n.extend(disturbed::line(results));
+    if let (Some(outcome), Some(p)) = (&results.precision_outcome, results.options.precision) {
+        n.extend(precision::summary(outcome, p));
+    }
+    if results.status == RunStatus::Interrupted {
+        n.push("run interrupted: only the repeats finished before the signal are shown.".into());
+    }
+    n
+}
+
+/// What the bound column means, once, and each cell whose counters could not all be read.
+pub(crate) fn counter_lines(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    if rows.iter().any(|r| r.bound.is_some()) {
+        out.push("bound: what takes the largest share of each cell's time, from its counters: fsync waits, server CPU, client CPU, disk reads, or round trips (the rest: the network, waking up, locks); docs/explain.md".into());
+    }
+    let waited: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.bound.as_ref().filter(|b| b.shares.cpu_wait >= 0.25).map(|b| (r, b)))
+        .map(|(r, b)| format!("{} {:.0}%", r.id, b.shares.cpu_wait * 100.0))
+        .collect();
+    if !waited.is_empty() {
+        out.push(format!("CPU wait: {}: of their time, their threads were ready but waited for a CPU others' work (or steal) held; their bound is that of the rest", waited.join(", ")));
+    }
+    for r in rows {
+        if let Some(c) = r.cost.as_ref().filter(|c| !c.unread.is_empty()) {
+            out.push(format!("{}: counters not read: {}", r.id, c.unread.join("; ")));
+        }
+    }
+    out
+}
+
+/// tpcc cells' tpmC, a line each.
+pub(crate) fn tpmc_lines(rows: &[Row]) -> Vec<String> {
+    let usual = usual_level(rows.iter().map(|r| r.tpmc.and_then(|t| t.confidence)));
+    rows.iter()
+        .filter_map(|r| {
+            let t = r.tpmc?;
+            let interval = interval_said(&t, usual);
+            Some(format!("{}: {} tpmC{interval} (New-Order transactions per minute)", r.id, num(t.median)))
+        })
+        .collect()
+}
+
+/// " (lo–hi)" of an estimate's interval, its level said when not the `usual` one; empty
+/// without an interval.
+pub(crate) fn interval_said(t: &Estimate, usual: Option<f64>) -> String {
+    match (t.lo, t.hi) {
+        (Some(lo), Some(hi)) => format!(" ({}–{}{})", sig3(lo), sig3(hi), own_level(t.confidence, usual)),
+        _ => String::new(),
+    }
+}
+
+/// Rows per second of the cells that count them (`--rows-per-commit`), a line each.
+pub(crate) fn rows_lines(rows: &[Row]) -> Vec<String> {
+    let usual = usual_level(rows.iter().map(|r| r.rows_per_s.and_then(|t| t.confidence)));
+    rows.iter()
+        .filter_map(|r| {
+            let (n, t) = (r.rows_per_commit?, r.rows_per_s?);
+            let interval = interval_said(&t, usual);
+            let rows = if n == 1 { "row" } else { "rows" };
+            let per_row = r.cost.as_ref().map_or(String::new(), |c| per_row(c, f64::from(n)));
+            Some(format!("{}: {} rows/s{interval} at {n} {rows} per commit{per_row}", r.id, num(t.median)))
+        })
+        .collect()
+}
+
+/// "; per row 0.01 fsyncs, 2.1 log bytes, 45 server µs": a cost per transaction of `n` rows
+/// shared among them.
+pub(crate) fn per_row(c: &cost::Cost, n: f64) -> String {
+    let figures = [(c.fsyncs, "fsyncs"), (c.log_bytes, "log bytes"), (c.server_cpu_us, "server µs")];
+    let said: Vec<String> =
+        figures.iter().filter_map(|(v, what)| v.map(|v| format!("{} {what}", sig3(v / n)))).collect();
+    if said.is_empty() { String::new() } else { format!("; per row {}", said.join(", ")) }
+}
+
+/// A warning for a cell whose settings say a commit survives a power loss while, at one
+/// client, its commits were not synced to the disk: the server made no fsyncs, or the disk
+/// completed no flushes for them.
+pub(crate) fn unsynced_line(r: &Row) -> Option<String> {
+    let c = r.cost.as_ref().filter(|_| r.survives == Some(Survives::PowerLoss) && r.clients == 1)?;
+    // Only commits that wrote: a read-only transaction needs no sync.
+    let wrote = c.log_bytes.or(c.server_write_bytes).is_some_and(|b| b > 10.0);
+    let claim = format!("{}: its settings say an acknowledged commit survives a power loss, but", r.id);
+    let lost = "a power loss (or a crash of a host that lies about its flushes) may lose acknowledged commits";
+    match (c.fsyncs, c.flushes) {
+        (Some(f), _) if wrote && f < 0.05 => {
+            Some(format!("{claim} the server made {} fsyncs per commit: {lost}", sig3(f)))
+        }
+        (Some(f), Some(d)) if wrote && f >= 0.5 && d < 0.05 => Some(format!(
+            "{claim} its disk completed {} flushes per commit for the server's {} fsyncs: a flush that does nothing (a volume mounted without barriers, a virtual disk that acknowledges what it only cached, Docker Desktop's file sharing) means {lost}",
+            sig3(d),
+            sig3(f)
+        )),
+        (None, Some(d)) if wrote && d < 0.05 => {
+            Some(format!("{claim} its disk completed {} flushes per commit: {lost}", sig3(d)))
+        }
+        _ => None,
+    }
+}
+
+/// What the legend's durability line begins with.
+pub(crate) const DURABILITY: &str = "durability";
+
+/// `durability (what an acknowledged commit survives, docs/durability.md): postgres disk =
+/// power loss, postgres nosync = server crash`: each engine and profile of the run once, in
+/// the table's order; none when no repeat recorded it (files from before).
+pub(crate) fn durability_line(rows: &[Row]) -> Option<String> {
+    let mut seen: Vec<(&str, &str, Survives)> = Vec::new();
+    for r in rows {
+        let Some(s) = r.survives else { continue };
+        match seen.iter_mut().find(|(e, p, _)| *e == r.engine && *p == r.profile) {
+            Some(known) => known.2 = known.2.weaker(s),
+            None => seen.push((&r.engine, &r.profile, s)),
+        }
+    }
+    let pairs: Vec<String> = seen.iter().map(|(e, p, s)| format!("{e} {p} = {s}")).collect();
+    (!pairs.is_empty()).then(|| {
+        format!("{DURABILITY} (what an acknowledged commit survives, docs/durability.md): {}", pairs.join(", "))
+    })
+}
+
+/// What the tps and × columns hold, with the levels their intervals share.
+pub(crate) fn interval_note(results: &Results, rows: &[Row], baseline: &str) -> String {
+    let (o, aim) = (&results.options, results.options.confidence);
+    let repeats = match (o.precision, o.budget_s) {
+        (Some(p), _) => format!("repeated until ±{}", stats::precision_percent(p)),
+        (None, Some(b)) => format!("in rounds until its comparisons were settled, within --budget {b} s"),
+        (None, None) => format!("{} asked", o.repeat),
+    };
+    let (tps, ratio) = usual_levels(rows);
+    let level =
+        |l: Option<f64>| l.map_or_else(|| "no interval".to_string(), |l| format!("its {} interval", stats::percent(l)));
+    let short = |l: Option<f64>| l.is_some_and(|l| l < aim - 1e-9);
+    let mut s =
+        format!("tps: median over each cell's measured repeats ({repeats}) with {} (order statistics)", level(tps));
+    if short(tps) {
+        let fewest = rows.iter().filter_map(|r| r.tps.map(|t| t.n)).min().unwrap_or(0);
+        s.push_str(&format!(", short of the {} asked: {fewest} repeats reach no higher", stats::percent(aim)));
+    }
+    let paired = rows.iter().any(|r| r.vs_baseline.is_some_and(|x| x.pairs.is_some()));
+    let how = match (paired, o.budget_s) {
+        (false, _) => "ratio of medians",
+        (true, None) => "median within-round ratio (signed rank over the rounds both ran in)",
+        (true, Some(_)) => {
+            "median within-round ratio (signed rank over the rounds both ran in, looked at after 7, 10, 14, … of them)"
+        }
+    };
+    s.push_str(&format!(
+        "; latency over all measured transactions; × vs baseline '{baseline}' (same workload and clients): {how} with {}",
+        level(ratio)
+    ));
+    if ratio.is_none() {
+        s.push_str(" (no cell against another here)");
+    } else if short(ratio) {
+        s.push_str(&format!(", short of the {} asked: too few repeats to tell", stats::percent(aim)));
+    } else {
+        s.push_str(", clear of 1 where the cells differ");
+    }
+    s.push_str("; a cell at another level says it. docs/statistics.md explains.");
+    s
+}
+
+/// The line under a budgeted run's table: how many comparisons it settled, in how many
+/// rounds, and why it stopped.
+pub(crate) fn budget_line(o: &crate::results::BudgetOutcome) -> String {
+    let rounds = format!("{} round{}", o.rounds, if o.rounds == 1 { "" } else { "s" });
+    let open = o.comparisons - o.settled;
+    if o.comparisons == 0 {
+        return format!("budget: no cell against another; {rounds}, the fewest whose median interval holds the level.");
+    }
+    if open == 0 {
+        return format!("budget: all {} comparisons settled in {rounds}.", o.comparisons);
+    }
+    let why = match o.reason {
+        StopReason::MaxTime => "when the budget could not hold another round".to_string(),
+        StopReason::MaxRepeat => format!("at the most rounds a run takes, {}", crate::runner::budget::MOST_ROUNDS),
+        StopReason::Interrupted => "by a signal".to_string(),
+        StopReason::Failed | StopReason::Reached => "by a failure".to_string(),
+    };
+    format!(
+        "budget: {} of {} comparisons settled in {rounds}, stopped {why}; the {open} left were judged once more on all their rounds.",
+        o.settled, o.comparisons
+    )
+}
+
+/// Per-statement latency of the cells that have it, as pgbench -r prints it: a heading
+/// per cell, then average milliseconds, failures, retried conflicts, and the command where
+/// it is written.
+pub(crate) fn statement_lines(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rows.iter().filter(|r| !r.statements.is_empty()) {
+        out.push(format!("statement latencies in milliseconds, failures and retries, {}:", r.id));
+        for s in &r.statements {
+            let file = s.script.rsplit('/').next().unwrap_or(&s.script);
+            let at = format!("{file}:{}", s.line);
+            out.push(format!("{:>10.3} {:>7} {:>7}  {at:<16} {}", s.avg_ms, s.failures, s.retries, s.command));
+        }
+    }
+    out
+}
