@@ -237,3 +237,34 @@ fn runs_differing_only_in_records_or_rate_get_a_note_naming_it() {
     assert!(out.contains("rate differs: none (closed loop) in old, 2000 tps in new"), "{out}");
     assert!(!out.contains("records differs") && !out.contains("seed differs"), "{out}");
 }
+
+/// A real PostgreSQL run of the `disk` cell with `sets`, its results file.
+fn postgres_run(sb: &Sandbox, name: &str, sets: &[&str]) -> PathBuf {
+    let out = sb.out(name);
+    let args = ["run", "-q", "-e", "postgres", "-p", "disk", "-w", "insert-commit", "-r", "3", "-T", "1s"];
+    let sets: Vec<&str> = sets.iter().flat_map(|s| ["--set", s]).collect();
+    sb.cmd(&[&args[..], &sets, &["--warmup", "0.2s", "--out", s(&out)]].concat()).assert().success();
+    out
+}
+
+#[test]
+fn a_gate_on_fsyncs_per_transaction_fails_when_they_rise() {
+    let sb = Sandbox::new();
+    let synced = postgres_run(&sb, "synced.json", &[]);
+    let unsynced = postgres_run(&sb, "unsynced.json", &["fsync=off", "synchronous_commit=off"]);
+    // The results file carries what the table shows: fsyncs per transaction and the bound.
+    let summary = |p: &Path| read_json(p)["cells"][0]["summary"].clone();
+    let (on, off) = (summary(&synced), summary(&unsynced));
+    let fsyncs = |s: &Value| s["cost"]["fsyncs"].as_f64().unwrap();
+    assert!((0.9..1.2).contains(&fsyncs(&on)), "{on}");
+    assert!(fsyncs(&off) < 0.05, "{off}");
+    assert_eq!(on["bound"]["bound"], "fsync", "{on}");
+    let (code, _, err) = compare(&sb, &[s(&unsynced), s(&synced), "--fail-if-rises", "cost.fsyncs:10%"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("postgres/disk/insert-commit/c1: cost.fsyncs 0"), "{err}");
+    let (code, _, err) = compare(&sb, &[s(&synced), s(&unsynced), "--fail-if-rises", "cost.fsyncs:10%"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = compare(&sb, &[s(&synced), s(&unsynced), "--fail-if-falls", "no.such_figure"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no cell of both files has the figure 'no.such_figure'"), "{err}");
+}

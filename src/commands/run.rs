@@ -34,6 +34,10 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
     let mut results = new_results(run_options(&a, &settings, &plan), &locations);
     let start = runner::matrix::Start { cells: &plan.cells, cx, kept };
     let outcome = runner::matrix::run(start, &mut results, &out);
+    // A summary that cannot be made is the report's to say, below.
+    if report::summarize(&mut results, &plan.baseline).is_ok() {
+        results.save(&out)?;
+    }
     // Whatever happened, show what was measured and where it is kept.
     show(&results, &plan, &a, &out, progress)?;
     let all_ok = outcome?;

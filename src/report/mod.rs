@@ -51,6 +51,20 @@ pub struct Shown<'a> {
     pub by_type: bool,
 }
 
+/// Each cell's summary written into `results`, as the report shows it against `baseline`:
+/// what scripts and `compare --fail-if` read from the results file.
+pub fn summarize(results: &mut Results, baseline: &str) -> Result<()> {
+    let rows = rows(results, baseline)?;
+    for (cell, row) in results.cells.iter_mut().zip(rows) {
+        let measured = cell.repeats.iter().any(|r| r.status.measured());
+        cell.summary = measured
+            .then(|| serde_json::to_value(&row))
+            .transpose()
+            .map_err(|e| failed!("cannot encode a summary: {e}"))?;
+    }
+    Ok(())
+}
+
 /// Render the summary of `results` in `format`, with what `shown` asks.
 pub fn render(results: &Results, baseline: &str, format: Format, shown: Shown) -> Result<String> {
     let rows = rows(results, baseline)?;

@@ -94,6 +94,12 @@ pub struct CellResult {
     pub clients: u32,
     /// Each repeat measured so far.
     pub repeats: Vec<RepeatResult>,
+    /// What the report shows of the cell, written when the run (or merge) ends: tps and its
+    /// interval, the ratio, latency, costs per transaction, the bound, a workload's own
+    /// figures (docs/results-schema.md). For scripts and `compare --fail-if`; reports
+    /// recompute it from the repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<serde_json::Value>,
 }
 
 impl CellResult {

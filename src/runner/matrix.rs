@@ -40,6 +40,7 @@ pub fn run(start: Start, results: &mut Results, out: &Path) -> Result<bool> {
             workload: c.workload.name().to_string(),
             clients: c.clients,
             repeats: Vec::new(),
+            summary: None,
         })
         .collect();
     results.save(out)?;

@@ -80,6 +80,7 @@ fn cell(engine: &str, profile: &str, clients: u32, repeats: Vec<RepeatResult>) -
         workload: "insert-commit".into(),
         clients,
         repeats,
+        summary: None,
     }
 }
 

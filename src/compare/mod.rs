@@ -3,6 +3,8 @@
 //! verdict that interval gives, which is the Mann–Whitney U test's over the repeats' tps
 //! (stats/shift.rs; mann_whitney.rs says why that test).
 
+pub mod gate;
+
 use crate::error::Result;
 use crate::results::{CellResult, Results, RunStatus};
 use crate::stats::mann_whitney;
