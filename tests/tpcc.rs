@@ -113,3 +113,27 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn tpmc_is_in_each_cells_summary_and_its_csv_columns() {
+    let sb = Sandbox::new();
+    let out = sb.out("tpmc.json");
+    let args = ["run", "-q", "-e", "sqlite", "-p", "disk,nosync", "-w", "tpcc", "-c", "2", "-r", "3", "-T", "0.5s"];
+    let mut o = sb.cmd(&[&args[..], &["--warmup", "0s", "--format", "csv", "--out", out.to_str().unwrap()]].concat());
+    let csv = String::from_utf8(o.assert().success().get_output().stdout.clone()).unwrap();
+    let r = read_json(&out);
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| head.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no {name}: {head:?}"));
+    for (cell, line) in r["cells"].as_array().unwrap().iter().zip(csv.lines().skip(1)) {
+        let s = &cell["summary"];
+        let new_orders = s["types"].as_array().unwrap().iter().find(|t| t["name"] == "new-order").unwrap();
+        // tpmC is New-Order's rate per minute: 60 times its median tps, with an interval.
+        let want = 60.0 * new_orders["tps"]["median"].as_f64().unwrap();
+        let tpmc = s["tpmc"]["median"].as_f64().unwrap_or_else(|| panic!("no tpmc: {s}"));
+        assert!((tpmc - want).abs() < 1e-6 * want && tpmc > 0.0, "{tpmc} vs {want}");
+        assert!(s["tpmc"]["lo"].as_f64().unwrap() <= tpmc, "{s}");
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!(fields[at("id")], cell["id"].as_str().unwrap());
+        assert_eq!(fields[at("tpmc_median")].parse::<f64>().unwrap(), tpmc, "{line}");
+    }
+}

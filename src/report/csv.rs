@@ -4,6 +4,7 @@
 use super::Row;
 use super::by_type::TypeRow;
 use crate::error::Result;
+use crate::workload::figure::Figure;
 
 /// The columns every CSV has.
 const HEAD: [&str; 27] = [
@@ -113,23 +114,48 @@ pub fn render(rows: &[Row], by_type: bool) -> Result<String> {
     let columns = Columns::of(rows, by_type);
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
+    let figures = figures(rows);
     let head = columns.pick([&HEAD, &SCHEDULE_HEAD, &ROWS_HEAD, &RECOVERY_HEAD, &COST_HEAD, &TYPE_HEAD]);
-    w.write_record(head).map_err(err)?;
+    w.write_record(head.copied().chain(figures.iter().flat_map(|f| f.columns))).map_err(err)?;
     for r in rows {
         let (base, schedule, per_row) = (base_fields(r), schedule_fields(r), rows_fields(r));
         let (recovery, costs) = (recovery_fields(r), cost_fields(r));
-        w.write_record(columns.pick([&base, &schedule, &per_row, &recovery, &costs, &[String::new()]])).map_err(err)?;
+        let own = figure_fields(r, &figures);
+        let groups = [&base[..], &schedule, &per_row, &recovery, &costs, &[String::new()]];
+        w.write_record(columns.pick(groups).chain(&own)).map_err(err)?;
         for t in r.types.iter().filter(|_| columns.types) {
             // The optional groups are the cell's: empty on its types' rows.
             let none = [const { String::new() }; COST_HEAD.len()];
             let empty = |head: &[&str]| &none[..head.len()];
             let base = type_fields(r, t);
             let groups = [&base, empty(&SCHEDULE_HEAD), empty(&ROWS_HEAD), empty(&RECOVERY_HEAD), &none, &[]];
-            w.write_record(columns.pick(groups).chain([&t.name])).map_err(err)?;
+            let blank = vec![String::new(); own.len()];
+            w.write_record(columns.pick(groups).chain([&t.name]).chain(&blank)).map_err(err)?;
         }
     }
     let bytes = w.into_inner().map_err(|e| failed!("cannot write CSV: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The headline figures some row has (tpcc's tpmC), a column group each, by key.
+fn figures(rows: &[Row]) -> Vec<&'static Figure> {
+    let mut all: Vec<&'static Figure> = rows
+        .iter()
+        .flat_map(|r| crate::workload::figure::of(&r.workload).iter().filter(|f| r.figures.contains_key(f.key)))
+        .collect();
+    all.sort_by_key(|f| f.key);
+    all.dedup_by_key(|f| f.key);
+    all
+}
+
+/// A row's median and interval of each of `figures`, empty where it has none.
+fn figure_fields(r: &Row, figures: &[&Figure]) -> Vec<String> {
+    let of = |f: &&Figure| r.figures.get(f.key).copied();
+    figures
+        .iter()
+        .flat_map(|f| [of(f).map(|t| t.median), of(f).and_then(|t| t.lo), of(f).and_then(|t| t.hi)])
+        .map(or_empty)
+        .collect()
 }
 
 /// A number as it is, or an empty field when there is none.

@@ -5,6 +5,7 @@ use super::cells::*;
 use super::{Row, cost, disturbed, precision};
 use crate::results::{Results, RunStatus, StopReason, Survives};
 use crate::stats::{self, Estimate};
+use crate::workload::figure::Figure;
 
 /// A cell's failed, retried and reconnected transactions in one line, as pgbench counts
 /// them; none when there were none.
@@ -65,7 +66,7 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
         }
     }
     n.extend(rows_lines(rows));
-    n.extend(tpmc_lines(rows));
+    n.extend(figure_lines(rows));
     for r in rows {
         if r.failed_repeats > 0 {
             let why = r.failure.as_deref().unwrap_or("unknown error");
@@ -113,16 +114,20 @@ pub(crate) fn counter_lines(rows: &[Row]) -> Vec<String> {
     out
 }
 
-/// tpcc cells' tpmC, a line each.
-pub(crate) fn tpmc_lines(rows: &[Row]) -> Vec<String> {
-    let usual = usual_level(rows.iter().map(|r| r.tpmc.and_then(|t| t.confidence)));
-    rows.iter()
-        .filter_map(|r| {
-            let t = r.tpmc?;
-            let interval = interval_said(&t, usual);
-            Some(format!("{}: {} tpmC{interval} (New-Order transactions per minute)", r.id, num(t.median)))
-        })
-        .collect()
+/// The workloads' headline figures (tpcc's tpmC), a line per cell and figure.
+pub(crate) fn figure_lines(rows: &[Row]) -> Vec<String> {
+    let mut figures: Vec<&Figure> = rows.iter().flat_map(|r| crate::workload::figure::of(&r.workload)).collect();
+    figures.sort_by_key(|f| f.key);
+    figures.dedup_by_key(|f| f.key);
+    let mut out = Vec::new();
+    for f in figures {
+        let usual = usual_level(rows.iter().filter_map(|r| r.figures.get(f.key)).map(|t| t.confidence));
+        for (r, t) in rows.iter().filter_map(|r| Some((r, r.figures.get(f.key)?))) {
+            let interval = interval_said(t, usual);
+            out.push(format!("{}: {} {}{interval} ({})", r.id, num(t.median), f.unit, f.about));
+        }
+    }
+    out
 }
 
 /// " (lo–hi)" of an estimate's interval, its level said when not the `usual` one; empty

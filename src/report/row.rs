@@ -6,6 +6,7 @@ use crate::baseline::{Baseline, Key};
 use crate::error::Result;
 use crate::results::{CellResult, Latency, RepeatStatus, Results, Survives, Tally, decode_histogram};
 use crate::stats::{self, Estimate, Ratio};
+use crate::workload::figure::{Derived, Figure};
 use serde::Serialize;
 
 /// One cell's summary over its repeats.
@@ -65,10 +66,10 @@ pub struct Row {
     /// Rows per second: `tps` times `rows_per_commit`, where that is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows_per_s: Option<Estimate>,
-    /// tpcc's tpmC: New-Order transactions per minute, median and interval over the
-    /// measured repeats as the cell's tps.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tpmc: Option<Estimate>,
+    /// The workload's headline figures (tpcc's `tpmc`), by key, each a median and interval
+    /// over the measured repeats as the cell's tps.
+    #[serde(flatten)]
+    pub figures: std::collections::BTreeMap<&'static str, Estimate>,
     /// What a commit its repeats acknowledged survives (the weakest any repeat recorded);
     /// absent for files from before it was recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -148,7 +149,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
         let rows_per_commit = per_commit[i].filter(|_| by_rows);
         let types = by_type::of(&measured, level)?;
         out.push(Row {
-            tpmc: tpmc(&c.workload, &types),
+            figures: figures(&c.workload, &types),
             id: c.id.clone(),
             engine: c.engine.clone(),
             profile: c.profile.name.clone(),
@@ -205,8 +206,10 @@ fn bound_inputs<'a>(
     }
 }
 
-/// tpcc's tpmC: 60 times the New-Order type's transactions per second.
-fn tpmc(workload: &str, types: &[by_type::TypeRow]) -> Option<Estimate> {
-    let new_order = types.iter().find(|t| t.name == "new-order").filter(|_| workload == "tpcc")?;
-    new_order.tps.map(|t| t.times(60.0))
+/// The headline figures the cell's workload names, from what it measured.
+fn figures(workload: &str, types: &[by_type::TypeRow]) -> std::collections::BTreeMap<&'static str, Estimate> {
+    let derive = |f: &Figure| match f.from {
+        Derived::TypeRate { name, times } => types.iter().find(|t| t.name == name)?.tps.map(|t| t.times(times)),
+    };
+    crate::workload::figure::of(workload).iter().filter_map(|f| Some((f.key, derive(f)?))).collect()
 }

@@ -6,6 +6,7 @@
 //! binary; SQL workloads speak through `SqlClient` only.
 
 pub mod counters;
+pub mod figure;
 pub mod insert_commit;
 mod load;
 pub mod oltp;
@@ -76,6 +77,10 @@ pub trait Workload: Send + Sync {
     /// runs one type.
     fn types(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// Its headline figures, shown under the table and kept in each cell's summary.
+    fn figures(&self) -> &'static [figure::Figure] {
+        &[]
     }
     /// Create and bulk-load the data set of one repeat of a cell over `load`'s
     /// connections, timing its phases there; the result builds that repeat's clients and

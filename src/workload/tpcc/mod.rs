@@ -19,6 +19,7 @@ mod stock_level;
 mod terminal;
 mod verify;
 
+use super::figure::{Derived, Figure};
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql, step};
 use crate::engine::{Connection, Dialect, Interface, SqlClient, TxResult};
 use crate::error::Result;
@@ -27,6 +28,15 @@ use crate::rng::Rng;
 
 /// The tpcc workload.
 pub struct Tpcc;
+
+/// TPC-C's headline figure: New-Order transactions per minute.
+const TPMC: Figure = Figure {
+    key: "tpmc",
+    unit: "tpmC",
+    about: "New-Order transactions per minute",
+    columns: ["tpmc_median", "tpmc_ci_lo", "tpmc_ci_hi"],
+    from: Derived::TypeRate { name: "new-order", times: 60.0 },
+};
 
 impl Workload for Tpcc {
     fn name(&self) -> &str {
@@ -50,6 +60,9 @@ impl Workload for Tpcc {
     }
     fn types(&self) -> Vec<String> {
         TYPES.iter().map(|t| t.to_string()).collect()
+    }
+    fn figures(&self) -> &'static [Figure] {
+        &[TPMC]
     }
     fn prepare(&self, l: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         load::load(l, opts)?;
