@@ -20,11 +20,7 @@ pub struct RunArgs {
     /// [default: disk,ram,async,nosync,unlogged]
     #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
-    /// Workloads, comma-separated: insert-commit, tpcb, select-only, simple-update, oltp-rw,
-    /// oltp-ro, oltp-wo, tpcc (TPC-C), ycsb-a … ycsb-f, counters (metrics tracks and reads: counters-write +
-    /// counters-read), script:FILE[@WEIGHT] (pgbench's script format; all script: entries form
-    /// one mix) [default: insert-commit]
-    #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST")]
+    #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST", help = workload_help())]
     pub workload: Vec<String>,
     /// A script variable, repeatable: NAME=VALUE (pgbench's -D)
     #[arg(long = "define", short = 'D', value_name = "NAME=VALUE")]
@@ -219,6 +215,15 @@ fn engine_help() -> String {
         "Engines, comma-separated: {} [default: {}, of them those whose servers are installed]",
         crate::engine::names(|_| true),
         crate::plan::DEFAULT_ENGINES.join(", ")
+    )
+}
+
+/// `--workload`'s help: every workload the registry has, then the two that are not in it.
+fn workload_help() -> String {
+    let names: Vec<String> = crate::workload::all().iter().map(|w| w.name().to_string()).collect();
+    format!(
+        "Workloads, comma-separated: {}, counters (counters-write + counters-read), script:FILE[@WEIGHT] (pgbench's script format; all script: entries form one mix) [default: insert-commit]",
+        names.join(", ")
     )
 }
 
