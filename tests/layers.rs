@@ -1,6 +1,7 @@
 //! The crate's top-level modules import each other without a circle, and so do the files
 //! inside each folder (docs/DESIGN.md, "Layers"): read every `crate::`, `super::` and
-//! `self::` path in src/ and look for a module or a file that reaches itself.
+//! `self::` path in src/, follow a `pub use` to the file that defines what it re-exports,
+//! and look for a module or a file that reaches itself.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -148,6 +149,30 @@ fn path_tails(code: &str, at: usize) -> Vec<Vec<String>> {
     vec![head]
 }
 
+/// The module path, relative to the re-exporting module, of `item` where `text` re-exports
+/// it with a `pub use` of a child module (`pub use volume::Volume;`, `pub use a::{B, C as D}`).
+fn reexported(text: &str, item: &str) -> Option<Vec<String>> {
+    for stmt in text.split("pub use ").skip(1) {
+        let stmt = &stmt[..stmt.find(';')?];
+        let (prefix, names) = match stmt.split_once("::{") {
+            Some((p, g)) => (p, g.trim_end_matches('}').split(',').map(str::trim).collect::<Vec<_>>()),
+            None => {
+                let (p, last) = stmt.rsplit_once("::")?;
+                (p, vec![last.trim()])
+            }
+        };
+        let names_it = |n: &&str| {
+            let (orig, alias) = n.split_once(" as ").unwrap_or((n, n));
+            alias.trim() == item || (orig.trim() == item && !n.contains(" as "))
+        };
+        if names.iter().any(names_it) && !prefix.starts_with("crate") && !prefix.starts_with("super") {
+            let prefix = prefix.trim_start_matches("self::");
+            return Some(prefix.split("::").map(|p| p.trim().to_string()).collect());
+        }
+    }
+    None
+}
+
 /// The file graph: each file under src/ and the files its paths lead to.
 fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -157,10 +182,23 @@ fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
         .iter()
         .map(|f| (module_path(f.strip_prefix(&src).unwrap()), f.strip_prefix(&src).unwrap().display().to_string()))
         .collect();
-    let resolve = |path: &[String]| (1..=path.len()).rev().find_map(|n| modules.get(&path[..n]).cloned());
+    let texts: BTreeMap<&String, String> =
+        modules.values().map(|f| (f, code(&std::fs::read_to_string(src.join(f)).expect("a source file")))).collect();
+    let by_file: BTreeMap<&String, &Vec<String>> = modules.iter().map(|(m, f)| (f, m)).collect();
+    // A path that ends at a module's item goes on to the file that item is re-exported
+    // from (`pub use volume::Volume;` in docker/mod.rs sends `docker::Volume` to volume.rs).
+    let resolve = |path: &[String]| {
+        let n = (1..=path.len()).rev().find(|n| modules.contains_key(&path[..*n]))?;
+        let file = &modules[&path[..n]];
+        let from = path.get(n).and_then(|item| reexported(&texts[file], item)).and_then(|tail| {
+            let full: Vec<String> = by_file[file].iter().chain(&tail).cloned().collect();
+            (1..=full.len()).rev().find_map(|k| modules.get(&full[..k]).cloned())
+        });
+        Some(from.unwrap_or_else(|| file.clone()))
+    };
     let mut graph = BTreeMap::new();
     for (here, file) in &modules {
-        let text = code(&std::fs::read_to_string(src.join(file)).expect("a source file"));
+        let text = &texts[file];
         let mut deps = BTreeSet::new();
         for head in ["crate", "super", "self"] {
             for (at, _) in text.match_indices(head) {
@@ -173,7 +211,7 @@ fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
                     "super" => here[..here.len().saturating_sub(1)].to_vec(),
                     _ => here.clone(),
                 };
-                for tail in path_tails(&text, at + head.len()) {
+                for tail in path_tails(text, at + head.len()) {
                     let (mut base, mut tail) = (base.clone(), tail.as_slice());
                     while tail.first().is_some_and(|t| t == "super") {
                         base.pop();
@@ -208,4 +246,15 @@ fn grouped_and_plain_paths_are_both_read() {
     let found = imports("use crate::{engine, profile::Profile, self};\nlet x = crate::stats::estimate(v);");
     assert_eq!(found.into_iter().collect::<Vec<_>>(), ["engine", "profile", "stats"]);
     assert!(code("// crate::cli\nfn f() {}\n#[cfg(test)]\nmod tests { use crate::cli; }").find("cli").is_none());
+}
+
+#[test]
+fn a_reexport_leads_to_the_file_that_defines_the_item() {
+    let text = "pub use volume::Volume;\npub use described::{Contract, Native as NativeServer};\npub use crate::x::Y;";
+    assert_eq!(reexported(text, "Volume"), Some(vec!["volume".to_string()]));
+    assert_eq!(reexported(text, "NativeServer"), Some(vec!["described".to_string()]));
+    assert_eq!(reexported(text, "Native"), None, "renamed on the way out");
+    assert_eq!(reexported(text, "Y"), None, "not a child's");
+    let g = file_graph();
+    assert!(g["launcher/container.rs"].contains("launcher/docker/volume.rs"), "{:?}", g["launcher/container.rs"]);
 }

@@ -3,8 +3,8 @@
 
 use super::charts::{self, Kind, font, svg::esc};
 use super::{
-    Column, DURABILITY, Layout, Row, by_type, columns, durability_line, environment, headers, interval_words, lines,
-    notes, rows, usual_levels,
+    Column, DURABILITY, Layout, Row, by_type_note, columns, durability_line, environment, headers, interval_words,
+    lines, notes, rows, usual_levels,
 };
 use crate::error::Result;
 use crate::results::{Results, RunStatus};
@@ -194,7 +194,7 @@ fn chart_section(s: &mut String, results: &Results, rows: &[Row], kind: Kind, in
 /// here) and the durability line (the summary's legend).
 fn notes_section(s: &mut String, results: &Results, rows: &[Row], baseline: &str, layout: Layout) {
     s.push_str(r#"<section id="notes"><h2>Notes</h2><ul class="notes">"#);
-    let by_type = layout.by_type.then(|| by_type::note(rows));
+    let by_type = layout.by_type.then(|| by_type_note(rows));
     let shown =
         notes(results, rows, baseline).into_iter().filter(|n| !n.starts_with("host: ") && !n.starts_with(DURABILITY));
     for n in shown.chain(by_type) {

@@ -1,6 +1,6 @@
 //! A Markdown table, for READMEs and pull requests.
 
-use super::{Layout, Row, by_type, headers, lines, notes, statement_lines, usual_levels};
+use super::{Layout, Row, by_type_note, headers, lines, notes, statement_lines, usual_levels};
 use crate::results::Results;
 
 /// Render rows as a Markdown table with notes under it.
@@ -18,7 +18,7 @@ pub fn render(results: &Results, rows: &[Row], baseline: &str, layout: Layout) -
         }
     }
     out.push('\n');
-    let by_type = layout.by_type.then(|| by_type::note(rows));
+    let by_type = layout.by_type.then(|| by_type_note(rows));
     for n in notes(results, rows, baseline).into_iter().chain(by_type) {
         out.push_str(&format!("- {n}\n"));
     }

@@ -287,3 +287,12 @@ pub(crate) fn statement_lines(rows: &[Row]) -> Vec<String> {
     }
     out
 }
+
+/// What the type rows and the columns `--by-type` adds hold, under the table; or that no
+/// cell has types.
+pub(crate) fn by_type_note(rows: &[Row]) -> String {
+    if rows.iter().all(|r| r.types.is_empty()) {
+        return "by type: no workload of these cells mixes transaction types (each runs one); docs/workloads.md says which do".into();
+    }
+    "by type: under each cell, a row (↳) per transaction type: its committed transactions per second (median over the measured repeats, with its interval), its latency over all of them, its failed transactions and retries; a cell's p50, errors and retries are its own".into()
+}

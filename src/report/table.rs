@@ -1,6 +1,6 @@
 //! The terminal table.
 
-use super::{Layout, Row, by_type, headers, lines, notes, statement_lines, usual_levels};
+use super::{Layout, Row, by_type_note, headers, lines, notes, statement_lines, usual_levels};
 use crate::results::Results;
 use comfy_table::{CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 
@@ -21,7 +21,7 @@ pub fn render(results: &Results, rows: &[Row], baseline: &str, layout: Layout) -
         }
     }
     let mut out = t.to_string();
-    let by_type = layout.by_type.then(|| by_type::note(rows));
+    let by_type = layout.by_type.then(|| by_type_note(rows));
     for n in notes(results, rows, baseline).into_iter().chain(by_type).chain(statement_lines(rows)) {
         out.push('\n');
         out.push_str(&n);

@@ -11,19 +11,8 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
-
-static NEXT: AtomicU64 = AtomicU64::new(1);
-
-/// A name for a container of this process: `dbrace-<pid>-<start time>-<n>` (the start
-/// time too: two dbrace processes in containers of their own may share a pid).
-pub(super) fn next_name() -> String {
-    let pid = std::process::id();
-    let started = crate::instance::datadir::start_time(pid).unwrap_or(0);
-    format!("dbrace-{pid}-{started}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
-}
 
 /// A running container and the `docker run` attached to it.
 pub struct Running {
@@ -53,7 +42,7 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
         .collect();
     let owner = crate::instance::datadir::owner_line(std::process::id());
     a.push("--label".into());
-    a.push(format!("{}={owner}", super::OWNER_LABEL).into());
+    a.push(format!("{}={owner}", super::name::OWNER_LABEL).into());
     a.push("--cidfile".into());
     a.push(cidfile(name, recipe).into());
     let (uid, gid) = recipe.server.user.as_ref().map_or_else(
@@ -107,7 +96,7 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
 impl Running {
     /// Start `c`, its output in `server.log` of the recipe's instance directory.
     pub fn start(c: &Container, recipe: &Recipe) -> Result<Running> {
-        let name = next_name();
+        let name = super::name::next_name();
         let log = recipe.dir.join("server.log");
         let out = std::fs::File::create(&log).map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| failed!("cannot create {}: {e}", log.display()))?;

@@ -12,6 +12,7 @@ mod cli;
 mod container;
 mod launch;
 mod layout;
+mod name;
 pub mod reap;
 mod volume;
 
@@ -25,9 +26,6 @@ use std::path::Path;
 
 /// Runs recipes as containers.
 pub struct Docker;
-
-/// The label that carries a container's owner line ("pid start-time").
-pub const OWNER_LABEL: &str = "org.dbrace.owner";
 
 impl Launcher for Docker {
     fn name(&self) -> &'static str {

@@ -41,8 +41,8 @@ pub fn reap() -> Reaped {
 /// List with `list` (its items' `id` and owner label), remove the dead owners' with
 /// `rm`; how many.
 fn remove(list: &[&str], id: &str, rm: &[&str]) -> usize {
-    let format = format!("{id}\t{{{{.Label \"{}\"}}}}", super::OWNER_LABEL);
-    let filter = format!("label={}", super::OWNER_LABEL);
+    let format = format!("{id}\t{{{{.Label \"{}\"}}}}", super::name::OWNER_LABEL);
+    let filter = format!("label={}", super::name::OWNER_LABEL);
     let mut args = list.to_vec();
     args.extend(["--filter", &filter, "--format", &format]);
     let Ok(out) = docker(&args) else { return 0 };

@@ -26,7 +26,8 @@ impl Volume {
     /// Create a volume named as containers are, labelled with this process as its owner.
     pub fn create() -> Result<Volume> {
         let name = format!("dbrace-{}-v{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let label = format!("{}={}", super::OWNER_LABEL, crate::instance::datadir::owner_line(std::process::id()));
+        let label =
+            format!("{}={}", super::name::OWNER_LABEL, crate::instance::datadir::owner_line(std::process::id()));
         let out = docker(&["volume", "create", "--label", &label, &name])?;
         if !out.status.success() {
             return Err(failed!("cannot create docker volume {name}: {}", first_line(&out)));
@@ -52,8 +53,9 @@ impl Volume {
     /// give its root to `uid:gid`, mode 0700, in a one-shot container of `image` run as
     /// root without a network (the images of the official contract all have sh and cp).
     pub fn fill(&self, image: &str, from: Option<&Path>, uid: u32, gid: u32) -> Result<()> {
-        let name = super::container::next_name();
-        let label = format!("{}={}", super::OWNER_LABEL, crate::instance::datadir::owner_line(std::process::id()));
+        let name = super::name::next_name();
+        let label =
+            format!("{}={}", super::name::OWNER_LABEL, crate::instance::datadir::owner_line(std::process::id()));
         let mut a: Vec<OsString> =
             ["run", "--rm", "--network", "none", "--user", "0:0", "--name", &name, "--label", &label]
                 .iter()
