@@ -380,6 +380,11 @@ fn same_setting(key: &str, have: &str, want: &str) -> bool {
     if key == "log_bin" && norm(want) != "off" {
         return norm(have) == "on";
     }
+    // A real reads back with six decimals: innodb_max_dirty_pages_pct=90 is 90.000000.
+    let real = |s: &str| s.trim().parse::<f64>().ok();
+    if let (Some(h), Some(w)) = (real(have), real(want)) {
+        return (h - w).abs() <= 1e-9 * w.abs().max(1.0);
+    }
     norm(have) == norm(want)
 }
 
@@ -408,6 +413,28 @@ impl Instance for MyInstance {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Per setting type of the server's variables: what it reads back, values that are it
+    /// however written, and values that are not.
+    #[test]
+    fn each_variable_type_is_compared_as_the_server_reads_it() {
+        let table: &[(&str, &str, &[&str], &[&str])] = &[
+            ("innodb_doublewrite", "ON", &["ON", "on", "1", "true"], &["OFF", "0"]),
+            ("innodb_buffer_pool_size", "134217728", &["128M", "128m", "131072K", "134217728"], &["128", "256M"]),
+            ("max_connections", "151", &["151", "151.0"], &["150", "many"]),
+            ("innodb_max_dirty_pages_pct", "90.000000", &["90", "90.0", "9e1"], &["90.5", "9"]),
+            ("innodb_flush_method", "O_DIRECT", &["O_DIRECT", "o_direct"], &["fsync"]),
+            ("default_storage_engine", "InnoDB", &["innodb", "INNODB"], &["MEMORY"]),
+        ];
+        for (key, have, same, other) in table {
+            for w in *same {
+                assert!(same_setting(key, have, w), "{key} {have} should hold '{w}'");
+            }
+            for w in *other {
+                assert!(!same_setting(key, have, w), "{key} {have} should not hold '{w}'");
+            }
+        }
+    }
 
     #[test]
     fn values_compare_as_mysql_means_them() {

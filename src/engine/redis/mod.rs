@@ -363,6 +363,28 @@ mod tests {
         assert_eq!(get(&d, "appendfsync").as_deref(), Some("no"));
     }
 
+    /// Per type of Redis's configuration: what CONFIG GET answers, values that are it
+    /// however written, and values that are not.
+    #[test]
+    fn each_config_type_is_compared_as_the_server_reads_it() {
+        let table: &[(&str, &[&str], &[&str])] = &[
+            ("yes", &["yes", "YES", "Yes"], &["no", "1"]),
+            ("104857600", &["100mb", "100MB", "102400kb", "104857600"], &["100m", "100"]),
+            ("1000", &["1k", "1000", "1K"], &["1kb"]),
+            ("everysec", &["everysec", "EVERYSEC"], &["always", "no"]),
+            ("3600 1 300 100", &["3600 1 300 100"], &["3600 1"]),
+            ("", &[""], &["0"]),
+        ];
+        for (have, same, other) in table {
+            for w in *same {
+                assert!(same_setting(have, w), "{have:?} should hold '{w}'");
+            }
+            for w in *other {
+                assert!(!same_setting(have, w), "{have:?} should not hold '{w}'");
+            }
+        }
+    }
+
     #[test]
     fn settings_compare_as_redis_reads_them() {
         assert!(same_setting("yes", "YES"));
