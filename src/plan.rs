@@ -190,7 +190,7 @@ struct Matrix<'r> {
 impl Matrix<'_> {
     /// The cells of engine `e` × workload `w` × `clients` over every profile and variant.
     fn add(&mut self, e: &'static dyn Engine, w: &Arc<dyn Workload>, clients: u32, profiles: &[Profile]) {
-        if !w.drives(e.interface()) {
+        if !w.drives(e.facts().interface) {
             note(&mut self.skipped, format!("{} × {}: {} does not run it", e.name(), w.name(), e.name()));
             return;
         }
@@ -200,7 +200,7 @@ impl Matrix<'_> {
         }
         let variants = variants(self.sweep.as_ref(), e.name(), &self.req.options);
         for (p, variant) in profiles.iter().flat_map(|p| variants.iter().map(move |v| (p, v))) {
-            if p.tls && !e.serves_tls() {
+            if p.tls && !e.facts().serves_tls {
                 note(
                     &mut self.skipped,
                     format!("{} × {}: {} has no server to run with TLS", e.name(), p.name, e.name()),
@@ -296,10 +296,10 @@ fn bind_urls(urls: &[String]) -> Result<Vec<(&'static str, String)>> {
     let mut bound: Vec<(&'static str, String)> = Vec::new();
     for url in urls {
         let scheme = url.split("://").next().unwrap_or_default();
-        let Some(e) = engine::all().iter().find(|e| e.url_schemes().contains(&scheme)) else {
+        let Some(e) = engine::all().iter().find(|e| e.facts().url_schemes.contains(&scheme)) else {
             let redacted = crate::redact::redact(url);
             let known: Vec<String> =
-                engine::all().iter().flat_map(|e| e.url_schemes()).map(|s| format!("{s}://…")).collect();
+                engine::all().iter().flat_map(|e| e.facts().url_schemes).map(|s| format!("{s}://…")).collect();
             return Err(bad_input!("--url {redacted}: no engine speaks '{scheme}://'; use {}", known.join(", ")));
         };
         if bound.iter().any(|(n, _)| *n == e.name()) {
@@ -318,7 +318,7 @@ fn check_covered(engines: &[&'static dyn Engine], bound: &[(&'static str, String
     }
     let named = bound.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
     if let Some(e) = engines.iter().find(|e| !bound.iter().any(|(n, _)| *n == e.name())) {
-        let fix = match e.url_schemes().first() {
+        let fix = match e.facts().url_schemes.first() {
             Some(scheme) => format!("add a {scheme}://… --url for it, or leave it out of --engine"),
             None => format!("{} takes no --url: measure it in a run without --url", e.name()),
         };
@@ -610,7 +610,7 @@ mod tests {
     fn every_engine_has_what_the_workloads_of_its_interface_need() {
         for w in workload::all() {
             for e in engine::all() {
-                if w.drives(e.interface()) {
+                if w.drives(e.facts().interface) {
                     assert_eq!(w.lacks(*e), None, "{} on {}", w.name(), e.name());
                 }
             }

@@ -24,7 +24,7 @@ impl Setup {
     /// Read `path` for `engine`; refused when the engine takes no setup, the file is
     /// unreadable or the engine finds it wrong.
     pub fn read(path: &Path, engine: &dyn Engine) -> Result<Setup> {
-        if engine.setup_language().is_none() {
+        if engine.facts().setup_language.is_none() {
             return Err(bad_input!(
                 "{} takes no --setup (it is {}); load data with --prepare CMD (it sees the connection variables)",
                 engine.name(),
@@ -46,8 +46,8 @@ impl Setup {
 /// Which engines take which `--setup`: "SQL for sqlite, postgres, mysql; … for mongo".
 fn setup_languages() -> String {
     let mut by: Vec<(&str, Vec<&str>)> = Vec::new();
-    for e in crate::engine::all().iter().filter(|e| e.exposes()) {
-        let Some(lang) = e.setup_language() else { continue };
+    for e in crate::engine::all().iter().filter(|e| e.facts().exposes) {
+        let Some(lang) = e.facts().setup_language else { continue };
         match by.iter_mut().find(|(l, _)| *l == lang) {
             Some((_, names)) => names.push(e.name()),
             None => by.push((lang, vec![e.name()])),

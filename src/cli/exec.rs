@@ -88,5 +88,5 @@ pub struct ExecArgs {
 /// An engine option's help: `what`, then the engines whose servers a user's tools get
 /// (sqlite's is a database file in the profile's location).
 pub fn exposed_help(what: &str) -> String {
-    format!("{what}: {}", crate::engine::names(|e| e.exposes()))
+    format!("{what}: {}", crate::engine::names(|e| e.facts().exposes))
 }

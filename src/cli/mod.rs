@@ -212,6 +212,7 @@ pub struct EnginesArgs {
 
 /// `--run-as`'s help: the package users of the engines' servers.
 fn run_as_help() -> String {
-    let users: Vec<&str> = crate::engine::all().iter().filter_map(|e| e.server_user()).map(|u| u.default).collect();
+    let users: Vec<&str> =
+        crate::engine::all().iter().filter_map(|e| e.facts().server_user).map(|u| u.default).collect();
     format!("As root, run servers as this user [default: the package's user: {}]", users.join(", "))
 }

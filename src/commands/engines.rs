@@ -49,8 +49,8 @@ fn engine_infos(machine: &engine::Machine) -> Vec<EngineInfo> {
                 Ok(v) => (true, v),
                 Err(err) => (false, err.to_string()),
             };
-            let interface = format!("{:?}", e.interface()).to_lowercase();
-            EngineInfo { engine: e.name(), usable, version, interface, settings: e.setting_keys() }
+            let interface = format!("{:?}", e.facts().interface).to_lowercase();
+            EngineInfo { engine: e.name(), usable, version, interface, settings: e.facts().setting_keys }
         })
         .collect()
 }
@@ -117,13 +117,13 @@ fn print_profiles() {
 fn print_workloads() {
     println!("workloads:");
     for w in workload::all() {
-        let on: Vec<_> = engine::all().iter().filter(|e| w.drives(e.interface())).map(|e| e.name()).collect();
+        let on: Vec<_> = engine::all().iter().filter(|e| w.drives(e.facts().interface)).map(|e| e.name()).collect();
         println!("  {:<14} {} [{}]", w.name(), w.about(), on.join(", "));
     }
     let both: Vec<_> = engine::all().iter().map(|e| e.name()).collect();
     println!("  {:<14} counters-write and counters-read, a row each [{}]", workload::counters::FAMILY, both.join(", "));
     let sql: Vec<_> =
-        engine::all().iter().filter(|e| e.interface() == engine::Interface::Sql).map(|e| e.name()).collect();
+        engine::all().iter().filter(|e| e.facts().interface == engine::Interface::Sql).map(|e| e.name()).collect();
     println!(
         "  {:<14} pgbench's script format (script:FILE@WEIGHT to weigh it; the script: entries of a list form one mix) [{}]",
         "script:FILE",
@@ -182,7 +182,7 @@ fn docker_info(machine: &engine::Machine) -> DockerInfo {
     };
     let images = engine::all()
         .iter()
-        .filter_map(|e| Some((e.name(), machine.image(e.name(), e.default_image()?))))
+        .filter_map(|e| Some((e.name(), machine.image(e.name(), e.facts().image?.default_image))))
         .map(|(engine, image)| {
             let mut info =
                 ImageInfo { engine, image: image.to_string(), id: None, tags: vec![], size_bytes: None, fix: None };

@@ -14,7 +14,7 @@ pub fn suggest(a: SuggestArgs) -> Result<i32> {
     let s = if a.files.is_empty() {
         let name = a.engine.as_deref().unwrap_or_default();
         let engine = engine::by_name(name)?;
-        let image = a.image.or_else(|| engine.default_image().map(String::from));
+        let image = a.image.or_else(|| engine.facts().image.map(|i| i.default_image.to_string()));
         let image = image.ok_or_else(|| bad_input!("{name} runs no container to configure"))?;
         Suggestion::new(engine, &a.profile, image, SERVICE.into(), Vec::new())?
     } else {

@@ -74,7 +74,7 @@ pub fn choose(project: &Project, service: Option<&str>, engine: Option<&str>) ->
         Some(name) => engine::by_name(name)?,
         None => engine_of(s)?.ok_or_else(|| unknown_image(s))?,
     };
-    let contract = engine.compose().ok_or_else(|| bad_input!("{} runs no container (--engine)", engine.name()))?;
+    let contract = engine.facts().image.ok_or_else(|| bad_input!("{} runs no container (--engine)", engine.name()))?;
     let mut chosen = read(s, engine, contract)?;
     let (init, other) = super::init::scripts(s, &project.dir)?;
     if !other.is_empty() {
@@ -121,7 +121,7 @@ fn only_database<'a>(project: &'a Project, engine: Option<&str>) -> Result<&'a S
 fn engine_of(s: &Service) -> Result<Option<&'static dyn Engine>> {
     let Some(image) = &s.image else { return Ok(None) };
     let name = repository(image);
-    Ok(engine::all().iter().copied().find(|e| e.compose().is_some_and(|c| c.images.contains(&name))))
+    Ok(engine::all().iter().copied().find(|e| e.facts().image.is_some_and(|c| c.images.contains(&name))))
 }
 
 /// An image reference's last path part, without registry, tag or digest:
@@ -244,7 +244,7 @@ fn names<'a>(services: impl Iterator<Item = &'a Service>) -> String {
 /// The image names dbrace knows, for messages.
 fn known_images() -> String {
     let n: Vec<&str> =
-        engine::all().iter().filter_map(|e| e.compose()).flat_map(|c| c.images.iter().copied()).collect();
+        engine::all().iter().filter_map(|e| e.facts().image).flat_map(|c| c.images.iter().copied()).collect();
     n.join(", ")
 }
 

@@ -103,7 +103,7 @@ mod tests {
     }
 
     fn read(engine: &dyn Engine, s: &str) -> Result<Vec<(String, String)>> {
-        settings(&words(s), engine.compose().unwrap(), "services.db.command")
+        settings(&words(s), engine.facts().image.unwrap(), "services.db.command")
     }
 
     fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {

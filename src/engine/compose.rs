@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 /// An engine's image, as a Compose service uses it.
 #[derive(Debug)]
 pub struct ServiceContract {
+    /// The image run when `--image` names none: `postgres:17`.
+    pub default_image: &'static str,
     /// Image names that are the engine's (the last part of the repository, any registry
     /// and tag): `postgres`; `mysql` and `mariadb`.
     pub images: &'static [&'static str],

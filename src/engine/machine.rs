@@ -82,7 +82,7 @@ impl clap::FromArgMatches for BinDirs {
     fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
         let mut dirs = BTreeMap::new();
         for e in super::all() {
-            if let Some(f) = e.bin_flag()
+            if let Some(f) = e.facts().bin_flag
                 && let Some(d) = m.get_one::<PathBuf>(f.long)
             {
                 dirs.insert(e.name(), d.clone());
@@ -98,7 +98,7 @@ impl clap::FromArgMatches for BinDirs {
 
 impl clap::Args for BinDirs {
     fn augment_args(cmd: clap::Command) -> clap::Command {
-        super::all().iter().filter_map(|e| e.bin_flag()).fold(cmd, |cmd, f| {
+        super::all().iter().filter_map(|e| e.facts().bin_flag).fold(cmd, |cmd, f| {
             let arg = clap::Arg::new(f.long).long(f.long).value_name("DIR").help(f.help);
             cmd.arg(arg.value_parser(clap::value_parser!(PathBuf)))
         })

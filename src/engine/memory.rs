@@ -2,7 +2,7 @@
 //! durability; the upper bound a real engine is compared to.
 
 use super::{
-    Capability, Capable, Connection, Engine, HashField, HashIncr, Hashes, Instance, Interface, KvClient, Launch,
+    Capability, Capable, Connection, Engine, Facts, HashField, HashIncr, Hashes, Instance, Interface, KvClient, Launch,
     Machine, SortedSets, Target, TxError, TxResult,
 };
 use crate::error::Result;
@@ -17,15 +17,13 @@ pub struct Memory;
 
 const SHARDS: usize = 64;
 
+/// A key-value store with hashes and sorted sets, and nothing to configure.
+static FACTS: Facts =
+    Facts { capabilities: &[Capability::Hashes, Capability::SortedSets], ..Facts::new("memory", Interface::Kv) };
+
 impl Engine for Memory {
-    fn name(&self) -> &'static str {
-        "memory"
-    }
-    fn interface(&self) -> Interface {
-        Interface::Kv
-    }
-    fn capabilities(&self) -> &'static [Capability] {
-        &[Capability::Hashes, Capability::SortedSets]
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
     fn version(&self, _machine: &Machine) -> Result<String> {
         Ok(env!("CARGO_PKG_VERSION").to_string())
@@ -41,9 +39,6 @@ impl Engine for Memory {
             settings: Vec::new(),
             tls: false,
         })
-    }
-    fn setting_keys(&self) -> &'static [&'static str] {
-        &[]
     }
     fn needs_data_dir(&self, _profile: &Profile, _target: &Target) -> bool {
         false
@@ -251,7 +246,7 @@ mod tests {
         let inst = Memory.launch(&Launch::run(&profile, &Target::Managed, &storage, &machine)).unwrap();
         let mut conn = inst.connect().unwrap();
         for cap in Capability::ALL {
-            assert_eq!(conn.offers(cap), Memory.capabilities().contains(&cap), "{}", cap.name());
+            assert_eq!(conn.offers(cap), Memory.facts().capabilities.contains(&cap), "{}", cap.name());
         }
         super::super::capability::check_kv_ops(conn.kv().expect("memory is key-value"));
     }

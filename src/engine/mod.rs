@@ -7,6 +7,7 @@ pub mod capability;
 pub mod compose;
 mod connection;
 pub mod counters;
+pub mod facts;
 pub mod kit;
 pub mod machine;
 pub mod memory;
@@ -14,6 +15,7 @@ pub mod mongo;
 pub mod mysql;
 pub mod postgres;
 pub mod redis;
+pub mod server;
 pub mod sqlite;
 
 use crate::error::Result;
@@ -25,7 +27,9 @@ pub use capability::{
     Capability, Capable, DocField, DocIncr, DocIncrements, DocRanges, HashField, HashIncr, Hashes, SortedSets,
 };
 pub use connection::Connection;
+pub use facts::Facts;
 pub use machine::{BinDirs, BinFlag, Launch, Machine};
+pub use server::ServerEngine;
 
 /// What kind of client an engine hands out; workloads declare which they can drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,14 +63,11 @@ pub enum Transport {
 
 /// A database product dbrace can race.
 pub trait Engine: Sync {
+    /// Its static facts: name, interface, image, schemes, flags, limits.
+    fn facts(&self) -> &'static Facts;
     /// The engine's name on the command line.
-    fn name(&self) -> &'static str;
-    /// The kind of client it hands out.
-    fn interface(&self) -> Interface;
-    /// What its clients offer beyond their interface's basic operations; a workload that
-    /// needs more is not paired with it.
-    fn capabilities(&self) -> &'static [Capability] {
-        &[]
+    fn name(&self) -> &'static str {
+        self.facts().name
     }
     /// The engine's version, or why it cannot run on this machine.
     fn version(&self, machine: &Machine) -> Result<String>;
@@ -74,43 +75,15 @@ pub trait Engine: Sync {
     fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {
         Some(requested.clone())
     }
-    /// The settings `--set` may change, for `dbrace engines`.
-    fn setting_keys(&self) -> &'static [&'static str];
     /// Whether `--set key=…` names a setting of this engine (on this machine's binaries).
     fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
-        self.setting_keys().contains(&key)
-    }
-    /// URL schemes `--url` may give for this engine (none: managed only).
-    fn url_schemes(&self) -> &'static [&'static str] {
-        &[]
-    }
-    /// The flag naming the directory of its server binaries (`--pg-bin`), if it takes one.
-    fn bin_flag(&self) -> Option<BinFlag> {
-        None
-    }
-    /// The image its containers run under `--launcher docker` when `--image` names none;
-    /// `None` when it runs no container.
-    fn default_image(&self) -> Option<&'static str> {
-        None
-    }
-    /// What a Compose service of its image means (`--compose`); `None` when it has none.
-    fn compose(&self) -> Option<&'static compose::ServiceContract> {
-        None
-    }
-    /// The setting that caps its throwaway server's connections and the server's default,
-    /// when that default is low enough for `--clients` to pass (PostgreSQL's 100).
-    fn connection_limit(&self) -> Option<(&'static str, u32)> {
-        None
+        self.facts().setting_keys.contains(&key)
     }
     /// Why the tables it creates under `profile` keep a rolled-back transaction's changes,
     /// if they do (MariaDB's MEMORY tables under `unlogged`).
     fn no_rollback(&self, profile: &Profile) -> Option<&'static str> {
         let _ = profile;
         None
-    }
-    /// Whether its throwaway servers can run with TLS (`+tls` profiles, `--tls`).
-    fn serves_tls(&self) -> bool {
-        false
     }
     /// Refuse, before anything starts, a profile this engine cannot run on `target`.
     fn check(&self, _profile: &Profile, _target: &Target, _machine: &Machine) -> Result<()> {
@@ -125,15 +98,6 @@ pub trait Engine: Sync {
     /// Start or open a fresh instance as `launch` says (its profile on its target, its
     /// files in its storage).
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>>;
-    /// The user its throwaway servers run as when dbrace is root (`--run-as`); none for
-    /// an engine without a server.
-    fn server_user(&self) -> Option<&'static kit::ServerUser> {
-        None
-    }
-    /// Whether it has a server to hand to a user's own tools (`exec`, `serve`).
-    fn exposes(&self) -> bool {
-        false
-    }
     /// Refuse, before anything starts, a profile whose server cannot be handed to a user's
     /// own tools (`exec`, `serve`).
     fn check_exposed(&self, _profile: &Profile, _machine: &Machine) -> Result<()> {
@@ -144,11 +108,6 @@ pub trait Engine: Sync {
     fn expose(&self, _launch: &Launch) -> Result<access::Exposed> {
         Err(not_exposable(self.name()))
     }
-    /// What a `--setup` file (exec, serve) holds for this engine, in words; `None` when it
-    /// takes none. SQL engines send the file as it is, one multi-statement batch.
-    fn setup_language(&self) -> Option<&'static str> {
-        (self.interface() == Interface::Sql).then_some("SQL")
-    }
     /// Refuse, before any server starts, a `--setup` text this engine could not apply: why,
     /// in a few words. SQL is the server's to judge.
     fn check_setup(&self, _text: &str) -> std::result::Result<(), String> {
@@ -157,7 +116,7 @@ pub trait Engine: Sync {
 }
 
 fn not_exposable(engine: &str) -> crate::error::Error {
-    let can: Vec<&str> = all().iter().filter(|e| e.exposes()).map(|e| e.name()).collect();
+    let can: Vec<&str> = all().iter().filter(|e| e.facts().exposes).map(|e| e.name()).collect();
     bad_input!("{engine} has no server to hand to a command; exec and serve run {}", or_list(&can))
 }
 

@@ -61,7 +61,7 @@ pub fn resolved(list: Vec<Profile>, engine: &dyn Engine, machine: &Machine) -> R
     let mut out: Vec<Profile> = Vec::new();
     for p in list {
         let n = p.name.clone();
-        if p.tls && !engine.serves_tls() {
+        if p.tls && !engine.facts().serves_tls {
             return Err(bad_input!("{} has no server to run with TLS; drop --tls or +tls", engine.name()));
         }
         let p = engine.resolve_profile(&p).ok_or_else(|| bad_input!("{} has no '{n}' mode", engine.name()))?;

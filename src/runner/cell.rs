@@ -35,7 +35,7 @@ impl Cell {
         // The load's and verify's connection, a reconnect, the superuser's reserved slots.
         const SPARE: u32 = 10;
         let want = clients as u32 + SPARE;
-        match self.engine.connection_limit() {
+        match self.engine.facts().connection_limit {
             Some((key, default))
                 if matches!(self.target, Target::Managed)
                     && want > default

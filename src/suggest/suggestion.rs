@@ -41,7 +41,7 @@ impl Suggestion {
         kept: Vec<(String, String)>,
     ) -> Result<Suggestion> {
         let contract =
-            engine.compose().ok_or_else(|| bad_input!("{} runs no container to configure", engine.name()))?;
+            engine.facts().image.ok_or_else(|| bad_input!("{} runs no container to configure", engine.name()))?;
         let profile = Profile::named(profile)?;
         if profile.tls {
             return Err(bad_input!(

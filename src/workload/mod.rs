@@ -43,11 +43,11 @@ pub trait Workload: Send + Sync {
     }
     /// A capability it needs that engine `e` lacks, if any.
     fn lacks(&self, e: &dyn Engine) -> Option<Capability> {
-        self.needs(e.interface()).iter().copied().find(|c| !e.capabilities().contains(c))
+        self.needs(e.facts().interface).iter().copied().find(|c| !e.facts().capabilities.contains(c))
     }
     /// Whether it can run on engine `e`: it drives its interface and `e` has what it needs.
     fn runs_on(&self, e: &dyn Engine) -> bool {
-        self.drives(e.interface()) && self.lacks(e).is_none()
+        self.drives(e.facts().interface) && self.lacks(e).is_none()
     }
     /// Refuse options this workload cannot run with, before anything starts.
     fn check(&self, _opts: &WorkloadOptions) -> Result<()> {

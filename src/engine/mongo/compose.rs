@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 /// The mongo image's terms.
 pub static CONTRACT: ServiceContract = ServiceContract {
+    default_image: "mongo:8",
     images: &["mongo", "mongodb-community-server"],
     port: 27017,
     data_dir: "/data/db",

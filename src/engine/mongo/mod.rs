@@ -25,13 +25,13 @@ pub mod wire;
 use super::ConnectError;
 use super::access::{self, Exposed};
 use super::kit::{self, Owned, ServerUser, UrlDatabase};
-use super::{BinFlag, Capability, Connection, Engine, Instance, Interface, Launch, Machine, Target};
+use super::{BinFlag, Capability, Connection, Facts, Instance, Interface, Launch, Machine, ServerEngine, Target};
 use crate::error::Result;
 use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
 use crate::results::Survives;
 use client::{MongoClient, WriteConcern};
-use server::{DEFAULT_IMAGE, MongoServer};
+use server::MongoServer;
 use std::collections::BTreeMap;
 use url::Endpoint;
 use wire::Addr;
@@ -51,47 +51,30 @@ pub fn write_concern(p: &Profile) -> WriteConcern {
     WriteConcern { journal: p.durability == Durability::Durable && !p.unlogged }
 }
 
-impl Engine for Mongo {
-    fn server_user(&self) -> Option<&'static ServerUser> {
-        Some(&USER)
-    }
-    fn name(&self) -> &'static str {
-        "mongo"
-    }
-    fn interface(&self) -> Interface {
-        Interface::Doc
-    }
-    fn capabilities(&self) -> &'static [Capability] {
-        &[Capability::DocIncrements, Capability::DocRanges]
-    }
-    fn version(&self, machine: &Machine) -> Result<String> {
-        crate::launcher::version(&MongoServer::any(machine), &machine.how())
-    }
-    fn default_image(&self) -> Option<&'static str> {
-        Some(DEFAULT_IMAGE)
-    }
-    fn compose(&self) -> Option<&'static crate::engine::compose::ServiceContract> {
-        Some(&compose::CONTRACT)
-    }
-    fn setting_keys(&self) -> &'static [&'static str] {
-        &[
+impl ServerEngine for Mongo {
+    const FACTS: &'static Facts = &Facts {
+        capabilities: &[Capability::DocIncrements, Capability::DocRanges],
+        url_schemes: &["mongodb", "mongodb+srv"],
+        setting_keys: &[
             "any mongod option, as --NAME VALUE (e.g. wiredTigerCacheSizeGB)",
             "setParameter.NAME (--setParameter NAME=VALUE)",
-        ]
+        ],
+        bin_flag: Some(BinFlag { long: "mongo-bin", help: "Directory of the mongod binary [default: found on PATH]" }),
+        image: Some(&compose::CONTRACT),
+        serves_tls: true,
+        server_user: Some(&USER),
+        exposes: true,
+        setup_language: Some("a JSON array of commands"),
+        ..Facts::new("mongo", Interface::Doc)
+    };
+    type Managed = MongoInstance;
+    fn version(&self, machine: &Machine) -> Result<String> {
+        crate::launcher::version(&MongoServer::any(machine), &machine.how())
     }
     fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         let name = key.strip_prefix("setParameter.").unwrap_or(key);
         name.starts_with(|c: char| c.is_ascii_alphabetic())
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-    }
-    fn url_schemes(&self) -> &'static [&'static str] {
-        &["mongodb", "mongodb+srv"]
-    }
-    fn serves_tls(&self) -> bool {
-        true
-    }
-    fn bin_flag(&self) -> Option<BinFlag> {
-        Some(BinFlag { long: "mongo-bin", help: "Directory of the mongod binary [default: found on PATH]" })
     }
     fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
         if profile.wal.is_some_and(|w| w != profile.location) {
@@ -115,29 +98,17 @@ impl Engine for Mongo {
         }
         Ok(())
     }
-    fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
-        *target == Target::Managed
-    }
     fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
         durability::survives(profile, settings)
     }
-    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
-        match launch.target {
-            Target::Url(url) => on_url(launch.profile, url),
-            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
-        }
+    fn managed(&self, launch: &Launch) -> Result<MongoInstance> {
+        managed_instance(launch)
     }
-    fn exposes(&self) -> bool {
-        true
-    }
-    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
-        self.check(profile, &Target::Managed, machine)
+    fn on_url(&self, launch: &Launch, url: &str) -> Result<Box<dyn Instance>> {
+        on_url(launch.profile, url)
     }
     fn expose(&self, launch: &Launch) -> Result<Exposed> {
         exposed(managed_instance(&Launch { listen: access::Listen::Tcp(launch.access.port), ..*launch })?)
-    }
-    fn setup_language(&self) -> Option<&'static str> {
-        Some("a JSON array of commands")
     }
     fn check_setup(&self, text: &str) -> std::result::Result<(), String> {
         setup::parse(text).map(drop)

@@ -23,8 +23,6 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The image used when `--image mongo=IMAGE` is not given.
-pub const DEFAULT_IMAGE: &str = "mongo:8";
 /// The root user the image's init makes.
 const ROOT: &str = "root";
 /// The TLS files `tls_files` writes in the instance directory: the CA's, the server's.
@@ -69,7 +67,7 @@ impl MongoServer {
             dirs: vec![Dir { name: "db", location: profile.location, apart: false, target: "/data/db", moved: None }],
             files,
             image: Contract {
-                image: machine.image("mongo", DEFAULT_IMAGE).to_string(),
+                image: machine.image("mongo", super::compose::CONTRACT.default_image).to_string(),
                 program: "mongod",
                 stop_signal: libc::SIGTERM,
                 template: Some((String::new(), "db/WiredTiger")),

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 /// The mysql and mariadb images' terms.
 pub static CONTRACT: ServiceContract = ServiceContract {
+    default_image: "mariadb:11",
     images: &["mysql", "mariadb"],
     port: 3306,
     data_dir: "/var/lib/mysql",

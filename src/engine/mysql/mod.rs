@@ -17,7 +17,7 @@ use super::ConnectError;
 use super::access::{self, Exposed};
 use super::kit::tls::{Mode, Tls};
 use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
-use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
+use super::{BinFlag, Connection, Facts, Instance, Interface, Launch, Machine, ServerEngine, SqlClient, Target};
 use crate::error::Result;
 use crate::instance::certs::{self, Certs};
 use crate::launcher::Dirs;
@@ -25,7 +25,7 @@ use crate::profile::{Durability, LocationKind, Profile};
 use crate::results::Survives;
 use client::MyClient;
 use endpoint::Endpoint;
-use server::{DATABASE, DEFAULT_IMAGE, MyServer};
+use server::{DATABASE, MyServer};
 use std::collections::BTreeMap;
 
 /// The MariaDB / MySQL engine.
@@ -81,48 +81,31 @@ fn merged(base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String
     kit::merged(base, over, |k| k.replace('-', "_"))
 }
 
-impl Engine for Mysql {
-    fn server_user(&self) -> Option<&'static ServerUser> {
-        Some(&USER)
-    }
-    fn name(&self) -> &'static str {
-        NAME
-    }
-    fn interface(&self) -> Interface {
-        Interface::Sql
-    }
+impl ServerEngine for Mysql {
+    const FACTS: &'static Facts = &Facts {
+        url_schemes: &["mysql", "mariadb"],
+        setting_keys: &["any server variable (mariadbd --KEY=VALUE; SET SESSION per connection against --url)"],
+        bin_flag: Some(BinFlag {
+            long: "mysql-bin",
+            help: "Directory of the MariaDB/MySQL server binaries (mariadbd or mysqld) [default: found]",
+        }),
+        image: Some(&compose::CONTRACT),
+        connection_limit: Some(("max_connections", 151)),
+        serves_tls: true,
+        server_user: Some(&USER),
+        exposes: true,
+        setup_language: Some("SQL"),
+        ..Facts::new(NAME, Interface::Sql)
+    };
+    type Managed = MyInstance;
     fn version(&self, machine: &Machine) -> Result<String> {
         crate::launcher::version(&MyServer::any(machine), &machine.how())
-    }
-    fn default_image(&self) -> Option<&'static str> {
-        Some(DEFAULT_IMAGE)
-    }
-    fn compose(&self) -> Option<&'static crate::engine::compose::ServiceContract> {
-        Some(&compose::CONTRACT)
-    }
-    fn setting_keys(&self) -> &'static [&'static str] {
-        &["any server variable (mariadbd --KEY=VALUE; SET SESSION per connection against --url)"]
     }
     fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
     }
-    fn url_schemes(&self) -> &'static [&'static str] {
-        &["mysql", "mariadb"]
-    }
-    fn bin_flag(&self) -> Option<BinFlag> {
-        Some(BinFlag {
-            long: "mysql-bin",
-            help: "Directory of the MariaDB/MySQL server binaries (mariadbd or mysqld) [default: found]",
-        })
-    }
-    fn connection_limit(&self) -> Option<(&'static str, u32)> {
-        Some(("max_connections", 151))
-    }
     fn no_rollback(&self, profile: &Profile) -> Option<&'static str> {
         profile.unlogged.then_some("its MEMORY tables keep a rolled-back transaction's changes")
-    }
-    fn serves_tls(&self) -> bool {
-        true
     }
     fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
         kit::target::check(
@@ -134,26 +117,17 @@ impl Engine for Mysql {
             " (data or redo log on tmpfs need a restart, and innodb_flush_log_at_trx_commit is global: dbrace does not change a shared server); against --url only disk and unlogged apply",
         )
     }
-    fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
-        *target == Target::Managed
-    }
     fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
         durability::survives(profile, settings)
     }
-    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
-        match launch.target {
-            Target::Url(url) => on_url(launch.profile, url),
-            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
-        }
+    fn managed(&self, launch: &Launch) -> Result<MyInstance> {
+        managed_instance(launch)
     }
-    fn exposes(&self) -> bool {
-        true
+    fn on_url(&self, launch: &Launch, url: &str) -> Result<Box<dyn Instance>> {
+        on_url(launch.profile, url)
     }
-    /// `unlogged` is server-wide here (`default_storage_engine=MEMORY`): a command's own
-    /// tables get it too, so every profile applies.
-    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
-        self.check(profile, &Target::Managed, machine)
-    }
+    // `unlogged` is server-wide here (`default_storage_engine=MEMORY`): a command's own
+    // tables get it too, so every profile applies.
     fn expose(&self, launch: &Launch) -> Result<Exposed> {
         exposed(managed_instance(launch)?)
     }
@@ -279,7 +253,7 @@ fn url_database(admin: Endpoint, name: String) -> UrlDatabase {
 }
 
 /// A fresh MySQL database to measure.
-struct MyInstance {
+pub struct MyInstance {
     at: Endpoint,
     /// The throwaway CA and server certificate of a server with TLS.
     certs: Option<Certs>,

@@ -23,8 +23,6 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The image used when `--image mysql=IMAGE` is not given.
-pub const DEFAULT_IMAGE: &str = "mariadb:11";
 /// The socket's file name in its directory.
 const SOCKET: &str = "mysqld.sock";
 /// The TLS files `certs::make` writes in the instance directory: CA, certificate, key.
@@ -73,7 +71,7 @@ impl MyServer {
             dirs,
             files,
             image: Contract {
-                image: machine.image(super::NAME, DEFAULT_IMAGE).to_string(),
+                image: machine.image(super::NAME, super::compose::CONTRACT.default_image).to_string(),
                 program: "mariadbd",
                 stop_signal: libc::SIGTERM,
                 template: Some((options.join("-"), "data/mysql")),

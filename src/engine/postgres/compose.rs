@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 /// The postgres image's terms.
 pub static CONTRACT: ServiceContract = ServiceContract {
+    default_image: "postgres:17",
     images: &["postgres"],
     port: 5432,
     data_dir: "/var/lib/postgresql/data",

@@ -26,7 +26,7 @@ use super::ConnectError;
 use super::access::{self, Exposed, Listen};
 use super::kit::tls::{Mode as TlsMode, Tls};
 use super::kit::{self, Owned, ReadBack, ServerUser, UrlDatabase};
-use super::{BinFlag, Connection, Engine, Instance, Interface, Launch, Machine, SqlClient, Target};
+use super::{BinFlag, Connection, Facts, Instance, Interface, Launch, Machine, ServerEngine, SqlClient, Target};
 use crate::error::Result;
 use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
@@ -34,7 +34,7 @@ use crate::results::Survives;
 use client::{PgClient, Protocol};
 use conninfo::ConnInfo;
 use named::Named;
-use server::{DEFAULT_IMAGE, PgServer};
+use server::PgServer;
 use setting::Catalogued;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -74,27 +74,25 @@ fn merged(base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String
     kit::merged(base, over, kit::merge::as_written)
 }
 
-impl Engine for Postgres {
-    fn server_user(&self) -> Option<&'static ServerUser> {
-        Some(&USER)
-    }
-    fn name(&self) -> &'static str {
-        NAME
-    }
-    fn interface(&self) -> Interface {
-        Interface::Sql
-    }
+impl ServerEngine for Postgres {
+    const FACTS: &'static Facts = &Facts {
+        url_schemes: &["postgres", "postgresql"],
+        setting_keys: &["any server setting (postgres --describe-config lists them; SET per session against --url)"],
+        bin_flag: Some(BinFlag {
+            long: "pg-bin",
+            help: "Directory of the PostgreSQL server binaries (postgres, initdb) [default: found]",
+        }),
+        image: Some(&compose::CONTRACT),
+        connection_limit: Some(("max_connections", 100)),
+        serves_tls: true,
+        server_user: Some(&USER),
+        exposes: true,
+        setup_language: Some("SQL"),
+        ..Facts::new(NAME, Interface::Sql)
+    };
+    type Managed = PgInstance;
     fn version(&self, machine: &Machine) -> Result<String> {
         crate::launcher::version(&PgServer::any(machine), &machine.how())
-    }
-    fn default_image(&self) -> Option<&'static str> {
-        Some(DEFAULT_IMAGE)
-    }
-    fn compose(&self) -> Option<&'static crate::engine::compose::ServiceContract> {
-        Some(&compose::CONTRACT)
-    }
-    fn setting_keys(&self) -> &'static [&'static str] {
-        &["any server setting (postgres --describe-config lists them; SET per session against --url)"]
     }
     fn knows_setting(&self, key: &str, machine: &Machine) -> bool {
         let shaped = !key.is_empty()
@@ -104,15 +102,6 @@ impl Engine for Postgres {
             Some(names) if !key.contains('.') => names.iter().any(|n| n == key),
             _ => shaped,
         }
-    }
-    fn url_schemes(&self) -> &'static [&'static str] {
-        &["postgres", "postgresql"]
-    }
-    fn bin_flag(&self) -> Option<BinFlag> {
-        Some(BinFlag {
-            long: "pg-bin",
-            help: "Directory of the PostgreSQL server binaries (postgres, initdb) [default: found]",
-        })
     }
     fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
         kit::target::check(
@@ -124,26 +113,14 @@ impl Engine for Postgres {
             " (data or WAL on tmpfs, or fsync off, need a restart); against --url only disk, async and unlogged apply",
         )
     }
-    fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
-        *target == Target::Managed
-    }
     fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
         durability::survives(profile, settings)
     }
-    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
-        match launch.target {
-            Target::Url(url) => on_url(launch.profile, url, launch.machine.protocol),
-            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
-        }
+    fn managed(&self, launch: &Launch) -> Result<PgInstance> {
+        managed_instance(launch)
     }
-    fn exposes(&self) -> bool {
-        true
-    }
-    fn connection_limit(&self) -> Option<(&'static str, u32)> {
-        Some(("max_connections", 100))
-    }
-    fn serves_tls(&self) -> bool {
-        true
+    fn on_url(&self, launch: &Launch, url: &str) -> Result<Box<dyn Instance>> {
+        on_url(launch.profile, url, launch.machine.protocol)
     }
     fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
         if profile.unlogged {
@@ -152,7 +129,7 @@ impl Engine for Postgres {
                 profile.name
             ));
         }
-        self.check(profile, &Target::Managed, machine)
+        ServerEngine::check(self, profile, &Target::Managed, machine)
     }
     fn expose(&self, launch: &Launch) -> Result<Exposed> {
         Ok(exposed(managed_instance(launch)?))
@@ -277,7 +254,7 @@ fn url_database(admin: ConnInfo, name: String) -> UrlDatabase {
 const FELL_BACK: &str = "extended (prepared statements did not survive the pooler)";
 
 /// A fresh PostgreSQL database to measure.
-struct PgInstance {
+pub struct PgInstance {
     info: ConnInfo,
     /// SET on every connection (url targets).
     session: Vec<(String, String)>,

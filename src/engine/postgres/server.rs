@@ -21,8 +21,6 @@ use std::time::Duration;
 
 /// The superuser initdb creates in the template.
 pub const SUPERUSER: &str = "dbrace";
-/// The image used when `--image postgres=IMAGE` is not given.
-pub const DEFAULT_IMAGE: &str = "postgres:17";
 /// Bump when the initdb options change, so old native templates are not reused.
 const TEMPLATE_VERSION: u32 = 2;
 /// The data directory inside the image (its PGDATA).
@@ -55,7 +53,7 @@ impl PgServer {
             dirs,
             files: Vec::<File>::new(),
             image: Contract {
-                image: machine.image(super::NAME, DEFAULT_IMAGE).to_string(),
+                image: machine.image(super::NAME, super::compose::CONTRACT.default_image).to_string(),
                 program: "postgres",
                 stop_signal: libc::SIGINT,
                 template: Some((if apart { "waldir" } else { "" }.to_string(), "pgdata/PG_VERSION")),

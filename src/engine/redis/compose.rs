@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 /// The redis image's terms.
 pub static CONTRACT: ServiceContract = ServiceContract {
+    default_image: "redis:7",
     images: &["redis"],
     port: 6379,
     data_dir: "/data",

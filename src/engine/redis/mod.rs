@@ -16,7 +16,7 @@ pub mod server;
 use super::ConnectError;
 use super::access::{self, Exposed};
 use super::kit::{self, Owned, ReadBack, ServerUser};
-use super::{Capability, Connection, Engine, Instance, Interface, Launch, Machine, Target};
+use super::{Capability, Connection, Facts, Instance, Interface, Launch, Machine, ServerEngine, Target};
 use crate::error::Result;
 use crate::results::Survives;
 
@@ -24,7 +24,7 @@ use crate::launcher::Dirs;
 use crate::profile::{Durability, LocationKind, Profile};
 use client::RedisClient;
 use endpoint::Endpoint;
-use server::{DEFAULT_IMAGE, RedisServer};
+use server::RedisServer;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -59,39 +59,23 @@ fn profile_settings(p: &Profile) -> Vec<(String, String)> {
 /// rights, so the package's `redis` user (or `--run-as`) when there is one.
 pub const USER: ServerUser = ServerUser { server: "redis-server", default: "redis", refuses_root: false };
 
-impl Engine for Redis {
-    fn server_user(&self) -> Option<&'static ServerUser> {
-        Some(&USER)
-    }
-    fn name(&self) -> &'static str {
-        "redis"
-    }
-    fn interface(&self) -> Interface {
-        Interface::Kv
-    }
-    fn capabilities(&self) -> &'static [Capability] {
-        &[Capability::Hashes, Capability::SortedSets]
-    }
+impl ServerEngine for Redis {
+    const FACTS: &'static Facts = &Facts {
+        capabilities: &[Capability::Hashes, Capability::SortedSets],
+        url_schemes: &["redis", "rediss", "redis+unix"],
+        setting_keys: &["any redis config directive (written to the throwaway server's config file)"],
+        image: Some(&compose::CONTRACT),
+        serves_tls: true,
+        server_user: Some(&USER),
+        exposes: true,
+        ..Facts::new("redis", Interface::Kv)
+    };
+    type Managed = RedisInstance;
     fn version(&self, machine: &Machine) -> Result<String> {
         crate::launcher::version(&RedisServer::any(machine)?, &machine.how())
     }
-    fn default_image(&self) -> Option<&'static str> {
-        Some(DEFAULT_IMAGE)
-    }
-    fn compose(&self) -> Option<&'static crate::engine::compose::ServiceContract> {
-        Some(&compose::CONTRACT)
-    }
-    fn setting_keys(&self) -> &'static [&'static str] {
-        &["any redis config directive (written to the throwaway server's config file)"]
-    }
     fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    }
-    fn url_schemes(&self) -> &'static [&'static str] {
-        &["redis", "rediss", "redis+unix"]
-    }
-    fn serves_tls(&self) -> bool {
-        true
     }
     /// `unlogged` keeps nothing at all: recorded as durability off.
     fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {
@@ -123,23 +107,14 @@ impl Engine for Redis {
         }
         Ok(())
     }
-    fn needs_data_dir(&self, _profile: &Profile, target: &Target) -> bool {
-        *target == Target::Managed
-    }
     fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
         durability::survives(profile, settings)
     }
-    fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
-        match launch.target {
-            Target::Url(url) => on_url(url),
-            Target::Managed => Ok(Box::new(managed_instance(launch)?)),
-        }
+    fn managed(&self, launch: &Launch) -> Result<RedisInstance> {
+        managed_instance(launch)
     }
-    fn exposes(&self) -> bool {
-        true
-    }
-    fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
-        self.check(profile, &Target::Managed, machine)
+    fn on_url(&self, _launch: &Launch, url: &str) -> Result<Box<dyn Instance>> {
+        on_url(url)
     }
     fn expose(&self, launch: &Launch) -> Result<Exposed> {
         exposed(managed_instance(launch)?)
@@ -299,7 +274,7 @@ impl Drop for Keys {
 }
 
 /// A fresh Redis to measure: a throwaway server, or a key prefix on an existing one.
-struct RedisInstance {
+pub struct RedisInstance {
     endpoint: Endpoint,
     prefix: Vec<u8>,
     version: String,

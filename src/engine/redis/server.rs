@@ -21,8 +21,6 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The image used when `--image redis=IMAGE` is not given.
-pub const DEFAULT_IMAGE: &str = "redis:7";
 /// The socket's file name in its directory.
 const SOCKET: &str = "redis.sock";
 /// The config file's name in the instance directory.
@@ -56,7 +54,7 @@ impl RedisServer {
             dirs: vec![Dir { name: "data", location: profile.location, apart: false, target: "/data", moved: None }],
             files,
             image: Contract {
-                image: machine.image("redis", DEFAULT_IMAGE).to_string(),
+                image: machine.image("redis", super::compose::CONTRACT.default_image).to_string(),
                 program: "redis-server",
                 stop_signal: libc::SIGTERM,
                 template: None,

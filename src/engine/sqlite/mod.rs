@@ -6,7 +6,7 @@ mod durability;
 mod pragmas;
 
 use super::access::Exposed;
-use super::{Connection, Engine, Instance, Interface, Launch, Machine, Target};
+use super::{Connection, Engine, Facts, Instance, Interface, Launch, Machine, Target};
 use crate::error::Result;
 use crate::profile::{Durability, Profile};
 use crate::results::Survives;
@@ -38,18 +38,20 @@ const SETTINGS: &[&str] = &[
     "auto_vacuum",
 ];
 
+/// SQL on a file, its PRAGMAs the settings, handed to a command as the file's path.
+static FACTS: Facts = Facts {
+    setting_keys: SETTINGS,
+    exposes: true,
+    setup_language: Some("SQL"),
+    ..Facts::new("sqlite", Interface::Sql)
+};
+
 impl Engine for Sqlite {
-    fn name(&self) -> &'static str {
-        "sqlite"
-    }
-    fn interface(&self) -> Interface {
-        Interface::Sql
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
     fn version(&self, _machine: &Machine) -> Result<String> {
         Ok(rusqlite::version().to_string())
-    }
-    fn setting_keys(&self) -> &'static [&'static str] {
-        SETTINGS
     }
     fn needs_data_dir(&self, profile: &Profile, _target: &Target) -> bool {
         !profile.unlogged
@@ -96,9 +98,6 @@ impl Engine for Sqlite {
         // connection on a file costs every commit some lock bookkeeping in the kernel.
         let anchor = profile.unlogged.then(|| Mutex::new(anchor));
         Ok(Box::new(SqliteInstance { target, pragmas, _anchor: anchor, settings }))
-    }
-    fn exposes(&self) -> bool {
-        true
     }
     /// A database file in the profile's location, in WAL mode (which stays with the file).
     /// `synchronous` belongs to each connection, the command's own included, so only the
