@@ -8,7 +8,7 @@ use super::command;
 use super::project::Project;
 use super::service::Service;
 use crate::engine::access::Access;
-use crate::engine::compose::ServiceContract;
+use crate::engine::image::Image;
 use crate::engine::{self, Engine};
 use crate::error::Result;
 
@@ -38,7 +38,7 @@ pub struct Chosen {
     /// Its engine.
     pub engine: &'static dyn Engine,
     /// Its engine's image's terms.
-    pub contract: &'static ServiceContract,
+    pub contract: &'static Image,
     /// Its image.
     pub image: String,
     /// Where its clients reach it and as whom: its published port, its account.
@@ -76,7 +76,7 @@ pub fn choose(project: &Project, service: Option<&str>, engine: Option<&str>) ->
     };
     let contract = engine.facts().image.ok_or_else(|| bad_input!("{} runs no container (--engine)", engine.name()))?;
     let mut chosen = read(s, engine, contract)?;
-    let (init, other) = super::init::scripts(s, &project.dir)?;
+    let (init, other) = super::init::scripts(s, &project.dir, contract.init_dir)?;
     if !other.is_empty() {
         chosen.notes.push(format!("init scripts not run (dbrace applies SQL ones only): {}", other.join(", ")));
     }
@@ -133,7 +133,7 @@ pub fn repository(image: &str) -> &str {
 }
 
 /// The service read with its engine's contract.
-fn read(s: &Service, engine: &'static dyn Engine, c: &'static ServiceContract) -> Result<Chosen> {
+fn read(s: &Service, engine: &'static dyn Engine, c: &'static Image) -> Result<Chosen> {
     let at = |key: &str| format!("services.{}.{key}", s.name);
     if let Some(e) = &s.entrypoint {
         return Err(bad_input!(
@@ -187,7 +187,7 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &'static ServiceContract) -
 
 /// The service's variables its containers get: all but those its engine's image reads
 /// for the account or the data's place.
-fn passed_env(s: &Service, c: &ServiceContract, notes: &mut Vec<String>) -> Vec<(String, String)> {
+fn passed_env(s: &Service, c: &Image, notes: &mut Vec<String>) -> Vec<(String, String)> {
     let own = |k: &str| c.own_env.iter().any(|p| k.starts_with(p));
     let env: Vec<(String, String)> =
         s.environment.iter().filter(|(k, _)| !own(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -208,7 +208,7 @@ fn published(s: &Service, target: u16, notes: &mut Vec<String>) -> Option<u16> {
 }
 
 /// What the file does to the data directory, and what the cells do instead.
-fn data_dir_notes(s: &Service, c: &ServiceContract, on_tmpfs: bool, tuned: &[(String, String)]) -> Vec<String> {
+fn data_dir_notes(s: &Service, c: &Image, on_tmpfs: bool, tuned: &[(String, String)]) -> Vec<String> {
     let mut notes = Vec::new();
     if on_tmpfs {
         notes.push(format!(

@@ -2,11 +2,11 @@
 //! line: the program's name first or not at all, then settings only. Anything else (a
 //! shell, a script, a config file's path) is not something dbrace can race as written.
 
-use crate::engine::compose::{Flags, ServiceContract};
+use crate::engine::image::{Flags, Image};
 use crate::error::Result;
 
 /// The settings `words` give, in order; `at` names the command, for messages.
-pub fn settings(words: &[String], c: &ServiceContract, at: &str) -> Result<Vec<(String, String)>> {
+pub fn settings(words: &[String], c: &Image, at: &str) -> Result<Vec<(String, String)>> {
     let mut rest = words;
     if let Some(first) = words.first().filter(|w| !w.starts_with('-')) {
         let program = first.rsplit('/').next().unwrap_or(first);

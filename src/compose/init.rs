@@ -1,5 +1,5 @@
-//! A service's init scripts: what it mounts into `/docker-entrypoint-initdb.d`, which the
-//! official images run once on an empty data directory. dbrace starts its cells from a
+//! A service's init scripts: what it mounts into its image's init directory
+//! (`/docker-entrypoint-initdb.d`), which the official images run once on an empty data directory. dbrace starts its cells from a
 //! template the image's init made without them, so it applies the SQL scripts itself, in
 //! the order of their names as the entrypoint does, before `--setup`; scripts in other
 //! languages are said, not run.
@@ -8,16 +8,14 @@ use super::service::Service;
 use crate::error::Result;
 use std::path::{Path, PathBuf};
 
-/// Where the official images look for init scripts.
-const INIT_DIR: &str = "/docker-entrypoint-initdb.d";
-
-/// The SQL scripts `s` mounts there (host paths, in order), and what it mounts that is not
-/// SQL, in words.
-pub fn scripts(s: &Service, project: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
+/// The SQL scripts `s` mounts into `init_dir` (host paths, in order), and what it mounts
+/// there that is not SQL, in words.
+pub fn scripts(s: &Service, project: &Path, init_dir: Option<&str>) -> Result<(Vec<PathBuf>, Vec<String>)> {
+    let Some(init_dir) = init_dir else { return Ok((Vec::new(), Vec::new())) };
     // Each file with the name the entrypoint sorts it by: its name inside the container.
     let mut named: Vec<(String, PathBuf)> = Vec::new();
     for v in s.volumes.iter().filter(|v| v.is_bind()) {
-        let Some(inside) = v.target.strip_prefix(INIT_DIR) else { continue };
+        let Some(inside) = v.target.strip_prefix(init_dir) else { continue };
         let host = project.join(v.source.as_deref().unwrap_or_default().trim_start_matches("./"));
         match inside.trim_matches('/') {
             "" => named.extend(listed(&host, &s.name)?),
@@ -73,7 +71,7 @@ mod tests {
             ],
             ..Service::default()
         };
-        let (sql, other) = scripts(&s, d.path()).unwrap();
+        let (sql, other) = scripts(&s, d.path(), Some("/docker-entrypoint-initdb.d")).unwrap();
         let names: Vec<_> = sql.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_string()).collect();
         assert_eq!(names, ["extra.sql", "01-schema.sql", "02-data.sql"], "00-extra.sql inside sorts first");
         assert!(other[0].ends_with("03-users.sh"), "{other:?}");

@@ -1,7 +1,7 @@
 //! What an engine is, as one const value: everything the plan, the CLI, `dbrace engines`,
 //! compose and suggest read of it without starting anything.
 
-use super::compose::ServiceContract;
+use super::image::Image;
 use super::kit::ServerUser;
 use super::{BinFlag, Capability, Interface};
 
@@ -23,7 +23,7 @@ pub struct Facts {
     pub bin_flag: Option<BinFlag>,
     /// Its image, for the docker launcher, `--compose` and `suggest`; none when it runs
     /// no container.
-    pub image: Option<&'static ServiceContract>,
+    pub image: Option<&'static Image>,
     /// The setting that caps its throwaway server's connections and the server's default,
     /// when that default is low enough for `--clients` to pass (PostgreSQL's 100).
     pub connection_limit: Option<(&'static str, u32)>,

@@ -4,10 +4,10 @@
 
 pub mod access;
 pub mod capability;
-pub mod compose;
 mod connection;
 pub mod counters;
 pub mod facts;
+pub mod image;
 pub mod kit;
 pub mod machine;
 pub mod memory;

@@ -26,6 +26,13 @@ pub trait Described: Sync {
     fn native(&self) -> Result<Native<'_>>;
     /// The server's arguments at `place`; the files of `Spec::files` it writes there too.
     fn args(&self, place: &Place) -> Result<Vec<OsString>>;
+    /// The arguments only the machine's own server is given, before `args`: its data
+    /// directory and what an image's entrypoint gives itself (or would pass on to its
+    /// init's temporary server too).
+    fn native_args(&self, place: &Place) -> Result<Vec<OsString>> {
+        let _ = place;
+        Ok(Vec::new())
+    }
     /// Where the readiness check logs in at `place`.
     fn login(&self, place: &Place) -> Self::Login;
     /// The first connection, once the real server (not an image's temporary one) answers.

@@ -23,9 +23,10 @@ pub struct Place {
     pub tcp: bool,
     /// The address it binds for TCP.
     pub bind: &'static str,
-    /// Whether an image's entrypoint runs it, and so first runs a temporary server of its
-    /// own with the same arguments for its init.
-    pub entrypoint: bool,
+    /// Whether it listens on TCP: when clients use TCP, and always in a container (on its
+    /// own loopback when it has no network), so that a login tells it from an image's
+    /// temporary init server, which listens on none.
+    pub networked: bool,
     /// The superuser's password an image's init set (None: the machine's init set none,
     /// and the socket trusts).
     pub password: Option<String>,

@@ -25,7 +25,7 @@ pub fn words(s: &Suggestion) -> Vec<String> {
     let mut w: Vec<String> = ["docker", "run", "-d", "--rm", "--name"].map(String::from).into();
     w.push(s.service.clone());
     w.extend(["-p".to_string(), format!("{port}:{port}")]);
-    if let Some(var) = s.contract.password_env {
+    if let Some(var) = s.contract.account.required_password() {
         w.extend(["-e".to_string(), var.to_string()]);
     }
     if let Some(dir) = s.tmpfs {

@@ -11,7 +11,7 @@ pub fn render(s: &Suggestion) -> String {
     let mut out = header(s, "#");
     out.push_str(&why_a_step(s));
     out.push_str("jobs:\n  test:\n    runs-on: ubuntu-latest\n");
-    if let Some(var) = s.contract.password_env {
+    if let Some(var) = s.contract.account.required_password() {
         out.push_str(&format!("    env:\n      {var}: ${{{{ secrets.{var} }}}}\n"));
     }
     out.push_str("    steps:\n");

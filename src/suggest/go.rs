@@ -11,7 +11,7 @@ pub fn render(s: &Suggestion) -> String {
         "req := testcontainers.ContainerRequest{{\n\tImage:        {},\n\tExposedPorts: []string{{\"{port}/tcp\"}},\n",
         quoted(&s.image)
     ));
-    if let Some(var) = s.contract.password_env {
+    if let Some(var) = s.contract.account.required_password() {
         out.push_str(&format!("\tEnv:          map[string]string{{{0}: os.Getenv({0})}},\n", quoted(var)));
     }
     if let Some(dir) = s.tmpfs {

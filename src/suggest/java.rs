@@ -11,7 +11,7 @@ pub fn render(s: &Suggestion) -> String {
         quoted(&s.image),
         s.contract.port
     ));
-    if let Some(var) = s.contract.password_env {
+    if let Some(var) = s.contract.account.required_password() {
         out.push_str(&format!("    .withEnv({0}, System.getenv({0}))\n", quoted(var)));
     }
     if let Some(dir) = s.tmpfs {

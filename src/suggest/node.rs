@@ -12,7 +12,7 @@ pub fn render(s: &Suggestion) -> String {
         quoted(&s.image),
         s.contract.port
     ));
-    if let Some(var) = s.contract.password_env {
+    if let Some(var) = s.contract.account.required_password() {
         out.push_str(&format!("  .withEnvironment({{ {var}: process.env.{var} }})\n"));
     }
     if let Some(dir) = s.tmpfs {

@@ -10,7 +10,7 @@ pub fn render(s: &Suggestion) -> String {
     out.push_str("import os\n\nfrom testcontainers.core.container import DockerContainer\n");
     out.push_str("from testcontainers.core.waiting_utils import wait_for_logs\n\n");
     out.push_str(&format!("db = DockerContainer({}).with_exposed_ports({})\n", quoted(&s.image), s.contract.port));
-    if let Some(var) = s.contract.password_env {
+    if let Some(var) = s.contract.account.required_password() {
         out.push_str(&format!("db = db.with_env({0}, os.environ[{0}])\n", quoted(var)));
     }
     if let Some(dir) = s.tmpfs {

@@ -3,7 +3,7 @@
 
 use super::Suggestion;
 use super::text::{header, list, quoted};
-use crate::engine::compose::Stream;
+use crate::engine::image::Stream;
 
 /// The container, started (in an async test).
 pub fn render(s: &Suggestion) -> String {
@@ -23,7 +23,7 @@ pub fn render(s: &Suggestion) -> String {
         s.contract.port,
         quoted(line)
     ));
-    if let Some(var) = s.contract.password_env {
+    if let Some(var) = s.contract.account.required_password() {
         out.push_str(&format!("    .with_env_var({0}, std::env::var({0})?)\n", quoted(var)));
     }
     if let Some(dir) = s.tmpfs {

@@ -3,7 +3,7 @@
 //! the engine's own rule.
 
 use crate::engine::Engine;
-use crate::engine::compose::ServiceContract;
+use crate::engine::image::Image;
 use crate::error::Result;
 use crate::profile::{LocationKind, Profile};
 use crate::results::Survives;
@@ -21,7 +21,7 @@ pub struct Suggestion {
     /// The image, with its tag.
     pub image: String,
     /// The image's terms: port, data directory, flags, configuration file.
-    pub contract: &'static ServiceContract,
+    pub contract: &'static Image,
     /// The data directory to put on a tmpfs, for a ram profile.
     pub tmpfs: Option<&'static str>,
     /// The server settings: the user's service's own kept, then the profile's.
@@ -97,7 +97,7 @@ impl Suggestion {
 
 /// The settings a suggested server runs with: the image's values of those the rule reads
 /// that no profile sets, then `settings`.
-fn runs_with(contract: &ServiceContract, settings: &[(String, String)]) -> BTreeMap<String, String> {
+fn runs_with(contract: &Image, settings: &[(String, String)]) -> BTreeMap<String, String> {
     let image = contract.image_values.iter().map(|(k, v)| (k.to_string(), v.to_string()));
     image.chain(settings.iter().cloned()).collect()
 }

@@ -18,7 +18,7 @@ pub fn list<S: AsRef<str>>(items: &[S]) -> String {
 /// profile gives up, and where a password comes from.
 pub fn header(s: &Suggestion, prefix: &str) -> String {
     let mut lines = vec![format!("dbrace suggest: {} {} on {}", s.engine, s.profile, s.image), s.gives_up()];
-    if let Some(var) = s.contract.password_env {
+    if let Some(var) = s.contract.account.required_password() {
         lines.push(format!("{var} is read from your environment: set it before the server starts"));
     }
     lines.iter().map(|l| format!("{prefix} {l}\n")).collect()

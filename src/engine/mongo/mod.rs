@@ -7,12 +7,12 @@
 mod binary;
 pub mod bson_out;
 pub mod client;
-mod compose;
 mod counters;
 mod cursor;
 mod doc_client;
 mod durability;
 pub mod failure;
+mod image;
 mod login;
 mod read_back;
 pub mod reply;
@@ -60,7 +60,7 @@ impl ServerEngine for Mongo {
             "setParameter.NAME (--setParameter NAME=VALUE)",
         ],
         bin_flag: Some(BinFlag { long: "mongo-bin", help: "Directory of the mongod binary [default: found on PATH]" }),
-        image: Some(&compose::CONTRACT),
+        image: Some(&image::IMAGE),
         serves_tls: true,
         server_user: Some(&USER),
         exposes: true,

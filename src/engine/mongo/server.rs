@@ -10,6 +10,7 @@
 //! /data/db. Ready when a login succeeds on the real server's port or socket.
 
 use super::client::{MongoClient, WriteConcern};
+use super::image::IMAGE;
 use super::url::Endpoint;
 use super::wire::Addr;
 use crate::engine::Machine;
@@ -64,14 +65,20 @@ impl MongoServer {
         let spec = Spec {
             engine: "mongo",
             user: &super::USER,
-            dirs: vec![Dir { name: "db", location: profile.location, apart: false, target: "/data/db", moved: None }],
+            dirs: vec![Dir {
+                name: "db",
+                location: profile.location,
+                apart: false,
+                target: IMAGE.data_dir,
+                moved: None,
+            }],
             files,
             image: Contract {
-                image: machine.image("mongo", super::compose::CONTRACT.default_image).to_string(),
-                program: "mongod",
+                image: machine.image("mongo", IMAGE.default_image).to_string(),
+                program: IMAGE.programs[0],
                 stop_signal: libc::SIGTERM,
                 template: Some((String::new(), "db/WiredTiger")),
-                init_port: Some(27017),
+                init_port: Some(IMAGE.port),
                 refuses: refused(profile),
             },
             // mongod always listens on a port, and names its socket by it.
@@ -110,15 +117,15 @@ impl Described for MongoServer {
         Ok(NativeServer { program: b.path.clone(), version: b.version, shown: b.path, template: None })
     }
 
+    fn native_args(&self, place: &Place) -> Result<Vec<OsString>> {
+        Ok(vec!["--dbpath".into(), place.dir(0).into()])
+    }
+
     fn args(&self, place: &Place) -> Result<Vec<OsString>> {
         let port = place.port.to_string();
         // Always --auth: a TCP listener exists either way, and only the accounts made
         // through the localhost exception (natively) or the image's init may use it.
         let mut a: Vec<OsString> = ["--port", &port, "--bind_ip", place.bind, "--auth"].map(OsString::from).to_vec();
-        if !place.entrypoint {
-            // The image's entrypoint gives its own dbpath.
-            a.extend(["--dbpath".into(), place.dir(0).into()]);
-        }
         match (&place.socket_dir, place.tcp) {
             (Some(dir), false) => {
                 a.extend(["--unixSocketPrefix".into(), dir.into(), "--filePermissions".into(), "0700".into()])
@@ -153,10 +160,7 @@ impl Described for MongoServer {
     }
 
     fn init_env(&self, password: &str) -> Vec<(String, String)> {
-        vec![
-            ("MONGO_INITDB_ROOT_USERNAME".to_string(), ROOT.to_string()),
-            ("MONGO_INITDB_ROOT_PASSWORD".to_string(), password.to_string()),
-        ]
+        IMAGE.account.init(ROOT, password, None)
     }
 
     /// An image whose server has no unix socket (SecantusDB's) says so in its log.

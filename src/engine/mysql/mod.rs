@@ -6,10 +6,10 @@
 mod account;
 pub mod binaries;
 pub mod client;
-mod compose;
 mod counters;
 mod durability;
 pub mod endpoint;
+mod image;
 pub mod server;
 pub mod wire;
 
@@ -89,7 +89,7 @@ impl ServerEngine for Mysql {
             long: "mysql-bin",
             help: "Directory of the MariaDB/MySQL server binaries (mariadbd or mysqld) [default: found]",
         }),
-        image: Some(&compose::CONTRACT),
+        image: Some(&image::IMAGE),
         connection_limit: Some(("max_connections", 151)),
         serves_tls: true,
         server_user: Some(&USER),

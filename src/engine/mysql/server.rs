@@ -12,6 +12,7 @@
 
 use super::client::MyClient;
 use super::endpoint::Endpoint;
+use super::image::IMAGE;
 use crate::engine::Machine;
 use crate::error::Result;
 use crate::instance::datadir::private_dir;
@@ -51,7 +52,7 @@ impl MyServer {
     /// the instance's certificate files must be made before it starts.
     pub fn new(profile: &Profile, machine: &Machine, settings: Vec<(String, String)>) -> MyServer {
         let mut dirs =
-            vec![Dir { name: "data", location: profile.location, apart: false, target: "/var/lib/mysql", moved: None }];
+            vec![Dir { name: "data", location: profile.location, apart: false, target: IMAGE.data_dir, moved: None }];
         if let Some(w) = profile.wal.filter(|w| *w != profile.location) {
             let moved = Some(Moved { from: "ib_logfile0", link: false });
             dirs.push(Dir { name: "redo", location: w, apart: true, target: "/var/lib/mysql-redo", moved });
@@ -71,8 +72,8 @@ impl MyServer {
             dirs,
             files,
             image: Contract {
-                image: machine.image(super::NAME, super::compose::CONTRACT.default_image).to_string(),
-                program: "mariadbd",
+                image: machine.image(super::NAME, IMAGE.default_image).to_string(),
+                program: IMAGE.programs[0],
                 stop_signal: libc::SIGTERM,
                 template: Some((options.join("-"), "data/mysql")),
                 init_port: None,
@@ -83,7 +84,7 @@ impl MyServer {
                     )
                 }),
             },
-            port: Some(3306),
+            port: Some(IMAGE.port),
             socket_file: |_| SOCKET.to_string(),
             stop_signal: libc::SIGTERM,
             death_signal: libc::SIGKILL,
@@ -96,13 +97,6 @@ impl MyServer {
     pub fn any(machine: &Machine) -> MyServer {
         MyServer::new(&Profile::builtin("disk").expect("disk is a built-in profile"), machine, Vec::new())
     }
-}
-
-/// Whether the server has networking at `place`: natively on TCP only; in a container
-/// always (its loopback, isolated, when it has no network), so that a login can tell it
-/// from the image's temporary init server, which runs with --skip-networking.
-fn networked(place: &Place) -> bool {
-    place.tcp || place.entrypoint
 }
 
 impl Described for MyServer {
@@ -143,44 +137,40 @@ impl Described for MyServer {
         Ok(NativeServer { program: b.server.clone(), version: b.version, shown: b.server, template: Some(template) })
     }
 
+    /// `--no-defaults` first: no my.cnf of the system's, ever. The data directory is
+    /// deleted after the stop: nothing to flush, dump or load; not in a container, whose
+    /// entrypoint passes its arguments to its bootstrap too, which then leaves a data
+    /// directory its temporary server cannot open.
+    fn native_args(&self, place: &Place) -> Result<Vec<OsString>> {
+        // Made at the first start; a start again on another port finds it.
+        let tmp = place.host.join("tmp");
+        if !tmp.is_dir() {
+            private_dir(&tmp, place.user.as_ref())?;
+        }
+        let a = [
+            "--no-defaults".to_string(),
+            format!("--datadir={}", place.dir(0).display()),
+            format!("--tmpdir={}", tmp.display()),
+            format!("--pid-file={}", place.host.join("mysqld.pid").display()),
+            "--innodb-fast-shutdown=2".into(),
+            "--innodb-buffer-pool-dump-at-shutdown=OFF".into(),
+            "--innodb-buffer-pool-load-at-startup=OFF".into(),
+        ];
+        Ok(a.into_iter().map(OsString::from).collect())
+    }
+
     fn args(&self, place: &Place) -> Result<Vec<OsString>> {
         let mut a: Vec<String> = Vec::new();
-        if !place.entrypoint {
-            // --no-defaults must come first: no my.cnf of the system's, ever. The image's
-            // entrypoint gives the data directory itself.
-            // Made at the first start; a start again on another port finds it.
-            let tmp = place.host.join("tmp");
-            if !tmp.is_dir() {
-                private_dir(&tmp, place.user.as_ref())?;
-            }
-            a.push("--no-defaults".into());
-            a.push(format!("--datadir={}", place.dir(0).display()));
-            a.push(format!("--tmpdir={}", tmp.display()));
-            a.push(format!("--pid-file={}", place.host.join("mysqld.pid").display()));
-        }
         if let Some(s) = place.socket(SOCKET) {
             a.push(format!("--socket={}", s.display()));
         }
-        match networked(place) {
+        match place.networked {
             true => a.extend([format!("--port={}", place.port), format!("--bind-address={}", place.bind)]),
             false => a.push("--skip-networking".into()),
         }
         // MySQL's X plugin would listen on 33060 of every address; MariaDB has none (loose:
         // an unknown option is a warning, not an error).
         a.extend(["--skip-name-resolve".into(), "--loose-mysqlx=OFF".into()]);
-        if !place.entrypoint {
-            // The data directory is deleted after the stop: nothing to flush, dump or load.
-            // Not in a container: its entrypoint passes the arguments to its bootstrap too,
-            // which then leaves a data directory its temporary server cannot open.
-            a.extend(
-                [
-                    "--innodb-fast-shutdown=2",
-                    "--innodb-buffer-pool-dump-at-shutdown=OFF",
-                    "--innodb-buffer-pool-load-at-startup=OFF",
-                ]
-                .map(String::from),
-            );
-        }
         if self.spec.dirs.len() > 1 {
             a.push(format!("--innodb-log-group-home-dir={}", place.dir(1).display()));
         }
@@ -206,7 +196,7 @@ impl Described for MyServer {
             return None;
         }
         let mut c = MyClient::connect(root, false).ok()?;
-        let want = if networked(place) { "0" } else { "1" };
+        let want = if place.networked { "0" } else { "1" };
         let real = c.value("SELECT @@skip_networking").is_ok_and(|v| v.as_deref() == Some(want));
         real.then_some(c)
     }
@@ -214,12 +204,7 @@ impl Described for MyServer {
     /// Root's password and dbrace's database, in both spellings (the mariadb image reads
     /// either, the mysql image only MYSQL_*).
     fn init_env(&self, password: &str) -> Vec<(String, String)> {
-        vec![
-            ("MARIADB_ROOT_PASSWORD".to_string(), password.to_string()),
-            ("MARIADB_DATABASE".to_string(), DATABASE.to_string()),
-            ("MYSQL_ROOT_PASSWORD".to_string(), password.to_string()),
-            ("MYSQL_DATABASE".to_string(), DATABASE.to_string()),
-        ]
+        IMAGE.account.init("root", password, Some(DATABASE))
     }
 
     fn failed(&self, log: &str, e: crate::error::Error) -> crate::error::Error {

@@ -5,7 +5,6 @@
 mod account;
 pub mod binaries;
 pub mod client;
-mod compose;
 mod conn;
 pub mod conninfo;
 mod copy;
@@ -14,6 +13,7 @@ mod durability;
 mod extended;
 #[cfg(test)]
 mod fuzz;
+mod image;
 mod login;
 mod messages;
 mod named;
@@ -82,7 +82,7 @@ impl ServerEngine for Postgres {
             long: "pg-bin",
             help: "Directory of the PostgreSQL server binaries (postgres, initdb) [default: found]",
         }),
-        image: Some(&compose::CONTRACT),
+        image: Some(&image::IMAGE),
         connection_limit: Some(("max_connections", 100)),
         serves_tls: true,
         server_user: Some(&USER),

@@ -23,8 +23,8 @@ use std::time::Duration;
 pub const SUPERUSER: &str = "dbrace";
 /// Bump when the initdb options change, so old native templates are not reused.
 const TEMPLATE_VERSION: u32 = 2;
-/// The data directory inside the image (its PGDATA).
-const PGDATA: &str = "/var/lib/postgresql/data";
+/// The image's terms, its data directory (PGDATA) among them.
+use super::image::IMAGE;
 /// Where the WAL goes inside the image when it lives apart from the data.
 const WALDIR: &str = "/var/lib/postgresql/wal";
 /// initdb's options, natively and through the image's init alike.
@@ -41,7 +41,7 @@ impl PgServer {
     /// The server `profile` asks for on this machine, run with `settings` (`-c`).
     pub fn new(profile: &Profile, machine: &Machine, settings: Vec<(String, String)>) -> PgServer {
         let mut dirs =
-            vec![Dir { name: "pgdata", location: profile.location, apart: false, target: PGDATA, moved: None }];
+            vec![Dir { name: "pgdata", location: profile.location, apart: false, target: IMAGE.data_dir, moved: None }];
         if let Some(w) = profile.wal.filter(|w| *w != profile.location) {
             let moved = Some(Moved { from: "pg_wal", link: true });
             dirs.push(Dir { name: "pg_wal", location: w, apart: true, target: WALDIR, moved });
@@ -53,8 +53,8 @@ impl PgServer {
             dirs,
             files: Vec::<File>::new(),
             image: Contract {
-                image: machine.image(super::NAME, super::compose::CONTRACT.default_image).to_string(),
-                program: "postgres",
+                image: machine.image(super::NAME, IMAGE.default_image).to_string(),
+                program: IMAGE.programs[0],
                 stop_signal: libc::SIGINT,
                 template: Some((if apart { "waldir" } else { "" }.to_string(), "pgdata/PG_VERSION")),
                 init_port: None,
@@ -65,7 +65,7 @@ impl PgServer {
                     )
                 }),
             },
-            port: Some(5432),
+            port: Some(IMAGE.port),
             socket_file: |port| format!(".s.PGSQL.{port}"),
             stop_signal: libc::SIGINT,
             death_signal: libc::SIGQUIT,
@@ -85,7 +85,7 @@ impl PgServer {
 /// container always its own (its loopback, isolated, when it has no network), so that a
 /// login can tell it from the image's temporary init server, which listens on none.
 fn listen_addresses(place: &Place) -> &'static str {
-    if place.tcp || place.entrypoint { place.bind } else { "" }
+    if place.networked { place.bind } else { "" }
 }
 
 impl Described for PgServer {
@@ -115,12 +115,12 @@ impl Described for PgServer {
         Ok(NativeServer { program: b.dir.join("postgres"), version: b.version, shown: b.dir, template: Some(template) })
     }
 
+    fn native_args(&self, place: &Place) -> Result<Vec<OsString>> {
+        Ok(vec!["-D".into(), place.dir(0).into()])
+    }
+
     fn args(&self, place: &Place) -> Result<Vec<OsString>> {
         let mut args: Vec<OsString> = Vec::new();
-        if !place.entrypoint {
-            // The image's entrypoint gives PGDATA itself.
-            args.extend(["-D".into(), place.dir(0).into()]);
-        }
         let mut c = |k: &str, v: &str| args.extend(["-c".into(), format!("{k}={v}").into()]);
         c("port", &place.port.to_string());
         c("listen_addresses", listen_addresses(place));
@@ -156,12 +156,8 @@ impl Described for PgServer {
             // A directory below the mount point: initdb wants one it creates or finds empty.
             env.push(("POSTGRES_INITDB_WALDIR".to_string(), format!("{WALDIR}/pg_wal")));
         }
-        env.extend([
-            ("POSTGRES_USER".to_string(), SUPERUSER.to_string()),
-            ("POSTGRES_PASSWORD".to_string(), password.to_string()),
-            ("POSTGRES_DB".to_string(), "postgres".to_string()),
-            ("POSTGRES_INITDB_ARGS".to_string(), INITDB.join(" ")),
-        ]);
+        env.extend(IMAGE.account.init(SUPERUSER, password, Some("postgres")));
+        env.push(("POSTGRES_INITDB_ARGS".to_string(), INITDB.join(" ")));
         env
     }
 

@@ -4,12 +4,12 @@
 
 mod binary;
 pub mod client;
-mod compose;
 mod counters;
 mod durability;
 pub mod endpoint;
 #[cfg(test)]
 mod fuzz;
+mod image;
 pub mod resp;
 pub mod server;
 
@@ -64,7 +64,7 @@ impl ServerEngine for Redis {
         capabilities: &[Capability::Hashes, Capability::SortedSets],
         url_schemes: &["redis", "rediss", "redis+unix"],
         setting_keys: &["any redis config directive (written to the throwaway server's config file)"],
-        image: Some(&compose::CONTRACT),
+        image: Some(&image::IMAGE),
         serves_tls: true,
         server_user: Some(&USER),
         exposes: true,

@@ -8,6 +8,7 @@
 
 use super::client::RedisClient;
 use super::endpoint::{Addr, Endpoint};
+use super::image::IMAGE;
 use crate::engine::Machine;
 use crate::engine::access::Access;
 use crate::engine::kit::patient::CONNECT_TIMEOUT;
@@ -51,17 +52,23 @@ impl RedisServer {
         let spec = Spec {
             engine: "redis",
             user: &super::USER,
-            dirs: vec![Dir { name: "data", location: profile.location, apart: false, target: "/data", moved: None }],
+            dirs: vec![Dir {
+                name: "data",
+                location: profile.location,
+                apart: false,
+                target: IMAGE.data_dir,
+                moved: None,
+            }],
             files,
             image: Contract {
-                image: machine.image("redis", super::compose::CONTRACT.default_image).to_string(),
-                program: "redis-server",
+                image: machine.image("redis", IMAGE.default_image).to_string(),
+                program: IMAGE.programs[0],
                 stop_signal: libc::SIGTERM,
                 template: None,
                 init_port: None,
                 refuses: None,
             },
-            port: Some(6379),
+            port: Some(IMAGE.port),
             socket_file: |_| SOCKET.to_string(),
             // On dbrace's death and on stop alike, SIGTERM: redis exits at once (nothing to
             // save with `save ""`) and takes its AOF-rewrite child, if any, with it.

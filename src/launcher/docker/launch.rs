@@ -176,7 +176,7 @@ fn place<D: Described>(
         port,
         tcp,
         bind: on.network.bind(),
-        entrypoint: true,
+        networked: true,
         password,
         user: user.cloned(),
     }

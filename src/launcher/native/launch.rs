@@ -37,12 +37,12 @@ pub fn launch<D: Described>(d: &D, user: Option<&RunAs>, dirs: Dirs, listen: Lis
                 port,
                 tcp: tcp.is_some(),
                 bind: "127.0.0.1",
-                entrypoint: false,
+                networked: tcp.is_some(),
                 password: None,
                 user: user.cloned(),
             };
             let mut server = Step::new(&native.program, user);
-            server.args(d.args(&place)?);
+            server.args(d.native_args(&place)?).args(d.args(&place)?);
             let recipe = Recipe {
                 server,
                 dir: instance.clone(),

@@ -1,14 +1,14 @@
-//! A Compose service of the official mongo image: its data in /data/db, settings as
-//! `--key value`, the root account of MONGO_INITDB_ROOT_USERNAME and its password, and
-//! MONGO_INITDB_DATABASE.
+//! The official mongo image, for every launcher, compose and suggest: its data in /data/db,
+//! settings as `--key value`, the root account of MONGO_INITDB_ROOT_USERNAME and its
+//! password, and MONGO_INITDB_DATABASE.
 
 use crate::engine::access::Access;
-use crate::engine::compose::{Conf, Flags, ProfileSettings, ServiceContract, Stream, first};
+use crate::engine::image::{AccountEnv, Conf, Flags, Image, ProfileSettings, Stream};
 use crate::profile::{Durability, Profile};
 use std::collections::BTreeMap;
 
 /// The mongo image's terms.
-pub static CONTRACT: ServiceContract = ServiceContract {
+pub static IMAGE: Image = Image {
     default_image: "mongo:8",
     images: &["mongo", "mongodb-community-server"],
     port: 27017,
@@ -29,7 +29,13 @@ pub static CONTRACT: ServiceContract = ServiceContract {
         ("storage_persistent", "true"),
         ("write_concern", "{w: 1, j: true}"),
     ],
-    password_env: None,
+    init_dir: Some("/docker-entrypoint-initdb.d"),
+    account: AccountEnv {
+        user: &["MONGO_INITDB_ROOT_USERNAME"],
+        password: &["MONGO_INITDB_ROOT_PASSWORD"],
+        database: &["MONGO_INITDB_DATABASE"],
+        password_required: false,
+    },
     conf: Conf { file: "mongod.conf", render: conf },
     ready: (Stream::Stdout, "Waiting for connections"),
 };
@@ -52,10 +58,6 @@ fn conf(_: &[(String, String)]) -> String {
 
 /// The root account the image creates, and the database it names.
 fn access(env: &BTreeMap<String, String>, _: &BTreeMap<String, String>) -> Access {
-    Access {
-        port: None,
-        user: first(env, &["MONGO_INITDB_ROOT_USERNAME"]),
-        password: first(env, &["MONGO_INITDB_ROOT_PASSWORD"]),
-        database: first(env, &["MONGO_INITDB_DATABASE"]),
-    }
+    let [user, password, database] = IMAGE.account.read(env);
+    Access { port: None, user, password, database }
 }

@@ -1,19 +1,19 @@
-//! A Compose service of the official mysql or mariadb image: its data in /var/lib/mysql,
-//! settings as `--key=value`, the account of MYSQL_USER / MARIADB_USER (else root) and
-//! its password, and MYSQL_DATABASE / MARIADB_DATABASE.
+//! The official mysql or mariadb image, for every launcher, compose and suggest: its data
+//! in /var/lib/mysql, settings as `--key=value`, the account of MYSQL_USER / MARIADB_USER
+//! (else root) and its password, and MYSQL_DATABASE / MARIADB_DATABASE.
 
 use crate::engine::access::Access;
-use crate::engine::compose::{Conf, Flags, ProfileSettings, ServiceContract, Stream, first};
+use crate::engine::image::{AccountEnv, Conf, Flags, Image, ProfileSettings, Stream, first};
 use crate::profile::Profile;
 use std::collections::BTreeMap;
 
 /// The mysql and mariadb images' terms.
-pub static CONTRACT: ServiceContract = ServiceContract {
+pub static IMAGE: Image = Image {
     default_image: "mariadb:11",
     images: &["mysql", "mariadb"],
     port: 3306,
     data_dir: "/var/lib/mysql",
-    programs: &["mysqld", "mariadbd"],
+    programs: &["mariadbd", "mysqld"],
     flags: Flags::Mysqld,
     durability: &["innodb_flush_log_at_trx_commit", "innodb_doublewrite", "sync_binlog"],
     defaults: &[],
@@ -25,7 +25,13 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     // default sync_binlog=1, which every profile sets or relaxes with the redo log).
     image_values: &[("log_bin", "OFF")],
     // Both images read the MYSQL_ name (MariaDB's also its own MARIADB_ROOT_PASSWORD).
-    password_env: Some("MYSQL_ROOT_PASSWORD"),
+    init_dir: Some("/docker-entrypoint-initdb.d"),
+    account: AccountEnv {
+        user: &[],
+        password: &["MYSQL_ROOT_PASSWORD", "MARIADB_ROOT_PASSWORD"],
+        database: &["MYSQL_DATABASE", "MARIADB_DATABASE"],
+        password_required: true,
+    },
     conf: Conf { file: "my.cnf", render: conf },
     // The first start's temporary server runs without networking: port 0.
     ready: (Stream::Stderr, "port: 3306"),
@@ -55,9 +61,10 @@ fn conf(settings: &[(String, String)]) -> String {
 
 /// The user the image creates, else root, with its password; the database it creates.
 fn access(env: &BTreeMap<String, String>, _: &BTreeMap<String, String>) -> Access {
+    let [_, root_password, database] = IMAGE.account.read(env);
     let (user, password) = match first(env, &["MARIADB_USER", "MYSQL_USER"]) {
         Some(u) => (u, first(env, &["MARIADB_PASSWORD", "MYSQL_PASSWORD"])),
-        None => ("root".into(), first(env, &["MARIADB_ROOT_PASSWORD", "MYSQL_ROOT_PASSWORD"])),
+        None => ("root".into(), root_password),
     };
-    Access { port: None, user: Some(user), password, database: first(env, &["MARIADB_DATABASE", "MYSQL_DATABASE"]) }
+    Access { port: None, user: Some(user), password, database }
 }

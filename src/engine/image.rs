@@ -1,14 +1,16 @@
-//! What a Compose service of an engine's official image means to dbrace: which images are
-//! the engine's, where the image keeps its data, how its `command:` writes server settings,
-//! which of them a profile sets, and the account its environment creates.
+//! An engine's official image, described once for the docker launcher (engine/NAME/server.rs
+//! reads its default, data directory, port, program and account variables), `--compose`
+//! (which images are the engine's, how a `command:` writes settings, which a profile sets,
+//! the account its environment creates) and `suggest` (a profile's settings, the
+//! configuration file, the password a user must set, the ready line).
 
 use super::access::Access;
 use crate::profile::Profile;
 use std::collections::BTreeMap;
 
-/// An engine's image, as a Compose service uses it.
+/// An engine's image and the contract it follows.
 #[derive(Debug)]
-pub struct ServiceContract {
+pub struct Image {
     /// The image run when `--image` names none: `postgres:17`.
     pub default_image: &'static str,
     /// Image names that are the engine's (the last part of the repository, any registry
@@ -44,13 +46,50 @@ pub struct ServiceContract {
     /// The image's values of the other settings the engine's durability rule reads, which
     /// no profile sets: what a suggested server runs with besides the profile's.
     pub image_values: &'static [(&'static str, &'static str)],
-    /// The variable the image takes its administrator's password from, if it needs one.
-    pub password_env: Option<&'static str>,
+    /// Where its entrypoint finds init scripts to run on an empty data directory, if it does.
+    pub init_dir: Option<&'static str>,
+    /// The variables its init makes the first account from.
+    pub account: AccountEnv,
     /// The engine's own configuration file.
     pub conf: Conf,
     /// The log line the image's server prints once it takes clients over TCP (not the
     /// first start's temporary server), and on which stream.
     pub ready: (Stream, &'static str),
+}
+
+/// The variables an image's init makes its first account from, each by every name the
+/// image takes (the first is the one to show a user).
+#[derive(Debug)]
+pub struct AccountEnv {
+    /// The superuser's name (none: a fixed one, MariaDB's root).
+    pub user: &'static [&'static str],
+    /// Its password.
+    pub password: &'static [&'static str],
+    /// The database made for it.
+    pub database: &'static [&'static str],
+    /// Whether the image refuses to start without a password.
+    pub password_required: bool,
+}
+
+impl AccountEnv {
+    /// The variables that make `user` with `password` (and `database`, where given).
+    pub fn init(&self, user: &str, password: &str, database: Option<&str>) -> Vec<(String, String)> {
+        let set = |names: &[&str], v: &str| names.iter().map(|n| (n.to_string(), v.to_string())).collect::<Vec<_>>();
+        let mut env = set(self.user, user);
+        env.extend(set(self.password, password));
+        env.extend(database.map(|d| set(self.database, d)).unwrap_or_default());
+        env
+    }
+
+    /// The variable a user must set before the image starts, if it needs one.
+    pub fn required_password(&self) -> Option<&'static str> {
+        self.password.first().copied().filter(|_| self.password_required)
+    }
+
+    /// The account a service's `env` makes: its user, password and database, where set.
+    pub fn read(&self, env: &BTreeMap<String, String>) -> [Option<String>; 3] {
+        [first(env, self.user), first(env, self.password), first(env, self.database)]
+    }
 }
 
 /// A profile's server settings, or why settings cannot give it.

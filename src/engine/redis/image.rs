@@ -1,14 +1,14 @@
-//! A Compose service of the official redis image: its data in /data, settings as
-//! `--key value`, a password only where the command sets `--requirepass`.
+//! The official redis image, for every launcher, compose and suggest: its data in /data,
+//! settings as `--key value`, a password only where the command sets `--requirepass`.
 
 use crate::engine::Engine;
 use crate::engine::access::Access;
-use crate::engine::compose::{Conf, Flags, ProfileSettings, ServiceContract, Stream};
+use crate::engine::image::{AccountEnv, Conf, Flags, Image, ProfileSettings, Stream};
 use crate::profile::Profile;
 use std::collections::BTreeMap;
 
 /// The redis image's terms.
-pub static CONTRACT: ServiceContract = ServiceContract {
+pub static IMAGE: Image = Image {
     default_image: "redis:7",
     images: &["redis"],
     port: 6379,
@@ -22,7 +22,8 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     access,
     settings,
     image_values: &[("no-appendfsync-on-rewrite", "no")],
-    password_env: None,
+    init_dir: None,
+    account: AccountEnv { user: &[], password: &[], database: &[], password_required: false },
     conf: Conf { file: "redis.conf", render: conf },
     ready: (Stream::Stdout, "Ready to accept connections"),
 };

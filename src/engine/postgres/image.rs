@@ -1,13 +1,14 @@
-//! A Compose service of the official postgres image: its data in PGDATA's default, settings
-//! as `-c key=value`, the account of POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB.
+//! The official postgres image, for every launcher, compose and suggest: its data in
+//! PGDATA's default, settings as `-c key=value`, the account of POSTGRES_USER,
+//! POSTGRES_PASSWORD and POSTGRES_DB.
 
 use crate::engine::access::Access;
-use crate::engine::compose::{Conf, Flags, ProfileSettings, ServiceContract, Stream, first};
+use crate::engine::image::{AccountEnv, Conf, Flags, Image, ProfileSettings, Stream};
 use crate::profile::Profile;
 use std::collections::BTreeMap;
 
 /// The postgres image's terms.
-pub static CONTRACT: ServiceContract = ServiceContract {
+pub static IMAGE: Image = Image {
     default_image: "postgres:17",
     images: &["postgres"],
     port: 5432,
@@ -21,7 +22,13 @@ pub static CONTRACT: ServiceContract = ServiceContract {
     access,
     settings,
     image_values: &[],
-    password_env: Some("POSTGRES_PASSWORD"),
+    init_dir: Some("/docker-entrypoint-initdb.d"),
+    account: AccountEnv {
+        user: &["POSTGRES_USER"],
+        password: &["POSTGRES_PASSWORD"],
+        database: &["POSTGRES_DB"],
+        password_required: true,
+    },
     conf: Conf { file: "postgresql.conf", render: conf },
     // The first start's temporary server listens on its socket only.
     ready: (Stream::Stderr, "listening on IPv4 address"),
@@ -52,11 +59,7 @@ fn conf(settings: &[(String, String)]) -> String {
 
 /// POSTGRES_USER (default postgres), its password, and POSTGRES_DB (default: the user).
 fn access(env: &BTreeMap<String, String>, _: &BTreeMap<String, String>) -> Access {
-    let user = first(env, &["POSTGRES_USER"]).unwrap_or_else(|| "postgres".into());
-    Access {
-        port: None,
-        password: first(env, &["POSTGRES_PASSWORD"]),
-        database: Some(first(env, &["POSTGRES_DB"]).unwrap_or_else(|| user.clone())),
-        user: Some(user),
-    }
+    let [user, password, database] = IMAGE.account.read(env);
+    let user = user.unwrap_or_else(|| "postgres".into());
+    Access { port: None, password, database: Some(database.unwrap_or_else(|| user.clone())), user: Some(user) }
 }
