@@ -20,14 +20,21 @@ pub fn open_files() {
 
 /// The machine options every command shares, as one value to pass down.
 pub fn machine(a: &crate::cli::LocationArgs) -> crate::engine::Machine {
-    crate::engine::Machine { bin_dirs: a.bin_dirs.clone(), run_as: a.run_as.clone(), ..Default::default() }
+    let launcher = crate::launcher::How { run_as: a.run_as.clone(), ..Default::default() };
+    crate::engine::Machine { bin_dirs: a.bin_dirs.clone(), launcher, ..Default::default() }
 }
 
 /// The machine options with `--launcher` and `--image`.
 pub fn launched(machine: crate::engine::Machine, a: &crate::cli::LauncherArgs) -> crate::engine::Machine {
     let images = a.images.iter().cloned().collect();
-    let (docker_init, docker_disk, docker_network) = (a.docker_init, a.docker_disk, a.docker_network);
-    crate::engine::Machine { launcher: a.launcher, images, docker_init, docker_disk, docker_network, ..machine }
+    let launcher = crate::launcher::How {
+        kind: a.launcher,
+        init: a.docker_init,
+        disk: a.docker_disk,
+        network: a.docker_network,
+        ..machine.launcher
+    };
+    crate::engine::Machine { launcher, images, ..machine }
 }
 
 /// Remove what killed runs of the launcher in use left (containers, volumes), and say so.

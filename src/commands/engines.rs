@@ -5,7 +5,7 @@ use super::gib;
 use crate::cli::EnginesArgs;
 use crate::error::Result;
 use crate::instance::{Location, Locations};
-use crate::launcher::{Kind, docker};
+use crate::launcher::docker;
 use crate::startup::{launched, machine};
 use crate::{engine, profile, signals, workload};
 use std::io::IsTerminal;
@@ -16,7 +16,7 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
     // Asked for whatever the launcher, as `docker info` shows its client without a daemon;
     // without docker or a daemon that is one quick line, and an error when it was asked for.
     let docker = docker_info(&machine);
-    if machine.launcher == Kind::Docker
+    if machine.launcher.runs_containers()
         && let Some(problem) = &docker.problem
     {
         return Err(bad_input!("--launcher docker: {problem}"));
@@ -26,7 +26,7 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
     let engines = engine_infos(&machine);
     let locs = [&locations.disk, &locations.ram];
     if a.json {
-        print_json(&engines, &locs, machine.launcher, &docker)?;
+        print_json(&engines, &locs, machine.launcher.name(), &docker)?;
         return Ok(0);
     }
     print_engines(&engines);
@@ -56,8 +56,7 @@ fn engine_infos(machine: &engine::Machine) -> Vec<EngineInfo> {
 }
 
 /// All of it as one JSON object (`--json`).
-fn print_json(engines: &[EngineInfo], locs: &[&Location], launcher: Kind, docker: &DockerInfo) -> Result<()> {
-    let launcher = crate::launcher::chosen(launcher).name();
+fn print_json(engines: &[EngineInfo], locs: &[&Location], launcher: &str, docker: &DockerInfo) -> Result<()> {
     let v = serde_json::json!({"engines": engines, "locations": locs, "launcher": launcher, "docker": docker});
     println!("{}", serde_json::to_string_pretty(&v).map_err(|e| failed!("{e}"))?);
     Ok(())

@@ -38,9 +38,9 @@ pub fn read(files: &[PathBuf], service: Option<&str>, engine: Option<&str>) -> R
 impl Chosen {
     /// `machine` as it runs this service: its image in a container, with its variables.
     pub fn machine(&self, mut machine: Machine) -> Machine {
-        machine.launcher = crate::launcher::Kind::Docker;
+        machine.launcher.kind = crate::launcher::Kind::Docker;
         machine.images.insert(self.engine.name().to_string(), self.image.clone());
-        machine.env.insert(self.engine.name().to_string(), self.env.clone());
+        machine.launcher.env.insert(self.engine.name().to_string(), self.env.clone());
         machine
     }
 

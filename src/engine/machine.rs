@@ -15,25 +15,14 @@ use std::path::{Path, PathBuf};
 pub struct Machine {
     /// Directories of server binaries given on the command line (`--pg-bin`, `--mysql-bin`).
     pub bin_dirs: BinDirs,
-    /// `--run-as`: whom servers run as when dbrace is root (None: the package's user).
-    pub run_as: Option<String>,
     /// `--transport`: how `run`'s clients reach a throwaway server.
     pub transport: Transport,
     /// `--protocol`: how PostgreSQL statements travel.
     pub protocol: Protocol,
-    /// `--launcher`: how managed servers run.
-    pub launcher: crate::launcher::Kind,
+    /// `--launcher`, `--run-as` and the docker options: how managed servers run.
+    pub launcher: crate::launcher::How,
     /// `--image ENGINE=IMAGE`: the image an engine's containers run, by engine name.
     pub images: BTreeMap<String, String>,
-    /// `--docker-init`: a container's data from a template, or the image's init each time.
-    pub docker_init: crate::launcher::container::Init,
-    /// `--docker-disk`: a container's disk data in a bind-mounted directory or a volume.
-    pub docker_disk: crate::launcher::container::Disk,
-    /// `--docker-network`: how a container's TCP port reaches 127.0.0.1 of the host.
-    pub docker_network: crate::launcher::container::TcpPath,
-    /// Variables a `--compose` service gives its containers besides its account (`TZ`,
-    /// `POSTGRES_INITDB_ARGS`), by engine name.
-    pub env: BTreeMap<String, Vec<(String, String)>>,
 }
 
 impl Machine {
@@ -49,19 +38,7 @@ impl Machine {
 
     /// `--run-as`, if given.
     pub fn run_as(&self) -> Option<&str> {
-        self.run_as.as_deref()
-    }
-
-    /// How the launcher runs managed servers, as these options say.
-    pub fn how(&self) -> crate::launcher::How {
-        crate::launcher::How {
-            kind: self.launcher,
-            run_as: self.run_as.clone(),
-            init: self.docker_init,
-            disk: self.docker_disk,
-            network: self.docker_network,
-            env: self.env.clone(),
-        }
+        self.launcher.run_as.as_deref()
     }
 }
 

@@ -1,4 +1,5 @@
-//! How managed servers are run: the options every launch shares.
+//! How managed servers are run: the launcher `--launcher` chose and the options every
+//! launch shares, resolved once.
 
 use super::Kind;
 use super::container::{Disk, Init, TcpPath};
@@ -18,4 +19,31 @@ pub struct How {
     pub network: TcpPath,
     /// Variables a `--compose` service gives its containers besides its account, by engine.
     pub env: std::collections::BTreeMap<String, Vec<(String, String)>>,
+}
+
+impl How {
+    /// The launcher's name, as `--launcher` gives it.
+    pub fn name(&self) -> &'static str {
+        super::chosen(self.kind).name()
+    }
+
+    /// Whether its servers are dbrace's own processes, whose CPU time is told apart from
+    /// what others on the machine use.
+    pub fn servers_are_children(&self) -> bool {
+        self.kind == Kind::Native
+    }
+
+    /// Whether it runs containers, and so needs a Docker daemon.
+    pub fn runs_containers(&self) -> bool {
+        self.kind == Kind::Docker
+    }
+
+    /// Remove what killed runs of this launcher left beyond their data directories (a
+    /// container, a volume); what was removed, in words, if anything.
+    pub fn reap(&self) -> Option<String> {
+        match self.kind {
+            Kind::Native => None,
+            Kind::Docker => Some(super::docker::reap::reap()).filter(|r| !r.is_empty()).map(|r| r.described()),
+        }
+    }
 }

@@ -1,13 +1,13 @@
 //! Launchers: how a managed server runs. An engine describes its server once
-//! (`Described`: a `Spec` of data, and what can only be said at a start); `launch` runs
-//! that description with the launcher `--launcher` chose and hands back a ready `Server`.
+//! (`Described`: a `Spec` of data, and what can only be said at a start); `How`, the
+//! launcher `--launcher` chose resolved once, launches that description and hands back a
+//! ready `Server`, checks it can, reports its version and reaps what killed runs left.
 //! Engines never spawn a process nor branch on the launcher.
 //!
 //! Two launchers: `native`, the machine's own binaries in a process group of ours, and
 //! `docker`, a container of an image that follows its official image's contract. Each
 //! turns a description into one start's `Recipe` (a `Step`, or a `Container`) at every
-//! port it tries; `init` runs an init step to completion, `copy` lays a template into a
-//! data directory, and `start` runs a recipe and returns a `Running` that says whether it
+//! port it tries; `start` runs a recipe and returns a `Running` that says whether it
 //! has exited, shows its log, and stops it (and everything it started) when dropped.
 
 pub mod container;
@@ -28,7 +28,6 @@ pub mod usage;
 pub use container::{Container, Mount};
 pub use described::{Contract, Described, Dir, File, Moved, Native as NativeServer, NativeTemplate, Spec};
 pub use how::How;
-pub use launch::{launch, launchable, version};
 pub use listen::Listen;
 pub use place::Place;
 pub use recipe::{Recipe, Step};
@@ -49,31 +48,10 @@ pub enum Kind {
     Docker,
 }
 
-impl Kind {
-    /// Whether its servers are dbrace's own processes, whose CPU time is told apart from
-    /// what others on the machine use.
-    pub fn servers_are_children(self) -> bool {
-        self == Kind::Native
-    }
-
-    /// Remove what killed runs of this launcher left beyond their data directories (a
-    /// container, a volume); what was removed, in words, if anything.
-    pub fn reap(self) -> Option<String> {
-        match self {
-            Kind::Native => None,
-            Kind::Docker => Some(docker::reap::reap()).filter(|r| !r.is_empty()).map(|r| r.described()),
-        }
-    }
-}
-
 /// How managed servers are run.
 pub trait Launcher: Sync {
     /// The launcher's name, as `--launcher` gives it.
     fn name(&self) -> &'static str;
-    /// Run an init step (initdb, mariadb-install-db) to its end; its output.
-    fn init(&self, step: &Step) -> Result<std::process::Output>;
-    /// Lay a copy of a template data directory at `to`, owners and modes kept.
-    fn copy(&self, template: &Path, to: &Path) -> Result<()>;
     /// Start the server a recipe describes; ready or not, that is `Server::wait_ready`'s.
     fn start(&self, recipe: &Recipe) -> Result<Server>;
 }

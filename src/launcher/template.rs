@@ -3,7 +3,6 @@
 //! each instance's data directory. A container's template keeps the login secret its init
 //! set in a 0600 file of its own 0700 directory.
 
-use super::{Launcher, Step};
 use crate::error::{Error, Result};
 use crate::instance::user::RunAs;
 use std::collections::HashMap;
@@ -28,15 +27,14 @@ pub fn cached(key: String, make: impl FnOnce() -> Result<PathBuf>) -> Result<Pat
 }
 
 /// Template `name` in the shared templates directory, made unless `done` (a path inside
-/// it) is there already: `init` is given a temporary directory (owned by `user`) and
-/// returns the step that fills it, which `launcher` runs; `failed` explains a step that
-/// did not succeed. Another dbrace may win the race to the name: theirs is as good.
+/// it) is there already: `init` is given a temporary directory (owned by `user`) and runs
+/// the step that fills it; `failed` explains a step that did not succeed. Another dbrace
+/// may win the race to the name: theirs is as good.
 pub fn install(
-    launcher: &dyn Launcher,
     name: &str,
     done: &str,
     user: Option<&RunAs>,
-    init: impl FnOnce(&Path) -> Step,
+    init: impl FnOnce(&Path) -> Result<std::process::Output>,
     failed: impl FnOnce(&std::process::Output) -> Error,
 ) -> Result<PathBuf> {
     made(name, done, |tmp| {
@@ -44,7 +42,7 @@ pub fn install(
             std::os::unix::fs::chown(tmp, Some(u.uid), Some(u.gid))
                 .map_err(|e| failed!("cannot chown template: {e}"))?;
         }
-        let out = launcher.init(&init(tmp))?;
+        let out = init(tmp)?;
         if out.status.success() { Ok(()) } else { Err(failed(&out)) }
     })
 }

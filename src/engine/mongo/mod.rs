@@ -69,7 +69,7 @@ impl ServerEngine for Mongo {
     };
     type Managed = MongoInstance;
     fn version(&self, machine: &Machine) -> Result<String> {
-        crate::launcher::version(&MongoServer::any(machine), &machine.how())
+        machine.launcher.version(&MongoServer::any(machine))
     }
     fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         let name = key.strip_prefix("setParameter.").unwrap_or(key);
@@ -86,7 +86,7 @@ impl ServerEngine for Mongo {
         kit::target::check(
             profile,
             target,
-            || crate::launcher::launchable(&MongoServer::new(profile, machine, Vec::new()), &machine.how()),
+            || machine.launcher.launchable(&MongoServer::new(profile, machine, Vec::new())),
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && !p.unlogged && p.durability != Durability::Off,
             ": against --url only the write concern is the client's to choose (disk: j:true, async: j:false); where the data lives, the journal's interval and the storage engine are the server's",
@@ -132,7 +132,7 @@ fn managed_instance(launch: &Launch) -> Result<MongoInstance> {
     };
     let (args, expected) = server::profile_args(profile);
     let server = MongoServer::new(profile, machine, args);
-    let started = crate::launcher::launch(&server, &machine.how(), Dirs { data: dir, apart: None }, listen)?;
+    let started = machine.launcher.launch(&server, Dirs { data: dir, apart: None }, listen)?;
     let (user, password) = account(launch.access)?;
     let cmd = bson::doc! { "createUser": &user, "pwd": &password, "roles": ["root"] };
     let mut first = started.ready;

@@ -99,7 +99,7 @@ impl ServerEngine for Mysql {
     };
     type Managed = MyInstance;
     fn version(&self, machine: &Machine) -> Result<String> {
-        crate::launcher::version(&MyServer::any(machine), &machine.how())
+        machine.launcher.version(&MyServer::any(machine))
     }
     fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
@@ -111,7 +111,7 @@ impl ServerEngine for Mysql {
         kit::target::check(
             profile,
             target,
-            || crate::launcher::launchable(&MyServer::new(profile, machine, Vec::new()), &machine.how()),
+            || machine.launcher.launchable(&MyServer::new(profile, machine, Vec::new())),
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && p.wal.is_none(),
             " (data or redo log on tmpfs need a restart, and innodb_flush_log_at_trx_commit is global: dbrace does not change a shared server); against --url only disk and unlogged apply",
@@ -151,7 +151,7 @@ fn managed_instance(launch: &Launch) -> Result<MyInstance> {
     };
     let server = MyServer::new(profile, machine, expected.clone());
     let dirs = Dirs { data: dir, apart: launch.storage.wal.as_ref() };
-    let started = crate::launcher::launch(&server, &machine.how(), dirs, listen)?;
+    let started = machine.launcher.launch(&server, dirs, listen)?;
     let mut c = started.ready;
     // An image's init made it; the machine's init step did not.
     c.batch(&format!("CREATE DATABASE IF NOT EXISTS {DATABASE}"))

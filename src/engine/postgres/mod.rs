@@ -92,7 +92,7 @@ impl ServerEngine for Postgres {
     };
     type Managed = PgInstance;
     fn version(&self, machine: &Machine) -> Result<String> {
-        crate::launcher::version(&PgServer::any(machine), &machine.how())
+        machine.launcher.version(&PgServer::any(machine))
     }
     fn knows_setting(&self, key: &str, machine: &Machine) -> bool {
         let shaped = !key.is_empty()
@@ -107,7 +107,7 @@ impl ServerEngine for Postgres {
         kit::target::check(
             profile,
             target,
-            || crate::launcher::launchable(&PgServer::new(profile, machine, Vec::new()), &machine.how()),
+            || machine.launcher.launchable(&PgServer::new(profile, machine, Vec::new())),
             |url| ConnInfo::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability != Durability::Off && p.wal.is_none(),
             " (data or WAL on tmpfs, or fsync off, need a restart); against --url only disk, async and unlogged apply",
@@ -156,7 +156,7 @@ fn managed_instance(launch: &Launch) -> Result<PgInstance> {
     let expected = merged(base, &profile.settings);
     let server = PgServer::new(profile, machine, expected.clone());
     let dirs = Dirs { data: dir, apart: launch.storage.wal.as_ref() };
-    let started = crate::launcher::launch(&server, &machine.how(), dirs, listen)?;
+    let started = machine.launcher.launch(&server, dirs, listen)?;
     let mut info = match started.port {
         Some(port) => account::account(&started.login, port, launch.access)?,
         None => started.login,

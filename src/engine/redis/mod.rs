@@ -72,7 +72,7 @@ impl ServerEngine for Redis {
     };
     type Managed = RedisInstance;
     fn version(&self, machine: &Machine) -> Result<String> {
-        crate::launcher::version(&RedisServer::any(machine)?, &machine.how())
+        machine.launcher.version(&RedisServer::any(machine)?)
     }
     fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
         !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
@@ -95,7 +95,7 @@ impl ServerEngine for Redis {
         kit::target::check(
             profile,
             target,
-            || crate::launcher::launchable(&RedisServer::any(machine)?, &machine.how()),
+            || machine.launcher.launchable(&RedisServer::any(machine)?),
             |url| Endpoint::parse(url).map(drop),
             |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && !p.unlogged,
             ": Redis persistence is server-wide (a restart for its dir, CONFIG SET for everyone else's writes too); against --url only disk, the server as it is, applies",
@@ -134,7 +134,7 @@ fn managed_instance(launch: &Launch) -> Result<RedisInstance> {
         if profile.tls && launch.listen == access::Listen::Socket { access::Listen::Tcp(None) } else { launch.listen };
     let expected = profile_settings(profile);
     let server = RedisServer::new(profile, machine, expected.clone(), launch.access)?;
-    let started = crate::launcher::launch(&server, &machine.how(), Dirs { data: dir, apart: None }, listen)?;
+    let started = machine.launcher.launch(&server, Dirs { data: dir, apart: None }, listen)?;
     let mut inst = RedisInstance {
         endpoint: started.login,
         prefix: Vec::new(),

@@ -20,9 +20,8 @@ pub use cli::{Image, Versions, bridge, fetch_hint, image, inspect, versions};
 pub use launch::launch;
 pub use volume::Volume;
 
-use super::{Launcher, Recipe, Server, Step};
+use super::{Launcher, Recipe, Server};
 use crate::error::Result;
-use std::path::Path;
 
 /// Runs recipes as containers.
 pub struct Docker;
@@ -30,13 +29,6 @@ pub struct Docker;
 impl Launcher for Docker {
     fn name(&self) -> &'static str {
         "docker"
-    }
-    fn init(&self, step: &Step) -> Result<std::process::Output> {
-        // The image's entrypoint initializes an empty data directory itself.
-        Err(failed!("the docker launcher runs no init step ({})", step.program.display()))
-    }
-    fn copy(&self, template: &Path, _to: &Path) -> Result<()> {
-        Err(failed!("the docker launcher lays no template ({})", template.display()))
     }
     fn start(&self, recipe: &Recipe) -> Result<Server> {
         let Some(c) = &recipe.container else {

@@ -4,7 +4,8 @@
 
 use super::Native as Launcher;
 use crate::error::Result;
-use crate::instance::datadir::private_dir;
+
+use crate::instance::datadir::{copy_tree, private_dir};
 use crate::instance::user::RunAs;
 use crate::launcher::described::{Described, Native, Spec};
 use crate::launcher::{Dirs, Started, StartedBy};
@@ -71,9 +72,9 @@ fn laid_out(spec: &Spec, native: &Native, user: Option<&RunAs>, dirs: Dirs) -> R
     };
     let key = format!("{} {} {}", spec.engine, native.program.display(), user.map_or(0, |u| u.uid));
     let made = template::cached(format!("{key} {}", t.name), || {
-        template::install(&Launcher, &t.name, t.done, user, |tmp| (t.init)(tmp, user), |out| (t.failed)(out))
+        template::install(&t.name, t.done, user, |tmp| super::init(&(t.init)(tmp, user)), |out| (t.failed)(out))
     })?;
-    crate::launcher::Launcher::copy(&Launcher, &made, &host[0])?;
+    copy_tree(&made, &host[0])?;
     for (dir, to) in spec.dirs.iter().zip(&host).skip(1) {
         if let Some(m) = dir.moved {
             private_dir(to, user)?;
@@ -85,7 +86,7 @@ fn laid_out(spec: &Spec, native: &Native, user: Option<&RunAs>, dirs: Dirs) -> R
 
 /// Move `from` to `to` (copied, owners kept, then removed), leaving a link when `link`.
 fn moved(from: &Path, to: &Path, link: bool, user: Option<&RunAs>) -> Result<()> {
-    crate::launcher::Launcher::copy(&Launcher, from, to)?;
+    copy_tree(from, to)?;
     let removed = if from.is_dir() { std::fs::remove_dir_all(from) } else { std::fs::remove_file(from) };
     removed.map_err(|e| failed!("cannot move {} to {}: {e}", from.display(), to.display()))?;
     if link {

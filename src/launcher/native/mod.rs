@@ -11,7 +11,6 @@ pub use launch::launch;
 use super::{Launcher, Recipe, Server, Step};
 use crate::error::Result;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
 use std::process::Command;
 
 /// Runs recipes as processes of this machine.
@@ -27,15 +26,14 @@ fn command(step: &Step) -> Command {
     cmd
 }
 
+/// Run an init step (initdb, mariadb-install-db) to its end; its output.
+fn init(step: &Step) -> Result<std::process::Output> {
+    command(step).output().map_err(|e| failed!("cannot run {}: {e}", step.program.display()))
+}
+
 impl Launcher for Native {
     fn name(&self) -> &'static str {
         "native"
-    }
-    fn init(&self, step: &Step) -> Result<std::process::Output> {
-        command(step).output().map_err(|e| failed!("cannot run {}: {e}", step.program.display()))
-    }
-    fn copy(&self, template: &Path, to: &Path) -> Result<()> {
-        crate::instance::datadir::copy_tree(template, to)
     }
     fn start(&self, recipe: &Recipe) -> Result<Server> {
         let running = process::Process::start(command(&recipe.server), recipe)?;
