@@ -2,8 +2,8 @@
 
 use super::{ChartArgs, LocationArgs};
 use crate::options::parse::{
-    parse_clients, parse_count, parse_duration, parse_latency_limit, parse_log_interval, parse_max_repeat,
-    parse_min_repeat, parse_positive_duration, parse_progress, parse_rate, parse_repeat, parse_threads,
+    parse_clients, parse_max_repeat, parse_min_repeat, parse_positive_duration, parse_progress, parse_repeat,
+    parse_threads,
 };
 use crate::report::Format;
 use clap::Args;
@@ -43,35 +43,9 @@ pub struct RunArgs {
     /// give every client a thread [default: one per CPU core, at most one per client]
     #[arg(long, short = 'j', value_name = "N", allow_hyphen_values = true, value_parser = parse_threads)]
     pub threads: Option<u32>,
-    /// Measured time per repeat, e.g. 10s, 500ms, 2m (a bare number is seconds)
-    #[arg(long, short = 'T', value_name = "TIME", default_value = "0.3s", allow_hyphen_values = true,
-          value_parser = parse_positive_duration, conflicts_with = "transactions")]
-    pub duration: Duration,
-    /// Measured transactions per client, instead of a duration
-    #[arg(long, short = 't', value_name = "N", allow_hyphen_values = true, value_parser = parse_count)]
-    pub transactions: Option<u64>,
-    /// Unmeasured warm-up before each measurement
-    #[arg(long, value_name = "TIME", default_value = "0.1s", allow_hyphen_values = true, value_parser = parse_duration)]
-    pub warmup: Duration,
-    /// Open loop: schedule TPS transactions per second over the clients as Poisson arrivals
-    /// (pgbench's -R); latency counts from each transaction's scheduled start
-    #[arg(long, value_name = "TPS", allow_hyphen_values = true, value_parser = parse_rate)]
-    pub rate: Option<f64>,
-    /// With --rate: count transactions finishing later than MS milliseconds as late, and skip
-    /// those already that late when their turn comes (pgbench's -L)
-    #[arg(long, value_name = "MS", allow_hyphen_values = true, value_parser = parse_latency_limit)]
-    pub latency_limit: Option<Duration>,
-    /// Try a transaction that fails with a serialization failure or deadlock up to N times
-    /// in all, from its start with the same random values, then count it as failed
-    /// (pgbench's --max-tries); 0: until it succeeds or the measured time ends
-    /// [default: tried again until it has conflicted for 10 s]
-    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_max_tries)]
-    pub max_tries: Option<u32>,
-    /// When a client's connection is lost (server restarted, connection killed), count
-    /// the transaction as failed, connect again and go on, and count the reconnections
-    /// and the time lost; without it the run fails
-    #[arg(long)]
-    pub reconnect: bool,
+    /// How clients are driven in every cell.
+    #[command(flatten)]
+    pub driving: crate::options::driving::Driving,
     /// Repeats per cell, in rounds of every cell in a random order, instead of --budget
     #[arg(long, short = 'r', value_name = "N", allow_hyphen_values = true, value_parser = parse_repeat)]
     pub repeat: Option<u32>,
@@ -81,10 +55,6 @@ pub struct RunArgs {
     /// --precision is given]
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_positive_duration)]
     pub budget: Option<Duration>,
-    /// Launch and load a fresh instance for every repeat, even where the workload lets a
-    /// cell keep its server and data set from one repeat to the next
-    #[arg(long)]
-    pub fresh: bool,
     /// Do not read the server's, its processes' and the disk's counters around each
     /// measured phase (the figures per transaction and the bound column then stay empty)
     #[arg(long)]
@@ -107,13 +77,6 @@ pub struct RunArgs {
     /// errors over the last TIME (pgbench's -P); printed under --quiet too
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_progress)]
     pub progress: Option<Duration>,
-    /// Keep each repeat's transactions, errors and latency histogram per TIME of its
-    /// measured phase in the results file (pgbench's --aggregate-interval)
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_log_interval)]
-    pub log_interval: Option<Duration>,
-    /// The confidence every interval aims at, e.g. 95% or 0.9 (docs/statistics.md)
-    #[arg(long, value_name = "LEVEL", default_value = "95%", allow_hyphen_values = true, value_parser = crate::stats::parse_level)]
-    pub confidence: f64,
     /// Each workload's own options: --scale, --tables, --table-size, --records, --distribution,
     /// --rows-per-commit.
     #[command(flatten)]
@@ -123,15 +86,6 @@ pub struct RunArgs {
     /// (the password never appears in output)
     #[arg(long, value_name = "URL")]
     pub url: Vec<String>,
-    /// Be one of N load generators of the same run against the same --url server: this
-    /// process runs shard I's share of the clients and of --rate (I from 0); merge the
-    /// shards' results files with `dbrace merge` (docs/distributed.md)
-    #[arg(long, value_name = "I/N", allow_hyphen_values = true, value_parser = crate::options::shard::parse_shard)]
-    pub shard: Option<crate::options::shard::Shard>,
-    /// Start the measured phase at TIME, an RFC 3339 time or +SECONDS from now, so the
-    /// shards' intervals align (the warm-up runs just before it)
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = crate::options::shard::parse_start_at)]
-    pub start_at: Option<std::time::SystemTime>,
     /// One cell per value of a setting, the engine restarted for each: KEY=a,b,c
     /// (e.g. shared_buffers=128MB,1GB); ratios are against the first value
     #[arg(long, value_name = "KEY=a,b,c")]
@@ -165,9 +119,6 @@ pub struct RunArgs {
     /// [default: ~/.cache/dbrace/results/<time>.json]
     #[arg(long, short = 'o', value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Seed for the clients' random generators [default: from the clock]
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
     /// No progress bars or per-repeat lines on stderr (--progress lines still print)
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -199,11 +150,6 @@ pub struct RunArgs {
     pub compose: super::ComposeArgs,
 }
 
-/// `--max-tries`: a count of tries, 0 for unlimited.
-fn parse_max_tries(s: &str) -> Result<u32, String> {
-    s.trim().parse().map_err(|_| format!("'{s}' is not a number of tries; e.g. --max-tries 10, or 0 for unlimited"))
-}
-
 /// A precision as a percentage of the median, e.g. 3% (a bare number is a percentage too).
 fn parse_precision(s: &str) -> Result<f64, String> {
     crate::compare::parse_percent(s).map_err(|e| format!("{e}; e.g. --precision 3% for ±3% of the median"))
@@ -230,15 +176,6 @@ fn workload_help() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn max_tries_are_counts() {
-        assert_eq!(parse_max_tries("10").unwrap(), 10);
-        assert_eq!(parse_max_tries("0").unwrap(), 0);
-        for bad in ["-1", "ten", "", "1.5"] {
-            assert!(parse_max_tries(bad).unwrap_err().contains("--max-tries 10"), "{bad}");
-        }
-    }
 
     #[test]
     fn precisions_are_percentages_of_the_median() {

@@ -9,7 +9,7 @@ use crate::results::Results;
 pub(super) fn compare_cmd(a: CompareArgs) -> Result<i32> {
     let (mut old, mut new) = crate::compare::load(&a.old, &a.new)?;
     let names = (a.old.display().to_string(), a.new.display().to_string());
-    let level = a.confidence.unwrap_or(new.options.confidence);
+    let level = a.confidence.unwrap_or(new.options.driving.confidence);
     let report = crate::compare::compare(&old, &new, (&names.0, &names.1), a.fail_if_slower, level)?;
     print!("{}", report::compare::render(&report, a.format)?);
     // Before the gate, so a failing job still shows why on its page.

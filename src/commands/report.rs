@@ -12,7 +12,7 @@ pub(super) fn report_cmd(a: ReportArgs) -> Result<i32> {
     let mut results = Results::load(&a.file)?;
     // Re-rendered at another level, the file's repeats answer as if the run had asked it.
     if let Some(level) = a.confidence {
-        results.options.confidence = level;
+        results.options.driving.confidence = level;
     }
     let baseline = a.baseline.unwrap_or_else(|| results.options.baseline.clone());
     let shown = report::Shown { columns: &a.columns, by_type: a.by_type };

@@ -47,7 +47,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32> {
 /// The flags checked, the matrix built and how its repeats run: all before anything starts.
 fn plan_run(a: &RunArgs) -> Result<(plan::Plan, Settings)> {
     check_flags(a)?;
-    let precision = precision_target(a, a.confidence)?;
+    let precision = precision_target(a, a.driving.confidence)?;
     let budget = budget(a)?;
     signals::install();
     let machine = crate::engine::Machine { transport: a.transport, protocol: a.protocol, ..machine(&a.locations) };
@@ -114,20 +114,20 @@ fn show(results: &Results, plan: &plan::Plan, a: &RunArgs, out: &Path, progress:
 
 /// Flags that make no sense together, refused before anything else.
 fn check_flags(a: &RunArgs) -> Result<()> {
-    if a.latency_limit.is_some() && a.rate.is_none() {
+    if a.driving.latency_limit.is_some() && a.driving.rate.is_none() {
         return Err(bad_input!(
             "--latency-limit needs --rate: lateness is measured against an open-loop schedule (as pgbench's -L with -R); add --rate TPS"
         ));
     }
-    if a.max_tries == Some(0) && a.transactions.is_some() && a.latency_limit.is_none() {
+    if a.driving.max_tries == Some(0) && a.driving.transactions.is_some() && a.driving.latency_limit.is_none() {
         return Err(bad_input!(
             "--max-tries 0 tries a conflicting transaction without end, and --transactions waits for every one; measure for a --duration instead, or give --max-tries N"
         ));
     }
-    if let (Some(i), None) = (a.log_interval, a.transactions)
-        && i > a.duration
+    if let (Some(i), None) = (a.driving.log_interval, a.driving.transactions)
+        && i > a.driving.per_repeat()
     {
-        let d = humantime::format_duration(a.duration);
+        let d = humantime::format_duration(a.driving.per_repeat());
         return Err(bad_input!(
             "--log-interval {} is longer than the measured --duration {d}, so no slice would be whole; give a --log-interval of at most {d}, or a longer --duration",
             humantime::format_duration(i)
@@ -139,9 +139,9 @@ fn check_flags(a: &RunArgs) -> Result<()> {
 /// What the workloads are given: each one's own options as the flags gave them, the
 /// counters' paced by the run's `--transactions` or `--duration`, and `--report-per-statement`.
 fn workload_options(a: &RunArgs) -> WorkloadOptions {
-    let pace = match a.transactions {
+    let pace = match a.driving.transactions {
         Some(n) => Pace::Tracks(n),
-        None => Pace::Time(a.duration),
+        None => Pace::Time(a.driving.per_repeat()),
     };
     WorkloadOptions {
         counters: a.counters.options(pace),
@@ -184,40 +184,16 @@ fn plain_request(a: &RunArgs, workload: &WorkloadOptions, machine: crate::engine
     })
 }
 
-/// `--seed`, or one from the clock; shards given one start time draw the same streams,
-/// as one process would.
-fn seed(a: &RunArgs) -> u64 {
-    a.seed.unwrap_or_else(|| {
-        if let Some(at) = a.start_at {
-            return at.duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs());
-        }
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
-    })
-}
-
 /// How every repeat runs, and how often.
 fn settings(a: &RunArgs, precision: Option<runner::precision::Target>, budget: Option<Duration>) -> Settings {
     Settings {
-        duration: a.transactions.is_none().then_some(a.duration),
-        transactions: a.transactions,
-        warmup: a.warmup,
+        driving: a.driving.clone().resolved(),
         // Without --repeat a budget or a precision decides, or --start-at runs one repeat.
         repeat: a.repeat.unwrap_or(1),
         precision,
-        confidence: a.confidence,
-        seed: seed(a),
-        rate: a.rate,
-        latency_limit: a.latency_limit,
-        progress: a.progress,
-        // A shard's file is only merged well with its slices: every shard keeps them.
-        log_interval: a.log_interval.or_else(|| a.shard.map(|_| a.duration.min(Duration::from_secs(1)))),
-        shard: a.shard,
-        start_at: a.start_at,
-        tries: runner::recovery::Tries::from_flag(a.max_tries),
-        reconnect: a.reconnect,
-        threads: a.threads,
-        fresh: a.fresh,
         budget,
+        progress: a.progress,
+        threads: a.threads,
         counters: !a.no_counters,
     }
 }
@@ -227,7 +203,7 @@ fn announce(plan: &plan::Plan, a: &RunArgs, progress: Progress) {
     for s in &plan.skipped {
         progress.line(&format!("skipping {s}"));
     }
-    let Some(sh) = a.shard else { return };
+    let Some(sh) = a.driving.shard else { return };
     for c in &plan.cells {
         let mine = sh.clients(c.clients);
         let which = match mine.len() {
@@ -247,42 +223,30 @@ fn announce(plan: &plan::Plan, a: &RunArgs, progress: Progress) {
 fn run_options(a: &RunArgs, s: &Settings, plan: &plan::Plan) -> RunOptions {
     let (precision, workload) = (s.precision, workload_options(a));
     RunOptions {
-        duration_s: s.duration.map(|d| d.as_secs_f64()),
-        transactions: s.transactions,
-        warmup_s: s.warmup.as_secs_f64(),
+        driving: s.driving.clone(),
         // Under --precision or --budget, the rounds run (the matrix counts them up).
         repeat: if precision.is_some() || s.budget.is_some() { 0 } else { s.repeat },
-        workload: workload.clone(),
         counters: plan
             .cells
             .iter()
             .any(|c| c.workload.name().starts_with(workload::counters::FAMILY))
             .then(|| workload.counters.clone()),
-        seed: s.seed,
+        workload,
         baseline: plan.baseline.clone(),
-        confidence: s.confidence,
-        rate: a.rate,
-        latency_limit_ms: a.latency_limit.map(|d| d.as_secs_f64() * 1e3),
         precision: precision.map(|t| t.precision),
         max_time_s: precision.map(|t| t.max_time.as_secs_f64()),
         min_repeat: precision.map(|t| t.min_repeat),
         max_repeat: precision.map(|t| t.max_repeat),
-        log_interval_s: s.log_interval.map(|d| d.as_secs_f64()),
-        shard: a.shard.map(|s| s.label()),
         shards: None,
-        start_at: a.start_at.map(|t| humantime::format_rfc3339_millis(t).to_string()),
-        max_tries: a.max_tries,
-        reconnect: a.reconnect,
         budget_s: s.budget.map(|b| b.as_secs_f64()),
-        fresh: a.fresh,
     }
 }
 
 /// `--shard` and `--start-at` need one measured phase to line up, and a shard a `--url`
 /// server to share and at least one client of every cell.
 fn check_shard(a: &RunArgs, plan: &plan::Plan) -> Result<()> {
-    if a.start_at.is_none() {
-        return match a.shard {
+    if a.driving.start_at.is_none() {
+        return match a.driving.shard {
             Some(s) => Err(bad_input!(
                 "--shard {} needs --start-at TIME, so that every shard measures the same moments; add e.g. --start-at +30 (the same time for all shards)",
                 s.label()
@@ -295,7 +259,7 @@ fn check_shard(a: &RunArgs, plan: &plan::Plan) -> Result<()> {
             "--start-at lines up one measured phase, and --precision repeats until it stops; drop one of them"
         ));
     }
-    for c in a.shard.iter().flat_map(|s| plan.cells.iter().map(move |c| (s, c))) {
+    for c in a.driving.shard.iter().flat_map(|s| plan.cells.iter().map(move |c| (s, c))) {
         let (shard, c) = c;
         if !matches!(c.target, crate::engine::Target::Url(_)) {
             return Err(bad_input!(
@@ -341,7 +305,7 @@ fn budget(a: &RunArgs) -> Result<Option<Duration>> {
         )),
         (Some(b), None) => Ok(Some(b)),
         // One measured phase to line up: --start-at runs one repeat.
-        (None, None) if a.start_at.is_none() => Ok(Some(DEFAULT_BUDGET)),
+        (None, None) if a.driving.start_at.is_none() => Ok(Some(DEFAULT_BUDGET)),
         _ => Ok(None),
     }
 }
@@ -349,7 +313,8 @@ fn budget(a: &RunArgs) -> Result<Option<Duration>> {
 /// One round of every cell: the warm-up and measured time of each, and a throwaway
 /// server's start where it has one.
 fn round_estimate(plan: &plan::Plan, a: &RunArgs) -> f64 {
-    let each = a.warmup.as_secs_f64() + if a.transactions.is_some() { 0.0 } else { a.duration.as_secs_f64() };
+    let each = a.driving.warmup.as_secs_f64()
+        + if a.driving.transactions.is_some() { 0.0 } else { a.driving.per_repeat().as_secs_f64() };
     plan.cells.len() as f64 * each
 }
 
@@ -414,8 +379,8 @@ fn precision_target(a: &RunArgs, level: f64) -> Result<Option<runner::precision:
 
 /// What `--dry-run` prints: the cells, a rough time for each, and the run as a config file.
 fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
-    let measured = a.warmup.as_secs_f64() + a.duration.as_secs_f64();
-    let (precision, budget) = (s.precision.as_ref().map(|t| (t, s.confidence)), s.budget);
+    let measured = a.driving.warmup.as_secs_f64() + a.driving.per_repeat().as_secs_f64();
+    let (precision, budget) = (s.precision.as_ref().map(|t| (t, s.driving.confidence)), s.budget);
     let repeat = s.repeat;
     let mut out = String::new();
     let mut round = 0.0;
@@ -426,7 +391,7 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
         let server = if c.engine.needs_data_dir(&c.profile, &c.target) { 1.0 } else { 0.0 };
         let load = c.workload.estimated_bytes(&c.options) as f64 / 50e6;
         let setup = if s.keeps(c) { 0.0 } else { server + load };
-        let each = setup + if a.transactions.is_some() { a.warmup.as_secs_f64() } else { measured };
+        let each = setup + if a.driving.transactions.is_some() { a.driving.warmup.as_secs_f64() } else { measured };
         round += each;
         out += &match (precision, budget) {
             (None, None) => format!("  {:width$}  ≈ {} × {}\n", c.id(), repeat, secs(each)),
@@ -443,8 +408,8 @@ fn dry_run(plan: &plan::Plan, a: &RunArgs, s: &Settings) -> String {
 
 /// `--dry-run`'s first line: how many cells, how they repeat, and about how long it takes.
 fn dry_run_head(plan: &plan::Plan, a: &RunArgs, s: &Settings, round: f64) -> String {
-    let (precision, budget, repeat) = (s.precision.as_ref().map(|t| (t, s.confidence)), s.budget, s.repeat);
-    let per = match a.transactions {
+    let (precision, budget, repeat) = (s.precision.as_ref().map(|t| (t, s.driving.confidence)), s.budget, s.repeat);
+    let per = match a.driving.transactions {
         Some(t) => format!(", plus {t} transactions per client each repeat"),
         None => String::new(),
     };

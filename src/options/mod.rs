@@ -4,6 +4,7 @@
 
 pub mod buckets;
 pub mod counters;
+pub mod driving;
 pub mod insert_commit;
 pub mod oltp;
 pub mod own;

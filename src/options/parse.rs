@@ -149,9 +149,23 @@ pub fn parse_warmup_runs(s: &str) -> Result<u32, String> {
     }
 }
 
+/// `--max-tries`: a count of tries, 0 for unlimited.
+pub fn parse_max_tries(s: &str) -> Result<u32, String> {
+    s.trim().parse().map_err(|_| format!("'{s}' is not a number of tries; e.g. --max-tries 10, or 0 for unlimited"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_tries_are_counts() {
+        assert_eq!(parse_max_tries("10").unwrap(), 10);
+        assert_eq!(parse_max_tries("0").unwrap(), 0);
+        for bad in ["-1", "ten", "", "1.5"] {
+            assert!(parse_max_tries(bad).unwrap_err().contains("--max-tries 10"), "{bad}");
+        }
+    }
 
     #[test]
     fn durations() {

@@ -46,13 +46,13 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
     n.push(env);
     n.extend(results.locations.iter().filter_map(|l| l.warning()).map(|w| format!("warning: {w}")));
     n.extend(durability_line(rows));
-    if let Some(rate) = results.options.rate {
+    if let Some(rate) = results.options.driving.rate {
         n.push(format!(
             "open loop: {} tps scheduled over each cell's clients as Poisson arrivals (--rate); latency from each transaction's scheduled start, lag = how late it started.",
             num(rate)
         ));
     }
-    let limit = results.options.latency_limit_ms;
+    let limit = results.options.driving.latency_limit.map(|l| l.as_secs_f64() * 1e3);
     for r in rows {
         if let Some(s) = &r.schedule {
             let mut line = format!("{}: schedule lag avg {:.3} (max {:.3}) ms", r.id, s.lag_avg_ms, s.lag_max_ms);
@@ -210,7 +210,7 @@ pub(crate) fn durability_line(rows: &[Row]) -> Option<String> {
 
 /// What the tps and × columns hold, with the levels their intervals share.
 pub(crate) fn interval_note(results: &Results, rows: &[Row], baseline: &str) -> String {
-    let (o, aim) = (&results.options, results.options.confidence);
+    let (o, aim) = (&results.options, results.options.driving.confidence);
     let repeats = match (o.precision, o.budget_s) {
         (Some(p), _) => format!("repeated until ±{}", stats::precision_percent(p)),
         (None, Some(b)) => format!("in rounds until its comparisons were settled, within --budget {b} s"),

@@ -123,7 +123,7 @@ impl Schedule {
 /// Summarize every cell against `baseline` (`PROFILE` or `ENGINE:PROFILE`).
 pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
     let samples: Vec<stats::Repeats> = results.cells.iter().map(CellResult::measured_repeats).collect();
-    let level = results.options.confidence;
+    let level = results.options.driving.confidence;
     let b = Baseline::parse(baseline);
     b.validate(results.cells.iter().map(|c| (c.engine.as_str(), c.profile.name.as_str())))?;
     let keys: Vec<Key> = results.cells.iter().map(CellResult::key).collect();

@@ -31,12 +31,12 @@ pub fn merge(files: &[ShardFile], command: Vec<String>) -> Result<Results> {
     }
     let mut out = first.results.clone();
     out.command = command;
-    out.options.shard = None;
+    out.options.driving.shard = None;
     out.options.shards = Some(count);
     out.started_at = files.iter().map(|f| f.results.started_at.clone()).min().unwrap_or_default();
     out.finished_at = files.iter().map(|f| f.results.finished_at.clone()).max().flatten();
     out.status = files.iter().map(|f| f.results.status).max_by_key(|s| severity(*s)).unwrap_or(RunStatus::Complete);
-    let every = first.results.options.log_interval_s;
+    let every = first.results.options.driving.log_interval.map(|i| i.as_secs_f64());
     for (c, cell) in out.cells.iter_mut().enumerate() {
         for (r, repeat) in cell.repeats.iter_mut().enumerate() {
             let parts: Vec<&RepeatResult> = files.iter().map(|f| &f.results.cells[c].repeats[r]).collect();
@@ -66,25 +66,29 @@ fn check_shards(files: &[ShardFile]) -> Result<u32> {
     let mut seen: Vec<(u32, &str)> = Vec::new();
     let mut count = None;
     for f in files {
-        let Some(label) = &f.results.options.shard else {
+        let Some(shard) = f.results.options.driving.shard else {
             return Err(bad_input!(
                 "{} is not a shard's results file (no --shard in its run); merge the files of `dbrace run --shard I/N`",
                 f.name
             ));
         };
-        let shard = crate::options::shard::parse_shard(label).map_err(|e| bad_input!("{}: {e}", f.name))?;
         match count {
             Some(n) if n != shard.count => {
                 return Err(bad_input!(
-                    "{} is shard {label} and {} a shard of {n}; merge the shards of one run",
+                    "{} is shard {} and {} a shard of {n}; merge the shards of one run",
                     f.name,
+                    shard.label(),
                     files[0].name
                 ));
             }
             _ => count = Some(shard.count),
         }
         if let Some((_, other)) = seen.iter().find(|(i, _)| *i == shard.index) {
-            return Err(bad_input!("{} and {other} are both shard {label}; give each shard's file once", f.name));
+            return Err(bad_input!(
+                "{} and {other} are both shard {}; give each shard's file once",
+                f.name,
+                shard.label()
+            ));
         }
         seen.push((shard.index, &f.name));
     }

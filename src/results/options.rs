@@ -2,6 +2,7 @@
 //! that reports and `compare` share.
 
 use crate::options::counters::CountersOptions;
+use crate::options::driving::Driving;
 pub use crate::options::own::OptionField;
 use crate::options::workload::WorkloadOptions;
 use serde::{Deserialize, Serialize};
@@ -9,12 +10,10 @@ use serde::{Deserialize, Serialize};
 /// How clients were driven in every cell.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunOptions {
-    /// Measured time per repeat, seconds (when not counting transactions).
-    pub duration_s: Option<f64>,
-    /// Measured transactions per client (instead of a duration).
-    pub transactions: Option<u64>,
-    /// Warm-up time per repeat, seconds.
-    pub warmup_s: f64,
+    /// How clients were driven: measured time or transactions, warm-up, rate, seed,
+    /// confidence… under the keys the file has always had (`duration_s`, `warmup_s`).
+    #[serde(flatten)]
+    pub driving: Driving,
     /// Repeats per cell.
     pub repeat: u32,
     /// Each workload's own options (`scale`, `tables`, `table_size`, `records`,
@@ -25,19 +24,8 @@ pub struct RunOptions {
     /// Options of the counters workloads, when the run has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<CountersOptions>,
-    /// Seed of the clients' random generators.
-    pub seed: u64,
     /// The baseline, as `PROFILE` or `ENGINE:PROFILE`.
     pub baseline: String,
-    /// The confidence the intervals aim at (`--confidence`); files from before it, 95%.
-    #[serde(default = "default_level")]
-    pub confidence: f64,
-    /// Open loop: transactions per second scheduled over each cell's clients (`--rate`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<f64>,
-    /// With a rate: the latency limit, milliseconds (`--latency-limit`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_limit_ms: Option<f64>,
     /// `--precision`: the half-width asked for, as a fraction of the median (0.03 for ±3%);
     /// `repeat` is then the rounds run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,33 +39,13 @@ pub struct RunOptions {
     /// `--precision`: the most repeats a cell gets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_repeat: Option<u32>,
-    /// Length of each repeat's `intervals`, seconds (`--log-interval`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub log_interval_s: Option<f64>,
-    /// `--shard I/N`: the one of N processes whose share this file holds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<String>,
     /// `dbrace merge`: how many shards' files this one adds up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<u32>,
-    /// `--start-at`: when every repeat's measured phase was to begin (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start_at: Option<String>,
-    /// `--max-tries`: tries a conflicting transaction had in all (0: unlimited); absent:
-    /// tried again until it had conflicted for 10 s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tries: Option<u32>,
-    /// `--reconnect`: clients whose connection was lost connected again.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub reconnect: bool,
     /// `--budget`: the wall time the rounds had, seconds; each comparison was looked at as
     /// rounds came in and left the rounds once settled (`repeat` is then the rounds run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_s: Option<f64>,
-    /// `--fresh`: every repeat launched and loaded an instance of its own, even where the
-    /// workload lets a cell keep its server and data set from one repeat to the next.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub fresh: bool,
 }
 
 impl RunOptions {
@@ -97,17 +65,18 @@ impl RunOptions {
     pub fn fields(&self, ran: impl Fn(&str) -> bool) -> Vec<OptionField> {
         let mut f = Vec::new();
         let mut push = |label, value: String, measures| f.push(OptionField { label, value, measures });
-        match (self.duration_s, self.transactions) {
+        let d = &self.driving;
+        match (d.duration, d.transactions) {
             (_, Some(t)) => push("measured", format!("{t} transactions per client"), true),
-            (Some(d), None) => push("measured", format!("{d} s per repeat"), true),
+            (Some(t), None) => push("measured", format!("{} s per repeat", t.as_secs_f64()), true),
             _ => {}
         }
-        push("warm-up", format!("{} s", self.warmup_s), true);
+        push("warm-up", format!("{} s", d.warmup.as_secs_f64()), true);
         match self.budget_s {
             Some(b) => push("budget", format!("{b} s, {} rounds run", self.repeat), false),
             None => push("repeats", format!("{} per cell, in rounds", self.repeat), false),
         }
-        if self.fresh {
+        if d.fresh {
             push("servers", "a fresh instance and data set every repeat".into(), true);
         }
         if let Some(p) = self.precision {
@@ -122,16 +91,17 @@ impl RunOptions {
         if let Some(t) = self.max_time_s {
             push("max time", format!("{t} s"), false);
         }
-        push("confidence", crate::stats::percent(self.confidence), false);
-        push("rate", self.rate.map_or("none (closed loop)".into(), |r| format!("{r} tps")), true);
-        push("latency limit", self.latency_limit_ms.map_or("none".into(), |l| format!("{l} ms")), true);
-        let tries = match self.max_tries {
+        push("confidence", crate::stats::percent(d.confidence), false);
+        push("rate", d.rate.map_or("none (closed loop)".into(), |r| format!("{r} tps")), true);
+        let limit = d.latency_limit.map(|l| l.as_secs_f64() * 1e3);
+        push("latency limit", limit.map_or("none".into(), |l| format!("{l} ms")), true);
+        let tries = match d.max_tries {
             None => "until 10 s of conflicts".to_string(),
             Some(0) => "unlimited".to_string(),
             Some(n) => n.to_string(),
         };
         push("max tries", tries, true);
-        if self.reconnect {
+        if d.reconnect {
             push("reconnect", "on a lost connection".into(), false);
         }
         for w in self.workload.fields(&ran) {
@@ -144,26 +114,22 @@ impl RunOptions {
             push("counters range", c.range.to_string(), true);
             push("counters schema", format!("{:?}", c.schema).to_lowercase(), true);
         }
-        if let Some(i) = self.log_interval_s {
-            push("log interval", format!("{i} s"), false);
+        if let Some(i) = d.log_interval {
+            push("log interval", format!("{} s", i.as_secs_f64()), false);
         }
-        if let Some(s) = &self.shard {
-            push("shard", format!("{s} (this process's share of the clients and the rate)"), false);
+        if let Some(s) = &d.shard {
+            push("shard", format!("{} (this process's share of the clients and the rate)", s.label()), false);
         }
         if let Some(n) = self.shards {
             push("shards", format!("{n} load generators, merged"), false);
         }
-        if let Some(t) = &self.start_at {
-            push("start at", t.clone(), false);
+        if let Some(t) = d.start_at {
+            push("start at", humantime::format_rfc3339_millis(t).to_string(), false);
         }
-        push("seed", self.seed.to_string(), false);
+        push("seed", d.seed().to_string(), false);
         push("baseline", self.baseline.clone(), false);
         f
     }
-}
-
-fn default_level() -> f64 {
-    crate::stats::LEVEL
 }
 
 #[cfg(test)]
@@ -194,16 +160,17 @@ mod tests {
         assert_eq!((rows.value.as_str(), rows.measures), ("1", true));
     }
 
-    /// Each workload's own options sit at the top level of `options`, in the order and with
-    /// the defaults for older files they always had; `scale` is still required.
+    /// Each workload's own options sit at the top level of `options`, in their order and
+    /// with the defaults for older files they always had, beside the driving options under
+    /// the file's keys; `scale` is still required.
     #[test]
     fn workload_options_keep_their_keys_and_order() {
         let head = r#"{"duration_s":0.3,"transactions":null,"warmup_s":0.1,"repeat":5,"#;
         let old: RunOptions = serde_json::from_str(&format!(r#"{head}"scale":2,"seed":7,"baseline":"ram"}}"#)).unwrap();
         let text = serde_json::to_string(&old).unwrap();
-        let want =
-            r#""scale":2,"tables":1,"table_size":10000,"records":10000,"seed":7,"baseline":"ram","confidence":0.95}"#;
-        assert_eq!(text, format!("{head}{want}"));
+        let driving = r#"{"duration_s":0.3,"transactions":null,"warmup_s":0.1,"confidence":0.95,"seed":7,"#;
+        let want = r#""repeat":5,"scale":2,"tables":1,"table_size":10000,"records":10000,"baseline":"ram"}"#;
+        assert_eq!(text, format!("{driving}{want}"));
         let mut o = old.clone();
         o.workload.ycsb.distribution = Some(crate::options::ycsb::Distribution::Latest);
         o.counters = Some(CountersOptions::default());

@@ -256,7 +256,7 @@ mod tests {
         let old = serde_json::json!({"duration_s": 1.0, "transactions": null, "warmup_s": 0.2, "repeat": 3,
             "scale": 1, "seed": 5, "baseline": "disk"});
         let o: RunOptions = serde_json::from_value(old).unwrap();
-        assert_eq!((o.rate, o.latency_limit_ms), (None, None));
+        assert_eq!((o.driving.rate, o.driving.latency_limit), (None, None));
         let text = serde_json::to_string(&o).unwrap();
         assert!(!text.contains("rate") && !text.contains("latency_limit"), "{text}");
         assert!(!text.contains("log_interval"), "{text}");

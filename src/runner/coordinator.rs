@@ -79,8 +79,8 @@ impl<'a> Coordinator<'a> {
         let mut c = Coordinator {
             ctl,
             bar,
-            duration: s.duration,
-            warm_end: measure_at.unwrap_or(now + s.warmup),
+            duration: s.driving.duration,
+            warm_end: measure_at.unwrap_or(now + s.driving.warmup),
             next: now,
             start: None,
             started: None,
@@ -91,7 +91,7 @@ impl<'a> Coordinator<'a> {
             machine: (None, None),
             probe,
             readings: (None, None),
-            slice: s.log_interval,
+            slice: s.driving.log_interval,
             slice_ends: Vec::new(),
         };
         // No warm-up: measure from the first transaction of any client, not from the

@@ -45,7 +45,7 @@ pub fn run(start: Start, results: &mut Results, out: &Path) -> Result<bool> {
         .collect();
     results.save(out)?;
     let ids: Vec<String> = start.cells.iter().map(|c| c.id()).collect();
-    let mut m = Matrix { start, results, out, all_ok: true, order: Rng::new(s.seed ^ ORDER_STREAM) };
+    let mut m = Matrix { start, results, out, all_ok: true, order: Rng::new(s.driving.seed() ^ ORDER_STREAM) };
     let outcome = match (s.precision, s.budget) {
         (Some(t), _) => m.precise(t, &ids),
         (None, Some(b)) => m.budgeted(b, &ids),
@@ -95,7 +95,7 @@ impl Matrix<'_> {
     /// `--precision`: rounds of the cells still short, until none is left or time is up.
     /// The outcome is kept in the results whatever ends the rounds.
     fn precise(&mut self, target: Target, ids: &[String]) -> Result<()> {
-        let mut rounds = Rounds::new(target, self.start.cx.settings.confidence, ids.len());
+        let mut rounds = Rounds::new(target, self.start.cx.settings.driving.confidence, ids.len());
         let (ended, finished) = self.rounds(&mut rounds, ids, Instant::now());
         self.results.precision_outcome = Some(rounds.outcome(ids, stop_reason(&ended)));
         self.results.options.repeat = finished;
@@ -106,7 +106,7 @@ impl Matrix<'_> {
     /// is left or the budget is spent.
     fn budgeted(&mut self, budget: Duration, ids: &[String]) -> Result<()> {
         let (s, cells) = (self.start.cx.settings, self.start.cells);
-        let mut rule = Budget::of_cells(cells, &self.results.options.baseline, s.confidence, Some(budget));
+        let mut rule = Budget::of_cells(cells, &self.results.options.baseline, s.driving.confidence, Some(budget));
         let (ended, finished) = self.rounds(&mut rule, ids, Instant::now());
         self.results.budget_outcome = Some(rule.outcome(finished, stop_reason(&ended)));
         self.results.options.repeat = finished;

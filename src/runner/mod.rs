@@ -26,7 +26,7 @@ pub mod workers;
 use crate::engine::{Connection, Instance, Launch, Machine, Target};
 use crate::error::{Error, Result};
 use crate::instance::{Locations, Storage};
-use crate::options::shard::Shard;
+use crate::options::driving::Driving;
 use crate::results::{Latency, RepeatResult, RepeatStatus, ScheduleStats, encode_histogram, now_rfc3339};
 use crate::signals;
 use crate::workload::{CellWorkload, Transactor};
@@ -36,50 +36,26 @@ use coordinator::{Coordinator, Measurement};
 use progress::Progress;
 use schedule::Schedule;
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 use totals::Totals;
 use worker::{Duty, Recovery, WorkerReport};
 
-/// How every cell is driven.
+/// How every cell is driven, and how often.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// Measured time per repeat (unless counting transactions).
-    pub duration: Option<Duration>,
-    /// Measured transactions per client (instead of a duration).
-    pub transactions: Option<u64>,
-    /// Unmeasured warm-up before each measurement.
-    pub warmup: Duration,
+    /// How clients are driven in every cell, resolved: what the results file keeps.
+    pub driving: Driving,
     /// Repeats per cell, in rounds of every cell (unless `precision` or `budget` decides).
     pub repeat: u32,
     /// `--precision`: repeat in rounds until every cell is this precise, instead of `repeat`.
     pub precision: Option<precision::Target>,
-    /// The confidence level intervals aim at.
-    pub confidence: f64,
-    /// Base seed for the clients' generators.
-    pub seed: u64,
-    /// Open loop: transactions per second scheduled over each cell's clients (`--rate`).
-    pub rate: Option<f64>,
-    /// With a rate: later than this is late, and a slot already this late is skipped.
-    pub latency_limit: Option<Duration>,
-    /// A line on stderr this often per running cell (`--progress`).
-    pub progress: Option<Duration>,
-    /// A latency histogram per slice this long of each measured phase (`--log-interval`).
-    pub log_interval: Option<Duration>,
-    /// `--shard I/N`: this process runs only its share of each cell's clients.
-    pub shard: Option<Shard>,
-    /// `--start-at`: when the measured phase begins (the warm-up just before it).
-    pub start_at: Option<SystemTime>,
-    /// How often a transaction that conflicts is tried (`--max-tries`).
-    pub tries: recovery::Tries,
-    /// `--reconnect`: a client whose connection is lost opens a new one and goes on.
-    pub reconnect: bool,
-    /// `--threads`: worker threads that share each cell's clients (default: one per core).
-    pub threads: Option<u32>,
-    /// `--fresh`: every repeat on an instance and data set of its own.
-    pub fresh: bool,
     /// `--budget`: the wall time the rounds may take, each comparison measured until its
     /// verdict is settled (instead of `repeat`).
     pub budget: Option<Duration>,
+    /// A line on stderr this often per running cell (`--progress`).
+    pub progress: Option<Duration>,
+    /// `--threads`: worker threads that share each cell's clients (default: one per core).
+    pub threads: Option<u32>,
     /// Read the server's, its processes' and the disk's counters around each measured
     /// phase (`--no-counters` turns it off).
     pub counters: bool,
@@ -89,7 +65,7 @@ impl Settings {
     /// Whether `cell` keeps its instance and data set from one repeat to the next: unless
     /// `--fresh`, where its workload allows and more than one repeat may run.
     pub fn keeps(&self, cell: &Cell) -> bool {
-        !self.fresh
+        !self.driving.fresh
             && cell.workload.keeps_data()
             && (self.repeat > 1 || self.precision.is_some() || self.budget.is_some())
     }
@@ -99,19 +75,20 @@ impl Settings {
     fn schedule(&self, clients: u32, i: u32, seed: u64) -> Option<Schedule> {
         // Its own stream, apart from the workload's generator of the same client.
         let seed = (seed ^ 0x5eed_0fa2_217a_1500).wrapping_add(u64::from(i));
-        self.rate.map(|r| Schedule::new(r / f64::from(clients), self.latency_limit, seed))
+        let d = &self.driving;
+        d.rate.map(|r| Schedule::new(r / f64::from(clients), d.latency_limit, seed))
     }
 
     /// What the clients record beyond the measurement.
     fn observe(&self) -> Observe {
-        let expected = match (self.log_interval, self.duration) {
+        let expected = match (self.driving.log_interval, self.driving.duration) {
             (Some(i), Some(d)) => (d.as_secs_f64() / i.as_secs_f64()).ceil() as usize + 1,
             (Some(_), None) => 64,
             _ => 0,
         };
         Observe {
             progress: self.progress.is_some(),
-            log_interval: self.log_interval,
+            log_interval: self.driving.log_interval,
             expected_intervals: expected,
             types: 0,
         }
@@ -200,7 +177,7 @@ pub fn run_repeat(cell: &Cell, repeat: u32, cx: Context, kept: &mut Option<Loade
     let s = cx.settings;
     let started_at = now_rfc3339();
     let label = format!("{} #{repeat}", cell.id());
-    let bar = cx.progress.bar(&label, s.transactions.map_or(1000, |t| t * clients_of(cell, s).len() as u64));
+    let bar = cx.progress.bar(&label, s.driving.transactions.map_or(1000, |t| t * clients_of(cell, s).len() as u64));
     let r = match kept.take() {
         Some(loaded) => Ok(loaded),
         None => {
@@ -233,7 +210,7 @@ pub fn run_repeat(cell: &Cell, repeat: u32, cx: Context, kept: &mut Option<Loade
 /// keep their numbers in the whole cell, so their seeds, schedules and the keys they
 /// insert are those one process would give them.
 fn clients_of(cell: &Cell, s: &Settings) -> std::ops::Range<u32> {
-    s.shard.map_or(0..cell.clients, |sh| sh.clients(cell.clients))
+    s.driving.shard.map_or(0..cell.clients, |sh| sh.clients(cell.clients))
 }
 
 /// Fresh directories in the cell's locations, if its engine keeps files.
@@ -290,7 +267,7 @@ fn measure(
     let mut probe = s.counters.then(|| counters::Probe::open(instance, &loaded.storage));
     let server_before = probe.as_mut().and_then(|p| p.server(false));
     cx.locations.settle();
-    let seed = s.seed.wrapping_add(u64::from(repeat) << 32);
+    let seed = s.driving.seed().wrapping_add(u64::from(repeat) << 32);
     let first_id = mine.start;
     let Connected { clients, connect_s, evented } = connect_clients(instance, prepared, mine, seed)?;
     let threads = workers::threads(s.threads, clients.len(), evented);
@@ -299,8 +276,8 @@ fn measure(
     let n = cell.clients;
     let mut clients = clients.into_iter().enumerate();
     let (_, first) = clients.next().ok_or_else(|| failed!("a cell needs at least one client"))?;
-    let measure_at = match s.start_at {
-        Some(at) => Some(start::wait_for(at, s.warmup, bar)?),
+    let measure_at = match s.driving.start_at {
+        Some(at) => Some(start::wait_for(at, s.driving.warmup, bar)?),
         None => None,
     };
     // A client that reconnects builds its transactor anew, as the ones above were built:
@@ -313,8 +290,11 @@ fn measure(
         lock_waiting(&shared).client(conn, id, seed)
     };
     let recovery = |id: u32| Recovery {
-        tries: s.tries,
-        reconnect: s.reconnect.then(|| recovery::Reconnect::new(&rebuild, id, seed.wrapping_add(u64::from(id)))),
+        tries: recovery::Tries::from_flag(s.driving.max_tries),
+        reconnect: s
+            .driving
+            .reconnect
+            .then(|| recovery::Reconnect::new(&rebuild, id, seed.wrapping_add(u64::from(id)))),
     };
     let ctl = &ctl;
     let mut measured = None;
@@ -327,7 +307,7 @@ fn measure(
         let (pace, recovery0) = (s.schedule(n, first_id, seed), recovery(first_id));
         let mut loops: Vec<workers::Client> = vec![Box::new(move || {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let duty = Duty { ctl, me: 0, limit: s.transactions, coord: Some(&mut coord), schedule: pace };
+                let duty = Duty { ctl, me: 0, limit: s.driving.transactions, coord: Some(&mut coord), schedule: pace };
                 worker::run_recovering(first, duty, recovery0)
             }));
             if r.is_err() {
@@ -341,7 +321,7 @@ fn measure(
         for (i, tx) in clients {
             let id = first_id + i as u32;
             let (pace, recovery) = (s.schedule(n, id, seed), recovery(id));
-            let duty = Duty { ctl, me: i, limit: s.transactions, coord: None, schedule: pace };
+            let duty = Duty { ctl, me: i, limit: s.driving.transactions, coord: None, schedule: pace };
             loops.push(Box::new(move || worker::run_recovering(tx, duty, recovery)));
         }
         workers::drive(loops, threads)
@@ -466,14 +446,14 @@ fn summarize(
     let mut t = Totals::of(&reports)?;
     // Counting transactions, the measurement ends with the last one (not at the next
     // coordinator tick); on a clock, at the stop or the last transaction, whichever is later.
-    let end = match (s.duration.is_some(), t.last_end) {
+    let end = match (s.driving.duration.is_some(), t.last_end) {
         (false, Some(e)) => e,
         (_, e) => e.map_or(m.stop, |e| e.max(m.stop)),
     };
     let measured_time = end.saturating_duration_since(m.start);
     let duration_s = measured_time.as_secs_f64();
     let slices: Vec<_> = reports.iter_mut().map(|r| std::mem::take(&mut r.intervals)).collect();
-    let mut intervals = match s.log_interval {
+    let mut intervals = match s.driving.log_interval {
         Some(every) => intervals::merge(slices, every, measured_time)?,
         None => Vec::new(),
     };
@@ -516,14 +496,14 @@ fn summarize(
         verify: Some(verify),
         statements: t.statements,
         types: t.types.iter().zip(types).map(|(t, name)| t.record(name)).collect(),
-        schedule: s.rate.map(|_| ScheduleStats {
+        schedule: s.driving.rate.map(|_| ScheduleStats {
             lag_avg_ms: if t.measured > 0 { t.lag_sum_ns as f64 / t.measured as f64 / 1e6 } else { 0.0 },
             lag_max_ms: t.lag_max_ns as f64 / 1e6,
             skipped: t.skipped,
             late: t.late,
         }),
         intervals,
-        measure_started_at: s.start_at.map(|_| humantime::format_rfc3339_micros(m.started).to_string()),
+        measure_started_at: s.driving.start_at.map(|_| humantime::format_rfc3339_micros(m.started).to_string()),
         round: None,
         kept: false,
         noise: m.noise,

@@ -100,7 +100,7 @@ pub struct Panel {
 /// The panels of one chart (none when the results have nothing it can show).
 pub fn panels(results: &Results, rows: &[Row], kind: Kind) -> Result<Vec<Panel>> {
     let style = Style::of(results);
-    let every = results.options.log_interval_s;
+    let every = results.options.driving.log_interval.map(|i| i.as_secs_f64());
     let mut out = Vec::new();
     for g in groups(results) {
         match kind {

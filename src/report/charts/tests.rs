@@ -181,7 +181,7 @@ fn counters_over_time_draw_each_repeats_slices_and_shade_checkpoints() {
     assert!(svg.contains("postgres disk repeat 1: 1.00 fsyncs per transaction"), "{svg}");
     // Without --log-interval slices there is nothing to draw.
     let mut r = with_counters();
-    r.options.log_interval_s = None;
+    r.options.driving.log_interval = None;
     assert!(drawn(&r, Kind::Counters).is_empty());
 }
 
