@@ -177,7 +177,7 @@ fn a_taken_port_is_refused_by_exec_and_serve_naming_it() {
     for args in [vec!["exec", "--port", &port, "--", "true"], vec!["serve", "postgres", "--port", &port]] {
         let a = sb.cmd(&args).timeout(Duration::from_secs(30)).assert().code(2);
         let stderr = text(&a.get_output().stderr);
-        assert!(stderr.contains(&format!("port {port} on 127.0.0.1 is taken")), "{stderr}");
+        assert!(stderr.contains(&format!("port {port} on localhost is taken")), "{stderr}");
     }
     assert!(sb.no_servers(&["postgres"]) && sb.leftovers().is_empty());
 }

@@ -119,14 +119,15 @@ impl Network {
         }
     }
 
-    /// The address the server binds inside the container: the host's loopback itself
-    /// with host networking (and the container's own, isolated one with none); with a
-    /// published port, every address of the container's own interfaces, as the publishing
-    /// proxy connects to the container's address, not to its loopback.
-    pub fn bind(&self) -> &'static str {
+    /// The addresses the server binds inside the container: the host's loopbacks
+    /// themselves with host networking (the container's own, isolated 127.0.0.1 with
+    /// none); with a published port, every address of the container's own interfaces, as
+    /// the publishing proxy connects to the container's address, not to its loopback.
+    pub fn binds(&self) -> &'static [&'static str] {
         match self {
-            Network::Publish(_) => "0.0.0.0",
-            _ => "127.0.0.1",
+            Network::Publish(_) => &["0.0.0.0"],
+            Network::Host => crate::instance::server::loopbacks(),
+            Network::None { .. } => &["127.0.0.1"],
         }
     }
 

@@ -21,8 +21,8 @@ pub struct Place {
     pub port: u16,
     /// Whether clients reach it on TCP, at 127.0.0.1 and that port.
     pub tcp: bool,
-    /// The address it binds for TCP.
-    pub bind: &'static str,
+    /// The addresses it binds for TCP (127.0.0.1, and ::1 where the host has it).
+    pub binds: &'static [&'static str],
     /// Whether it listens on TCP: when clients use TCP, and always in a container (on its
     /// own loopback when it has no network), so that a login tells it from an image's
     /// temporary init server, which listens on none.

@@ -27,7 +27,9 @@ while (($#)); do
   case "$1" in
     --dbpath) dbpath=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
-    --bind_ip) host=$2; shift 2 ;;
+    # SecantusDB binds one address: the first of mongod's list (127.0.0.1; not ::1).
+    --bind_ip) host=${2%%,*}; shift 2 ;;
+    --ipv6) shift ;;
     --bind_ip_all) host=0.0.0.0; shift ;;
     --auth) auth=--auth; shift ;;
     --nounixsocket) shift ;;

@@ -125,7 +125,11 @@ impl Described for MongoServer {
         let port = place.port.to_string();
         // Always --auth: a TCP listener exists either way, and only the accounts made
         // through the localhost exception (natively) or the image's init may use it.
-        let mut a: Vec<OsString> = ["--port", &port, "--bind_ip", place.bind, "--auth"].map(OsString::from).to_vec();
+        let binds = place.binds.join(",");
+        let mut a: Vec<OsString> = ["--port", &port, "--bind_ip", &binds, "--auth"].map(OsString::from).to_vec();
+        if place.binds.iter().any(|b| b.contains(':')) {
+            a.push("--ipv6".into());
+        }
         match (&place.socket_dir, place.tcp) {
             (Some(dir), false) => {
                 a.extend(["--unixSocketPrefix".into(), dir.into(), "--filePermissions".into(), "0700".into()])

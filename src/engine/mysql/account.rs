@@ -7,7 +7,7 @@ use super::server::DATABASE;
 use crate::engine::SqlClient;
 use crate::engine::access::Access;
 use crate::error::Result;
-use crate::instance::server::random_password;
+use crate::instance::server::{loopbacks, random_password};
 use mysql_async::OptsBuilder;
 
 /// The account TCP clients use (the socket uses root, with no password).
@@ -24,12 +24,19 @@ pub fn account(root: &Endpoint, port: u16, access: &Access) -> Result<Endpoint> 
     };
     let database = access.database.clone().unwrap_or_else(|| DATABASE.to_string());
     let mut c = MyClient::connect(root, false).map_err(|e| failed!("throwaway server: {e}"))?;
-    let (who, secret) = (format!("{}@'127.0.0.1'", literal(&user)), literal(&password));
-    let sql = format!(
-        "CREATE USER IF NOT EXISTS {who} IDENTIFIED BY {secret}; ALTER USER {who} IDENTIFIED BY {secret}; \
-         GRANT ALL ON *.* TO {who} WITH GRANT OPTION; CREATE DATABASE IF NOT EXISTS `{}`",
-        database.replace('`', "``")
-    );
+    let secret = literal(&password);
+    // One account per loopback the server listens on: MariaDB tells 127.0.0.1 from ::1.
+    let mut sql: String = loopbacks()
+        .iter()
+        .map(|host| {
+            let who = format!("{}@{}", literal(&user), literal(host));
+            format!(
+                "CREATE USER IF NOT EXISTS {who} IDENTIFIED BY {secret}; ALTER USER {who} IDENTIFIED BY {secret}; \
+                 GRANT ALL ON *.* TO {who} WITH GRANT OPTION; "
+            )
+        })
+        .collect();
+    sql.push_str(&format!("CREATE DATABASE IF NOT EXISTS `{}`", database.replace('`', "``")));
     c.batch(&sql).map_err(|e| {
         if access.given() {
             bad_input!("mysql refused the account or database: {e}; check --user, --password and --database")

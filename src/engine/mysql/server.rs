@@ -165,7 +165,7 @@ impl Described for MyServer {
             a.push(format!("--socket={}", s.display()));
         }
         match place.networked {
-            true => a.extend([format!("--port={}", place.port), format!("--bind-address={}", place.bind)]),
+            true => a.extend([format!("--port={}", place.port), format!("--bind-address={}", place.binds.join(","))]),
             false => a.push("--skip-networking".into()),
         }
         // MySQL's X plugin would listen on 33060 of every address; MariaDB has none (loose:

@@ -84,8 +84,8 @@ impl PgServer {
 /// The addresses a server listens on at `place`: none on the machine's socket alone; in a
 /// container always its own (its loopback, isolated, when it has no network), so that a
 /// login can tell it from the image's temporary init server, which listens on none.
-fn listen_addresses(place: &Place) -> &'static str {
-    if place.networked { place.bind } else { "" }
+fn listen_addresses(place: &Place) -> String {
+    if place.networked { place.binds.join(",") } else { String::new() }
 }
 
 impl Described for PgServer {
@@ -123,7 +123,7 @@ impl Described for PgServer {
         let mut args: Vec<OsString> = Vec::new();
         let mut c = |k: &str, v: &str| args.extend(["-c".into(), format!("{k}={v}").into()]);
         c("port", &place.port.to_string());
-        c("listen_addresses", listen_addresses(place));
+        c("listen_addresses", &listen_addresses(place));
         if let Some(dir) = &place.socket_dir {
             c("unix_socket_directories", &dir.to_string_lossy());
         }
@@ -178,7 +178,8 @@ pub fn with_tls(dir: &Path, user: Option<&RunAs>) -> Result<(Vec<(String, String
     let hba = dir.join("pg_hba.conf");
     // The socket (in a 0700 directory) trusts, as the template's; TCP is hostssl only, so
     // a client that does not ask for TLS is refused rather than served in plain text.
-    let rules = "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n";
+    let rules =
+        "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\nhostssl all all ::1/128 scram-sha-256\n";
     crate::instance::datadir::write_private(&hba, rules, user)?;
     let path = |p: &Path| p.to_string_lossy().into_owned();
     let settings = vec![

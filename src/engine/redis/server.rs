@@ -114,7 +114,7 @@ impl Described for RedisServer {
     }
 
     fn args(&self, place: &Place) -> Result<Vec<OsString>> {
-        let text = config(place.dir(0), place.bind, &self.listen(place), &self.settings);
+        let text = config(place.dir(0), place.binds, &self.listen(place), &self.settings);
         write_private(&place.host.join(CONF), &text, place.user.as_ref())?;
         Ok(vec![place.files[0].clone().into()])
     }
@@ -148,7 +148,7 @@ fn quoted(v: &str) -> String {
 }
 
 /// The config file: where the server listens and keeps its files, then `settings`.
-fn config(dir: &Path, bind: &str, listen: &Listen, settings: &[(String, String)]) -> String {
+fn config(dir: &Path, binds: &[&str], listen: &Listen, settings: &[(String, String)]) -> String {
     let mut c = String::from("# dbrace's throwaway redis-server; removed with its directory\n");
     let mut line = |k: &str, v: &[&str]| {
         let words: Vec<String> = v.iter().map(|w| quoted(w)).collect();
@@ -159,7 +159,7 @@ fn config(dir: &Path, bind: &str, listen: &Listen, settings: &[(String, String)]
     line("set-proc-title", &["no"]);
     line("logfile", &[""]);
     line("dir", &[&dir.to_string_lossy()]);
-    line("bind", &[bind]);
+    line("bind", binds);
     line("protected-mode", &["yes"]);
     match listen {
         Listen::Socket(path) => {
@@ -218,27 +218,28 @@ mod tests {
     fn the_config_file_quotes_every_value_and_ends_with_the_settings() {
         let c = config(
             Path::new("/d/x \"y\""),
-            "0.0.0.0",
+            &["0.0.0.0"],
             &Listen::Tcp { port: 7000, password: "pw".into(), user: None, certs: None },
             &[("save".into(), "".into()), ("appendfsync".into(), "always".into())],
         );
         assert!(c.contains("dir \"/d/x \\\"y\\\"\"\n"), "{c}");
         assert!(c.contains("bind \"0.0.0.0\"\n") && c.contains("port \"7000\"\nrequirepass \"pw\"\n"), "{c}");
         assert!(c.ends_with("save \"\"\nappendfsync \"always\"\n"), "{c}");
-        let c = config(Path::new("/d"), "127.0.0.1", &Listen::Socket("/d/redis.sock".into()), &[]);
+        let c = config(Path::new("/d"), &["127.0.0.1"], &Listen::Socket("/d/redis.sock".into()), &[]);
         assert!(c.contains("port \"0\"\nunixsocket \"/d/redis.sock\"\nunixsocketperm \"700\"\n"), "{c}");
         assert!(!c.contains("requirepass"), "{c}");
         let c = config(
             Path::new("/d"),
-            "127.0.0.1",
+            &["127.0.0.1", "::1"],
             &Listen::Tcp { port: 1, password: "p w".into(), user: Some("app".into()), certs: None },
             &[],
         );
+        assert!(c.contains("bind \"127.0.0.1\" \"::1\"\n"), "{c}");
         assert!(c.contains("user \"app\" \"on\" \">p w\" \"~*\" \"&*\" \"+@all\"\n"), "{c}");
         let certs = Certs { ca: "/d/ca.crt".into(), cert: "/d/server.crt".into(), key: "/d/server.key".into() };
         let c = config(
             Path::new("/d"),
-            "127.0.0.1",
+            &["127.0.0.1", "::1"],
             &Listen::Tcp { port: 7001, password: "pw".into(), user: None, certs: Some(certs) },
             &[],
         );

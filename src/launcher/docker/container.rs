@@ -285,8 +285,8 @@ mod tests {
         assert!(text.starts_with("run --rm --sig-proxy=false --network bridge --name dbrace-1-3 "), "{text}");
         let publish: Vec<&str> = args.windows(2).filter(|w| w[0] == "--publish").map(|w| w[1].as_str()).collect();
         assert_eq!(publish, ["127.0.0.1:41234:41234"], "{text}");
-        assert_eq!(c.network.bind(), "0.0.0.0");
+        assert_eq!(c.network.binds(), ["0.0.0.0"]);
         assert_eq!(Network::tcp(TcpPath::Host).on(41234), Network::Host);
-        assert_eq!(Network::Host.bind(), "127.0.0.1");
+        assert_eq!(Network::Host.binds()[0], "127.0.0.1");
     }
 }

@@ -175,7 +175,7 @@ fn place<D: Described>(
         client_socket_dir,
         port,
         tcp,
-        bind: on.network.bind(),
+        binds: on.network.binds(),
         networked: true,
         password,
         user: user.cloned(),

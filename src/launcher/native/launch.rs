@@ -37,7 +37,7 @@ pub fn launch<D: Described>(d: &D, user: Option<&RunAs>, dirs: Dirs, listen: Lis
                 client_socket_dir: Some(sock.clone()),
                 port,
                 tcp: tcp.is_some(),
-                bind: "127.0.0.1",
+                binds: crate::instance::server::loopbacks(),
                 networked: tcp.is_some(),
                 password: None,
                 user: user.cloned(),
