@@ -139,7 +139,8 @@ fn on_the_socket(engine: &str, image: &str, socket_file: &str) {
     });
 }
 
-/// The TCP path: host networking, the server on 127.0.0.1 of the host only.
+/// The TCP path: host networking, the server on the host's loopback only (127.0.0.1, and
+/// ::1 where the host has it).
 fn on_tcp(engine: &str, image: &str) {
     one_cell(engine, image, "tcp", |seen, rep| {
         let s = &rep["settings"];
@@ -147,7 +148,8 @@ fn on_tcp(engine: &str, image: &str) {
         assert!(seen.host_netns);
         assert!(seen.socket_dir.is_none(), "a socket directory mounted for TCP");
         for l in &seen.host_listeners {
-            assert!(l.split_whitespace().nth(3).is_some_and(|a| a.starts_with("127.0.0.1:")), "not on loopback: {l}");
+            let at = l.split_whitespace().nth(3).unwrap_or_default();
+            assert!(at.starts_with("127.0.0.1:") || at.starts_with("[::1]:"), "not on loopback: {l}");
         }
         let via = s["transport"].as_str().unwrap();
         assert!(via.starts_with("tcp 127.0.0.1:"), "{s}");

@@ -289,12 +289,10 @@ fn measure(
         // another fiber of its thread must not block on the lock, only wait its turn.
         lock_waiting(&shared).client(conn, id, seed)
     };
+    let (tries, reconnect) = (recovery::Tries::from_flag(s.driving.max_tries), s.driving.reconnect);
     let recovery = |id: u32| Recovery {
-        tries: recovery::Tries::from_flag(s.driving.max_tries),
-        reconnect: s
-            .driving
-            .reconnect
-            .then(|| recovery::Reconnect::new(&rebuild, id, seed.wrapping_add(u64::from(id)))),
+        tries,
+        reconnect: reconnect.then(|| recovery::Reconnect::new(&rebuild, id, seed.wrapping_add(u64::from(id)))),
     };
     let ctl = &ctl;
     let mut measured = None;
