@@ -258,3 +258,52 @@ fn a_mariadb_service_keeps_its_account_and_its_commands_tuning_as_written() {
     let client = format!("mysql -h 127.0.0.1 -P {{port}} -ushop -ppw shop -N -e \"{sql}\"");
     assert_eq!(as_written_and_disk(service, &client), ("0 60 shop".into(), "1 60 shop".into()));
 }
+
+/// A service written as public projects write them (an anchor merged in, extension
+/// fields, a healthcheck, restart, labels, networks, and what its container gets): the
+/// container of every cell gets its shm size, ulimits, CPUs and memory, recorded; the
+/// keys dbrace leaves out are named on stderr.
+#[test]
+fn a_services_resources_reach_each_cells_container_and_the_rest_is_named() {
+    require_docker();
+    let sb = Sandbox::new();
+    let dir = sb.out("p");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("compose.yml");
+    let yaml = "x-pg: &pg\n  image: dbrace-test/postgres:15\n  environment: {POSTGRES_PASSWORD: pw}\n  restart: always\nservices:\n  db:\n    <<: *pg\n    x-team: data\n    healthcheck: {test: [CMD, pg_isready], interval: 2s}\n    labels: [tier=db]\n    networks: [back]\n    shm_size: 256m\n    ulimits: {nofile: {soft: 1024, hard: 2048}}\n    deploy: {resources: {limits: {cpus: '1', memory: 1g}}}\nnetworks:\n  back: {}\n";
+    std::fs::write(&file, yaml).unwrap();
+    let mut child = sb
+        .spawn(&["serve", "--compose", file.to_str().unwrap(), "-p", "disk"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut line = String::new();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    let name = containers_of(pid).pop().expect("the served container");
+    let inspect = std::process::Command::new("docker")
+        .args([
+            "inspect",
+            "--format",
+            "{{.HostConfig.ShmSize}} {{.HostConfig.Ulimits}} {{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}",
+            &name,
+        ])
+        .output()
+        .unwrap();
+    let host_config = String::from_utf8_lossy(&inspect.stdout).trim().to_string();
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    child.wait().unwrap();
+    assert_eq!(host_config, "268435456 [map[Hard:2048 Name:nofile Soft:1024]] 1000000000 1073741824", "{err}");
+    assert!(
+        err.contains("every cell's container gets --shm-size 256m --ulimit nofile=1024:2048 --cpus 1 --memory 1g"),
+        "{err}"
+    );
+    let left = err.lines().find(|l| l.contains("left out (dbrace starts")).unwrap_or_else(|| panic!("{err}"));
+    assert!(["restart", "healthcheck", "labels", "networks"].iter().all(|k| left.contains(k)), "{left}");
+    assert!(!left.contains("x-team"), "an extension is the file's own: {left}");
+    assert!(containers_of(pid).is_empty(), "left behind: {:?}", containers_of(pid));
+}

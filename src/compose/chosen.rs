@@ -55,6 +55,9 @@ pub struct Chosen {
     pub env: Vec<(String, String)>,
     /// Whether its data directory is a tmpfs (the `as-written` cell's data then on ram).
     pub on_tmpfs: bool,
+    /// `docker run` flags of what its container gets (`--shm-size`, `--ulimit`, `--cpus`,
+    /// `--memory`), which every cell's container gets too.
+    pub resources: Vec<String>,
     /// The SQL init scripts it mounts, in the order the image runs them.
     pub init: Vec<std::path::PathBuf>,
     /// What was read, dropped or left alone, in words.
@@ -169,6 +172,7 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &'static Image) -> Result<C
     access.port = published(s, c.port, &mut notes);
     let on_tmpfs = s.tmpfs.iter().any(|t| same_dir(t, c.data_dir));
     notes.extend(data_dir_notes(s, c, on_tmpfs, &tuned));
+    notes.extend(container_notes(s));
     Ok(Chosen {
         service: s.name.clone(),
         engine,
@@ -180,6 +184,7 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &'static Image) -> Result<C
         owned,
         env,
         on_tmpfs,
+        resources: s.resources.flags(),
         init: Vec::new(),
         notes,
     })
@@ -201,10 +206,30 @@ fn passed_env(s: &Service, c: &Image, notes: &mut Vec<String>) -> Vec<(String, S
 /// The host port the service publishes its server's port on, if it does.
 fn published(s: &Service, target: u16, notes: &mut Vec<String>) -> Option<u16> {
     let port = s.ports.iter().find(|p| p.target == target)?;
-    if let Some(ip) = port.host_ip.as_deref().filter(|ip| !matches!(*ip, "127.0.0.1" | "localhost" | "")) {
-        notes.push(format!("services.{}.ports publishes on {ip}; dbrace's servers listen on 127.0.0.1 only", s.name));
+    if let Some(ip) = port.host_ip.as_deref().filter(|ip| !matches!(*ip, "127.0.0.1" | "::1" | "localhost" | "")) {
+        notes.push(format!(
+            "services.{}.ports publishes on {ip}; dbrace's servers listen on the loopback (127.0.0.1, ::1) only",
+            s.name
+        ));
     }
     port.published
+}
+
+/// What every cell's container gets of the service, and what of it dbrace leaves out.
+fn container_notes(s: &Service) -> Vec<String> {
+    let mut notes = Vec::new();
+    let flags = s.resources.flags();
+    if !flags.is_empty() {
+        notes.push(format!("services.{}: every cell's container gets {}", s.name, flags.join(" ")));
+    }
+    if !s.left_out.is_empty() {
+        notes.push(format!(
+            "services.{}: {} left out (dbrace starts, checks, networks and stops each cell's server itself)",
+            s.name,
+            s.left_out.join(", ")
+        ));
+    }
+    notes
 }
 
 /// What the file does to the data directory, and what the cells do instead.

@@ -41,6 +41,7 @@ impl Chosen {
         machine.launcher.kind = crate::launcher::Kind::Docker;
         machine.images.insert(self.engine.name().to_string(), self.image.clone());
         machine.launcher.env.insert(self.engine.name().to_string(), self.env.clone());
+        machine.launcher.resources.insert(self.engine.name().to_string(), self.resources.clone());
         machine
     }
 

@@ -44,12 +44,13 @@ pub fn load(files: &[PathBuf]) -> Result<Project> {
 /// One file, parsed and interpolated.
 fn read(path: &Path, vars: &dyn Lookup) -> Result<Value> {
     let text = std::fs::read_to_string(path).map_err(|e| bad_input!("cannot read {}: {e}", path.display()))?;
-    let value: Value = yaml_serde::from_str(&text)
+    let mut value: Value = yaml_serde::from_str(&text)
         .map_err(|e| bad_input!("{} is not valid YAML: {e}; fix the file", path.display()))?;
+    // `<<: *anchor` merge keys, as Compose applies them (anchors themselves are the parser's).
+    value.apply_merge().map_err(|e| bad_input!("{}: a merge key (<<) cannot be applied: {e}", path.display()))?;
     if !value.is_mapping() {
         return Err(bad_input!("{} is not a Compose file: its top level is not a mapping", path.display()));
     }
-    let mut value = value;
     interpolated(&mut value, vars, &path.display().to_string())?;
     Ok(value)
 }

@@ -1,6 +1,7 @@
 //! One service of a Compose file, as far as dbrace reads it: its image, environment,
-//! command, published ports, tmpfs mounts and volumes, in any of the forms the Compose
-//! Specification allows (lists or maps, short or long syntax).
+//! command, published ports, tmpfs mounts, volumes and the resources its container gets,
+//! in any of the forms the Compose Specification allows (lists or maps, short or long
+//! syntax); every other key is named as left out, `x-` extensions aside.
 
 use crate::error::Result;
 use std::collections::BTreeMap;
@@ -27,7 +28,137 @@ pub struct Service {
     pub volumes: Vec<Volume>,
     /// `container_name:`.
     pub container_name: Option<String>,
+    /// `shm_size:`, `ulimits:` and `deploy.resources.limits`: what its container gets.
+    pub resources: Resources,
+    /// Its keys dbrace does not take (`healthcheck`, `restart`, `networks`…), in order.
+    pub left_out: Vec<String>,
 }
+
+/// What a service's container gets of the machine, as `docker run` flags say it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resources {
+    /// `shm_size:` (`--shm-size`).
+    pub shm_size: Option<String>,
+    /// `ulimits:` as `NAME=SOFT:HARD` (`--ulimit`).
+    pub ulimits: Vec<String>,
+    /// `deploy.resources.limits.cpus` (`--cpus`).
+    pub cpus: Option<String>,
+    /// `deploy.resources.limits.memory` (`--memory`).
+    pub memory: Option<String>,
+}
+
+impl Resources {
+    /// The `docker run` flags that give them.
+    pub fn flags(&self) -> Vec<String> {
+        let mut f = Vec::new();
+        let mut flag = |name: &str, v: &str| f.extend([name.to_string(), v.to_string()]);
+        self.shm_size.iter().for_each(|v| flag("--shm-size", v));
+        self.ulimits.iter().for_each(|v| flag("--ulimit", v));
+        self.cpus.iter().for_each(|v| flag("--cpus", v));
+        self.memory.iter().for_each(|v| flag("--memory", v));
+        f
+    }
+}
+
+/// The keys of a service dbrace takes (`extends` and `env_file` are the project's).
+const TAKEN: &[&str] = &[
+    "image",
+    "environment",
+    "env_file",
+    "extends",
+    "command",
+    "entrypoint",
+    "ports",
+    "tmpfs",
+    "volumes",
+    "container_name",
+    "shm_size",
+    "ulimits",
+    "deploy",
+    "cpus",
+    "mem_limit",
+];
+
+/// Every other key the Compose Specification gives a service: named as left out. A key
+/// that is neither is a mistake, refused as `docker compose` refuses it.
+const LEFT_OUT: &[&str] = &[
+    "annotations",
+    "attach",
+    "blkio_config",
+    "build",
+    "cap_add",
+    "cap_drop",
+    "cgroup",
+    "cgroup_parent",
+    "configs",
+    "cpu_count",
+    "cpu_percent",
+    "cpu_period",
+    "cpu_quota",
+    "cpu_rt_period",
+    "cpu_rt_runtime",
+    "cpu_shares",
+    "cpuset",
+    "credential_spec",
+    "depends_on",
+    "develop",
+    "device_cgroup_rules",
+    "devices",
+    "dns",
+    "dns_opt",
+    "dns_search",
+    "domainname",
+    "driver_opts",
+    "expose",
+    "external_links",
+    "extra_hosts",
+    "gpus",
+    "group_add",
+    "healthcheck",
+    "hostname",
+    "init",
+    "ipc",
+    "isolation",
+    "label_file",
+    "labels",
+    "links",
+    "logging",
+    "mac_address",
+    "mem_reservation",
+    "mem_swappiness",
+    "memswap_limit",
+    "network_mode",
+    "networks",
+    "oom_kill_disable",
+    "oom_score_adj",
+    "pid",
+    "pids_limit",
+    "platform",
+    "post_start",
+    "pre_stop",
+    "privileged",
+    "profiles",
+    "provider",
+    "pull_policy",
+    "read_only",
+    "restart",
+    "runtime",
+    "scale",
+    "secrets",
+    "security_opt",
+    "stdin_open",
+    "stop_grace_period",
+    "stop_signal",
+    "storage_opt",
+    "sysctls",
+    "tty",
+    "use_api_socket",
+    "user",
+    "userns_mode",
+    "uts",
+    "volumes_from",
+    "working_dir",
+];
 
 /// A published port.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +191,7 @@ impl Volume {
 pub fn parse(name: &str, v: &Value, env_files: BTreeMap<String, String>) -> Result<Service> {
     let at = |key: &str| format!("services.{name}.{key}");
     let get = |key: &str| v.get(key).filter(|x| !x.is_null());
+    check_keys(v, &at)?;
     let mut environment = env_files;
     if let Some(e) = get("environment") {
         environment.extend(environment_of(e, &at("environment"))?);
@@ -69,14 +201,14 @@ pub fn parse(name: &str, v: &Value, env_files: BTreeMap<String, String>) -> Resu
         None => Vec::new(),
     };
     let mut volumes = Vec::new();
-    for (i, vol) in get("volumes").and_then(Value::as_sequence).into_iter().flatten().enumerate() {
+    for (i, vol) in list(get("volumes"), &at("volumes"))?.iter().enumerate() {
         match volume(vol, &at(&format!("volumes[{i}]")))? {
             Mounted::Tmpfs(target) => tmpfs.push(target),
             Mounted::Volume(v) => volumes.push(v),
         }
     }
     let mut ports = Vec::new();
-    for (i, p) in get("ports").and_then(Value::as_sequence).into_iter().flatten().enumerate() {
+    for (i, p) in list(get("ports"), &at("ports"))?.iter().enumerate() {
         ports.push(port(p, &at(&format!("ports[{i}]")))?);
     }
     Ok(Service {
@@ -89,6 +221,71 @@ pub fn parse(name: &str, v: &Value, env_files: BTreeMap<String, String>) -> Resu
         tmpfs,
         volumes,
         container_name: get("container_name").map(|c| scalar(c, &at("container_name"))).transpose()?,
+        resources: resources(v, &at)?,
+        left_out: left_out(v),
+    })
+}
+
+/// Refuse a key that is no service key of the Compose Specification (`x-` extensions aside).
+fn check_keys(v: &Value, at: &dyn Fn(&str) -> String) -> Result<()> {
+    for k in v.as_mapping().into_iter().flatten().map(|(k, _)| k.as_str().unwrap_or("?")) {
+        if !TAKEN.contains(&k) && !LEFT_OUT.contains(&k) && !k.starts_with("x-") {
+            return Err(bad_input!("{} is not a key of a Compose service (a typo?); fix or remove it", at(k)));
+        }
+    }
+    Ok(())
+}
+
+/// A list's items (none when absent); anything but a list is refused, as Compose does.
+fn list<'a>(v: Option<&'a Value>, at: &str) -> Result<&'a [Value]> {
+    match v {
+        None => Ok(&[]),
+        Some(x) => x.as_sequence().map(Vec::as_slice).ok_or_else(|| bad_input!("{at}: expected a list")),
+    }
+}
+
+/// Its keys dbrace does not take, and of `deploy` all but `resources.limits`.
+fn left_out(v: &Value) -> Vec<String> {
+    let keys = v.as_mapping().into_iter().flatten().filter_map(|(k, _)| k.as_str());
+    let mut out: Vec<String> = keys.filter(|k| LEFT_OUT.contains(k)).map(str::to_string).collect();
+    let deploy = v.get("deploy").and_then(Value::as_mapping).into_iter().flatten();
+    for (k, d) in deploy.filter_map(|(k, d)| Some((k.as_str()?, d))) {
+        match (k, d.as_mapping()) {
+            ("resources", Some(r)) => {
+                let other = r.iter().filter_map(|(k, _)| k.as_str()).filter(|k| *k != "limits");
+                out.extend(other.map(|o| format!("deploy.resources.{o}")));
+            }
+            _ => out.push(format!("deploy.{k}")),
+        }
+    }
+    out
+}
+
+/// `shm_size`, `ulimits` (`nofile: 1024` or `{soft, hard}`) and the CPU and memory limits.
+fn resources(v: &Value, at: &dyn Fn(&str) -> String) -> Result<Resources> {
+    let text = |x: Option<&Value>, key: &str| x.filter(|x| !x.is_null()).map(|x| scalar(x, &at(key))).transpose();
+    let mut ulimits = Vec::new();
+    for (name, l) in v.get("ulimits").and_then(Value::as_mapping).into_iter().flatten() {
+        let name = scalar(name, &at("ulimits"))?;
+        let key = format!("ulimits.{name}");
+        ulimits.push(match l.as_mapping() {
+            Some(_) => format!(
+                "{name}={}:{}",
+                text(l.get("soft"), &key)?.unwrap_or_default(),
+                text(l.get("hard"), &key)?.unwrap_or_default()
+            ),
+            None => format!("{name}={}", scalar(l, &at(&key))?),
+        });
+    }
+    let limits = v.get("deploy").and_then(|d| d.get("resources")).and_then(|r| r.get("limits"));
+    // The version 2 file's own keys, where the deploy section says nothing.
+    let cpus = limits.and_then(|l| l.get("cpus")).or(v.get("cpus"));
+    let memory = limits.and_then(|l| l.get("memory")).or(v.get("mem_limit"));
+    Ok(Resources {
+        shm_size: text(v.get("shm_size"), "shm_size")?,
+        ulimits,
+        cpus: text(cpus, "cpus")?,
+        memory: text(memory, "memory")?,
     })
 }
 
@@ -172,13 +369,15 @@ fn port(v: &Value, at: &str) -> Result<Port> {
     let number = |s: &str| -> Result<u16> {
         s.parse().map_err(|_| bad_input!("{at}: '{s}' is not a port number (a range cannot be a database's port)"))
     };
+    // A host range for one container port: Compose takes a free one of them; dbrace the first.
+    let host = |s: &str| number(s.split_once('-').map_or(s, |(first, _)| first));
     if v.as_mapping().is_some() {
         let field = |k: &str| v.get(k).map(|x| scalar(x, at)).transpose();
         let target = field("target")?.ok_or_else(|| bad_input!("{at}: a port needs its target"))?;
         let published = field("published")?.filter(|p| !p.is_empty());
         return Ok(Port {
             target: number(&target)?,
-            published: published.as_deref().map(number).transpose()?,
+            published: published.as_deref().map(host).transpose()?,
             host_ip: field("host_ip")?,
         });
     }
@@ -191,11 +390,7 @@ fn port(v: &Value, at: &str) -> Result<Port> {
         [c, h, ip] => (Some(ip.trim_matches(['[', ']']).to_string()), (Some(*h), *c)),
         _ => return Err(bad_input!("{at}: an empty port")),
     };
-    Ok(Port {
-        target: number(ports.1)?,
-        published: ports.0.filter(|h| !h.is_empty()).map(number).transpose()?,
-        host_ip,
-    })
+    Ok(Port { target: number(ports.1)?, published: ports.0.filter(|h| !h.is_empty()).map(host).transpose()?, host_ip })
 }
 
 #[cfg(test)]
@@ -227,10 +422,40 @@ mod tests {
         assert_eq!(long, short);
     }
 
+    /// The container's resources are taken, a published range gives its first port, and
+    /// every other key but an extension is named as left out.
+    #[test]
+    fn resources_are_taken_and_the_rest_named() {
+        let s = service(
+            "image: postgres:16\nports: ['127.0.0.1:6000-6001:5432/tcp']\nshm_size: 256m\nulimits: {nofile: {soft: 1024, hard: 2048}, nproc: 512}\ndeploy: {resources: {limits: {cpus: '1.5', memory: 1g}, reservations: {memory: 512m}}, replicas: 1}\nhealthcheck: {test: [CMD, pg_isready]}\nrestart: always\nx-note: mine\nnetworks: [back]\n",
+        )
+        .unwrap();
+        assert_eq!(s.ports[0].published, Some(6000));
+        assert_eq!(
+            s.resources.flags(),
+            [
+                "--shm-size",
+                "256m",
+                "--ulimit",
+                "nofile=1024:2048",
+                "--ulimit",
+                "nproc=512",
+                "--cpus",
+                "1.5",
+                "--memory",
+                "1g"
+            ]
+        );
+        assert_eq!(
+            s.left_out,
+            ["healthcheck", "restart", "networks", "deploy.resources.reservations", "deploy.replicas"]
+        );
+    }
+
     #[test]
     fn what_cannot_be_read_is_named() {
-        let e = service("ports: ['8000-8010:5432']").unwrap_err().to_string();
-        assert!(e.contains("services.db.ports[0]") && e.contains("8000-8010"), "{e}");
+        let e = service("ports: ['8000:5432-5433']").unwrap_err().to_string();
+        assert!(e.contains("services.db.ports[0]") && e.contains("5432-5433"), "{e}");
         let e = service("environment: 5").unwrap_err().to_string();
         assert!(e.contains("services.db.environment"), "{e}");
         assert!(service("command: \"postgres -c 'unclosed\"").is_err());

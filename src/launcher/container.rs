@@ -72,6 +72,8 @@ pub struct Container {
     pub mounts: Vec<Mount>,
     /// How clients reach the server: the host's network, or its socket only.
     pub network: Network,
+    /// `docker run` flags of what it gets of the machine (`--shm-size`, `--cpus`…).
+    pub resources: Vec<String>,
 }
 
 /// How a container is networked. Never a Docker bridge network: its addresses are a

@@ -19,6 +19,9 @@ pub struct How {
     pub network: TcpPath,
     /// Variables a `--compose` service gives its containers besides its account, by engine.
     pub env: std::collections::BTreeMap<String, Vec<(String, String)>>,
+    /// `docker run` flags of what a `--compose` service's container gets (`--shm-size`,
+    /// `--ulimit`, `--cpus`, `--memory`), by engine.
+    pub resources: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl How {

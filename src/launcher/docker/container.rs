@@ -88,6 +88,7 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
         a.push("--env".into());
         a.push(k.into());
     }
+    a.extend(c.resources.iter().map(OsString::from));
     a.push(c.image.clone().into());
     a.extend(c.args.iter().cloned());
     a
@@ -211,6 +212,7 @@ mod tests {
                 Mount::Bind { source: "/var/tmp/d/pg_wal".into(), target: "/var/lib/postgresql/wal".into() },
             ],
             network: Network::Host,
+            resources: vec!["--shm-size".into(), "256m".into()],
         };
         let recipe = Recipe {
             server: Step::new("postgres", Some(&user)),
@@ -232,7 +234,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(" --mount type=bind,source=/var/tmp/d/pg_wal,target=/var/lib/postgresql/wal "), "{text}");
-        assert!(text.ends_with(" --env POSTGRES_USER postgres:17 -c fsync=off"), "{text}");
+        assert!(text.ends_with(" --env POSTGRES_USER --shm-size 256m postgres:17 -c fsync=off"), "{text}");
     }
 
     #[test]
@@ -243,6 +245,7 @@ mod tests {
             args: vec!["/etc/dbrace/redis.conf".into()],
             mounts: vec![Mount::Tmpfs { target: "/data".into(), bytes: 1 << 20 }],
             network: Network::None { dir: "/var/tmp/d/sock".into(), target: "/run/dbrace".into() },
+            resources: Vec::new(),
         };
         let recipe = Recipe {
             server: Step::new("redis-server", None),
@@ -271,6 +274,7 @@ mod tests {
             args: vec!["--port=41234".into(), "--bind-address=0.0.0.0".into()],
             mounts: Vec::new(),
             network: Network::tcp(TcpPath::Publish).on(41234),
+            resources: Vec::new(),
         };
         let recipe = Recipe {
             server: Step::new("mariadbd", None),

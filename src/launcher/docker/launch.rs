@@ -57,10 +57,14 @@ pub fn launch<D: Described>(
     mounts.extend(spec.files.iter().map(|f| Mount::Bind { source: instance.join(f.name), target: f.target.clone() }));
     let (password, mut env) = login(d, template.as_deref())?;
     env.extend(given.iter().cloned());
-    let on = Container { image: image.name.clone(), env, args: Vec::new(), mounts, network };
+    let resources = how.resources.get(spec.engine).cloned().unwrap_or_default();
+    let on = Container { image: image.name.clone(), env, args: Vec::new(), mounts, network, resources };
     let (started, port) = serve(d, &on, instance, user, listen, password)?;
     let socket = (spec.socket_file)(port);
-    let noted = noted(&image, facts, &on.network, &socket);
+    let mut noted = noted(&image, facts, &on.network, &socket);
+    if !on.resources.is_empty() {
+        noted.insert("container_resources".to_string(), on.resources.join(" "));
+    }
     Ok(Started { noted, ..started })
 }
 
@@ -216,7 +220,14 @@ fn template_of<D: Described>(
             let password = template::new_secret(tmp)?;
             let mut env = d.init_env(&password);
             env.extend(given.iter().cloned());
-            let on = Container { image: image.name.clone(), env, args: Vec::new(), mounts, network: Network::tcp(tcp) };
+            let on = Container {
+                image: image.name.clone(),
+                env,
+                args: Vec::new(),
+                mounts,
+                network: Network::tcp(tcp),
+                resources: Vec::new(),
+            };
             let (started, _) = serve(d, &on, tmp, user, Listen::Tcp(None), Some(password))?;
             started.server.stop(spec.image.stop_signal, Duration::from_secs(60))
         })
