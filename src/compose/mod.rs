@@ -9,6 +9,7 @@ mod command;
 mod dotenv;
 mod init;
 mod interpolate;
+mod keys;
 pub mod project;
 pub mod service;
 

@@ -60,106 +60,6 @@ impl Resources {
     }
 }
 
-/// The keys of a service dbrace takes (`extends` and `env_file` are the project's).
-const TAKEN: &[&str] = &[
-    "image",
-    "environment",
-    "env_file",
-    "extends",
-    "command",
-    "entrypoint",
-    "ports",
-    "tmpfs",
-    "volumes",
-    "container_name",
-    "shm_size",
-    "ulimits",
-    "deploy",
-    "cpus",
-    "mem_limit",
-];
-
-/// Every other key the Compose Specification gives a service: named as left out. A key
-/// that is neither is a mistake, refused as `docker compose` refuses it.
-const LEFT_OUT: &[&str] = &[
-    "annotations",
-    "attach",
-    "blkio_config",
-    "build",
-    "cap_add",
-    "cap_drop",
-    "cgroup",
-    "cgroup_parent",
-    "configs",
-    "cpu_count",
-    "cpu_percent",
-    "cpu_period",
-    "cpu_quota",
-    "cpu_rt_period",
-    "cpu_rt_runtime",
-    "cpu_shares",
-    "cpuset",
-    "credential_spec",
-    "depends_on",
-    "develop",
-    "device_cgroup_rules",
-    "devices",
-    "dns",
-    "dns_opt",
-    "dns_search",
-    "domainname",
-    "driver_opts",
-    "expose",
-    "external_links",
-    "extra_hosts",
-    "gpus",
-    "group_add",
-    "healthcheck",
-    "hostname",
-    "init",
-    "ipc",
-    "isolation",
-    "label_file",
-    "labels",
-    "links",
-    "logging",
-    "mac_address",
-    "mem_reservation",
-    "mem_swappiness",
-    "memswap_limit",
-    "network_mode",
-    "networks",
-    "oom_kill_disable",
-    "oom_score_adj",
-    "pid",
-    "pids_limit",
-    "platform",
-    "post_start",
-    "pre_stop",
-    "privileged",
-    "profiles",
-    "provider",
-    "pull_policy",
-    "read_only",
-    "restart",
-    "runtime",
-    "scale",
-    "secrets",
-    "security_opt",
-    "stdin_open",
-    "stop_grace_period",
-    "stop_signal",
-    "storage_opt",
-    "sysctls",
-    "tty",
-    "use_api_socket",
-    "user",
-    "userns_mode",
-    "uts",
-    "volumes_from",
-    "working_dir",
-];
-
 /// A published port.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Port {
@@ -191,7 +91,7 @@ impl Volume {
 pub fn parse(name: &str, v: &Value, env_files: BTreeMap<String, String>) -> Result<Service> {
     let at = |key: &str| format!("services.{name}.{key}");
     let get = |key: &str| v.get(key).filter(|x| !x.is_null());
-    check_keys(v, &at)?;
+    super::keys::check(v, &at)?;
     let mut environment = env_files;
     if let Some(e) = get("environment") {
         environment.extend(environment_of(e, &at("environment"))?);
@@ -222,18 +122,8 @@ pub fn parse(name: &str, v: &Value, env_files: BTreeMap<String, String>) -> Resu
         volumes,
         container_name: get("container_name").map(|c| scalar(c, &at("container_name"))).transpose()?,
         resources: resources(v, &at)?,
-        left_out: left_out(v),
+        left_out: super::keys::left_out(v),
     })
-}
-
-/// Refuse a key that is no service key of the Compose Specification (`x-` extensions aside).
-fn check_keys(v: &Value, at: &dyn Fn(&str) -> String) -> Result<()> {
-    for k in v.as_mapping().into_iter().flatten().map(|(k, _)| k.as_str().unwrap_or("?")) {
-        if !TAKEN.contains(&k) && !LEFT_OUT.contains(&k) && !k.starts_with("x-") {
-            return Err(bad_input!("{} is not a key of a Compose service (a typo?); fix or remove it", at(k)));
-        }
-    }
-    Ok(())
 }
 
 /// A list's items (none when absent); anything but a list is refused, as Compose does.
@@ -242,23 +132,6 @@ fn list<'a>(v: Option<&'a Value>, at: &str) -> Result<&'a [Value]> {
         None => Ok(&[]),
         Some(x) => x.as_sequence().map(Vec::as_slice).ok_or_else(|| bad_input!("{at}: expected a list")),
     }
-}
-
-/// Its keys dbrace does not take, and of `deploy` all but `resources.limits`.
-fn left_out(v: &Value) -> Vec<String> {
-    let keys = v.as_mapping().into_iter().flatten().filter_map(|(k, _)| k.as_str());
-    let mut out: Vec<String> = keys.filter(|k| LEFT_OUT.contains(k)).map(str::to_string).collect();
-    let deploy = v.get("deploy").and_then(Value::as_mapping).into_iter().flatten();
-    for (k, d) in deploy.filter_map(|(k, d)| Some((k.as_str()?, d))) {
-        match (k, d.as_mapping()) {
-            ("resources", Some(r)) => {
-                let other = r.iter().filter_map(|(k, _)| k.as_str()).filter(|k| *k != "limits");
-                out.extend(other.map(|o| format!("deploy.resources.{o}")));
-            }
-            _ => out.push(format!("deploy.{k}")),
-        }
-    }
-    out
 }
 
 /// `shm_size`, `ulimits` (`nofile: 1024` or `{soft, hard}`) and the CPU and memory limits.
