@@ -39,7 +39,7 @@ pub fn read(files: &[PathBuf], service: Option<&str>, engine: Option<&str>) -> R
 impl Chosen {
     /// `machine` as it runs this service: its image in a container, with its variables.
     pub fn machine(&self, mut machine: Machine) -> Machine {
-        machine.launcher.kind = crate::launcher::Kind::Docker;
+        machine.launcher = machine.launcher.in_containers();
         machine.images.insert(self.engine.name().to_string(), self.image.clone());
         machine.launcher.env.insert(self.engine.name().to_string(), self.env.clone());
         machine.launcher.resources.insert(self.engine.name().to_string(), self.resources.clone());

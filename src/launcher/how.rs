@@ -36,6 +36,11 @@ impl How {
         self.kind == Kind::Native
     }
 
+    /// The same options with the docker launcher: a `--compose` service runs its image.
+    pub fn in_containers(self) -> How {
+        How { kind: Kind::Docker, ..self }
+    }
+
     /// Whether it runs containers, and so needs a Docker daemon.
     pub fn runs_containers(&self) -> bool {
         self.kind == Kind::Docker
