@@ -35,3 +35,20 @@ pub fn check(
         }
     }
 }
+
+/// Refuse a profile that keeps a write-ahead log apart from the data, for a server that
+/// keeps its log beside them (`where_it_is` says where, after the engine's name).
+pub fn log_beside_data(profile: &Profile, where_it_is: &str) -> Result<()> {
+    match profile.wal.is_some_and(|w| w != profile.location) {
+        true => Err(bad_input!("profile '{}' puts a write-ahead log apart from the data; {where_it_is}", profile.name)),
+        false => Ok(()),
+    }
+}
+
+/// Refuse `--set` against a `--url` server whose settings are server-wide: `why` says so.
+pub fn no_url_settings(profile: &Profile, target: &Target, why: &str) -> Result<()> {
+    match target {
+        Target::Url(_) if !profile.settings.is_empty() => Err(bad_input!("{why}")),
+        _ => Ok(()),
+    }
+}

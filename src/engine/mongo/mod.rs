@@ -77,12 +77,7 @@ impl ServerEngine for Mongo {
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
     }
     fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
-        if profile.wal.is_some_and(|w| w != profile.location) {
-            return Err(bad_input!(
-                "profile '{}' puts a write-ahead log apart from the data; mongod keeps its journal inside its dbpath",
-                profile.name
-            ));
-        }
+        kit::target::log_beside_data(profile, "mongod keeps its journal inside its dbpath")?;
         kit::target::check(
             profile,
             target,
@@ -91,12 +86,11 @@ impl ServerEngine for Mongo {
             |p| p.location == LocationKind::Disk && !p.unlogged && p.durability != Durability::Off,
             ": against --url only the write concern is the client's to choose (disk: j:true, async: j:false); where the data lives, the journal's interval and the storage engine are the server's",
         )?;
-        if matches!(target, Target::Url(_)) && !profile.settings.is_empty() {
-            return Err(bad_input!(
-                "--set for mongo passes mongod options, which need a server dbrace starts itself; the --url server is as it is"
-            ));
-        }
-        Ok(())
+        kit::target::no_url_settings(
+            profile,
+            target,
+            "--set for mongo passes mongod options, which need a server dbrace starts itself; the --url server is as it is",
+        )
     }
     fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
         durability::survives(profile, settings)

@@ -86,12 +86,7 @@ impl ServerEngine for Redis {
         Some(p)
     }
     fn check(&self, profile: &Profile, target: &Target, machine: &Machine) -> Result<()> {
-        if profile.wal.is_some_and(|w| w != profile.location) {
-            return Err(bad_input!(
-                "profile '{}' puts a write-ahead log apart from the data; Redis keeps its append-only file in its dir",
-                profile.name
-            ));
-        }
+        kit::target::log_beside_data(profile, "Redis keeps its append-only file in its dir")?;
         kit::target::check(
             profile,
             target,
@@ -100,12 +95,11 @@ impl ServerEngine for Redis {
             |p| p.location == LocationKind::Disk && p.durability == Durability::Durable && !p.unlogged,
             ": Redis persistence is server-wide (a restart for its dir, CONFIG SET for everyone else's writes too); against --url only disk, the server as it is, applies",
         )?;
-        if matches!(target, Target::Url(_)) && !profile.settings.is_empty() {
-            return Err(bad_input!(
-                "--set for redis needs a server dbrace starts itself: CONFIG SET on the --url server would change it for every client"
-            ));
-        }
-        Ok(())
+        kit::target::no_url_settings(
+            profile,
+            target,
+            "--set for redis needs a server dbrace starts itself: CONFIG SET on the --url server would change it for every client",
+        )
     }
     fn survives(&self, profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
         durability::survives(profile, settings)

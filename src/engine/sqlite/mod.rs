@@ -69,13 +69,7 @@ impl Engine for Sqlite {
         Some(p)
     }
     fn check(&self, profile: &Profile, _target: &Target, _machine: &Machine) -> Result<()> {
-        match profile.wal {
-            Some(w) if w != profile.location => Err(bad_input!(
-                "profile '{}' puts the WAL apart from the data; SQLite keeps its WAL beside the database",
-                profile.name
-            )),
-            _ => Ok(()),
-        }
+        super::kit::target::log_beside_data(profile, "SQLite keeps its WAL beside the database")
     }
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
         let (profile, storage) = (launch.profile, launch.storage);
