@@ -193,9 +193,8 @@ fn read(s: &Service, engine: &'static dyn Engine, c: &'static Image) -> Result<C
 /// The service's variables its containers get: all but those its engine's image reads
 /// for the account or the data's place.
 fn passed_env(s: &Service, c: &Image, notes: &mut Vec<String>) -> Vec<(String, String)> {
-    let own = |k: &str| c.own_env.iter().any(|p| k.starts_with(p));
     let env: Vec<(String, String)> =
-        s.environment.iter().filter(|(k, _)| !own(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        s.environment.iter().filter(|(k, _)| !c.owns(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
     if !env.is_empty() {
         let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
         notes.push(format!("services.{}.environment: every cell's container gets {}", s.name, names.join(", ")));

@@ -38,7 +38,8 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// The facts every engine starts from: a name and an interface, nothing more.
+    /// The facts every engine starts from: a name and an interface, and for SQL the
+    /// `--setup` a SQL server judges, sent as it is.
     pub const fn new(name: &'static str, interface: Interface) -> Facts {
         Facts {
             name,
@@ -52,7 +53,10 @@ impl Facts {
             serves_tls: false,
             server_user: None,
             exposes: false,
-            setup_language: None,
+            setup_language: match interface {
+                Interface::Sql => Some("SQL"),
+                Interface::Kv | Interface::Doc => None,
+            },
         }
     }
 }

@@ -35,7 +35,8 @@ pub struct Image {
     /// taken into the access, not passed on.
     pub account_settings: &'static [&'static str],
     /// Variables of the service's environment, by prefix, that make the account or move
-    /// the data, which dbrace does itself: not given to its containers; the others are.
+    /// the data besides `account`'s, which dbrace gives itself: not passed to its
+    /// containers (see `owns`); the others are.
     pub own_env: &'static [&'static str],
     /// The account and database clients reach, from the service's environment and the
     /// account settings of its command.
@@ -55,6 +56,16 @@ pub struct Image {
     /// The log line the image's server prints once it takes clients over TCP (not the
     /// first start's temporary server), and on which stream.
     pub ready: (Stream, &'static str),
+}
+
+impl Image {
+    /// Whether the service's variable `key` is dbrace's to give: the account's, or one of
+    /// `own_env`.
+    pub fn owns(&self, key: &str) -> bool {
+        let a = &self.account;
+        [a.user, a.password, a.database].iter().any(|names| names.contains(&key))
+            || self.own_env.iter().any(|p| key.starts_with(p))
+    }
 }
 
 /// The variables an image's init makes its first account from, each by every name the

@@ -94,7 +94,6 @@ impl ServerEngine for Mysql {
         serves_tls: true,
         server_user: Some(&USER),
         exposes: true,
-        setup_language: Some("SQL"),
         ..Facts::new(NAME, Interface::Sql)
     };
     type Managed = MyInstance;

@@ -18,7 +18,7 @@ pub static IMAGE: Image = Image {
     durability: &["fsync", "synchronous_commit", "full_page_writes"],
     defaults: &[],
     account_settings: &[],
-    own_env: &["POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB", "POSTGRES_HOST_AUTH_METHOD", "PGDATA"],
+    own_env: &["POSTGRES_HOST_AUTH_METHOD", "PGDATA"],
     access,
     settings,
     image_values: &[],

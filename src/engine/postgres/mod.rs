@@ -87,7 +87,6 @@ impl ServerEngine for Postgres {
         serves_tls: true,
         server_user: Some(&USER),
         exposes: true,
-        setup_language: Some("SQL"),
         ..Facts::new(NAME, Interface::Sql)
     };
     type Managed = PgInstance;
