@@ -47,16 +47,6 @@ impl OwnOptions for InsertCommitOptions {
     }
 }
 
-/// The rows per commit of a cell of a results file: the value its sweep gave it, which its
-/// profile's name ends with (`disk+rows-per-commit=10`), or else the run's (`run`).
-pub fn of_cell(profile: &str, run: u32) -> u32 {
-    profile
-        .rsplit_once('+')
-        .and_then(|(_, label)| label.strip_prefix(KEY)?.strip_prefix('='))
-        .and_then(|v| parse_rows_per_commit(v).ok())
-        .unwrap_or(run)
-}
-
 // Also what results files from before this option existed are read with.
 fn one() -> u32 {
     1
@@ -71,13 +61,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_cell_takes_its_swept_value_else_the_runs() {
-        assert_eq!(of_cell("disk+rows-per-commit=10", 1), 10);
-        assert_eq!(of_cell("ram+tls+rows-per-commit=100", 1), 100);
-        assert_eq!(of_cell("disk", 7), 7);
-        assert_eq!(of_cell("disk+tls", 3), 3);
-        assert_eq!(of_cell("disk+scale=10", 5), 5);
-        assert_eq!(of_cell("disk+rows-per-commit-x=10", 2), 2);
+    fn a_value_out_of_range_is_refused() {
         assert!(InsertCommitOptions::default().set(KEY, "0").unwrap_err().contains("at least 1"));
         assert!(InsertCommitOptions::default().set(KEY, "ten").unwrap_err().contains("whole number"));
         assert!(InsertCommitOptions::default().set(KEY, "10001").unwrap_err().contains("at most 10000"));

@@ -75,6 +75,18 @@ impl WorkloadOptions {
         }
     }
 
+    /// The options of one cell of a results file: these, with the value its sweep gave
+    /// it, which its profile's name ends with (`disk+rows-per-commit=10`).
+    pub fn of_cell(&self, profile: &str) -> WorkloadOptions {
+        let mut cell = self.clone();
+        let label = profile.rsplit_once('+').and_then(|(_, label)| label.split_once('='));
+        // A sweep over a setting (`+shared_buffers=1GB`) leaves the options as they are.
+        match label {
+            Some((key, value)) if cell.set(key, value).is_ok() => cell,
+            _ => self.clone(),
+        }
+    }
+
     /// Each workload's own options as reports list them (see `OwnOptions::fields`).
     pub fn fields(&self, ran: &dyn Fn(&str) -> bool) -> Vec<OptionField> {
         self.parts().iter().flat_map(|p| p.fields(ran)).collect()
@@ -129,5 +141,18 @@ mod tests {
             e,
             "unknown workload option 'distribution'; options: scale, tables, table-size, records, warehouses, rows-per-commit"
         );
+    }
+
+    /// A cell takes the value its sweep gave it, else the run's.
+    #[test]
+    fn a_cell_takes_its_swept_value_else_the_runs() {
+        let mut run = WorkloadOptions::default();
+        run.insert_commit.rows_per_commit = 7;
+        let rows = |profile: &str| run.of_cell(profile).insert_commit.rows_per_commit;
+        assert_eq!(rows("disk+rows-per-commit=10"), 10);
+        assert_eq!(rows("ram+tls+rows-per-commit=100"), 100);
+        assert_eq!((rows("disk"), rows("disk+tls"), rows("disk+shared_buffers=1GB")), (7, 7, 7));
+        assert_eq!((rows("disk+rows-per-commit-x=10"), rows("disk+rows-per-commit=0")), (7, 7));
+        assert_eq!(run.of_cell("disk+scale=10").tpcb.scale, 10);
     }
 }

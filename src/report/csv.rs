@@ -40,10 +40,7 @@ const HEAD: [&str; 27] = [
 /// The open-loop columns, after [`HEAD`].
 const SCHEDULE_HEAD: [&str; 6] = ["lag_avg_ms", "lag_max_ms", "skipped", "skipped_pct", "late", "late_pct"];
 
-/// Rows per commit and per second (`--rows-per-commit`), after the open-loop columns.
-const ROWS_HEAD: [&str; 4] = ["rows_per_commit", "rows_per_s_median", "rows_per_s_ci_lo", "rows_per_s_ci_hi"];
-
-/// The counts of retried, failed and reconnected transactions, after the rows columns.
+/// The counts of retried, failed and reconnected transactions, after the open-loop columns.
 const RECOVERY_HEAD: [&str; 4] = ["retried", "failed", "reconnects", "reconnect_s"];
 
 /// The costs per transaction and the bound's shares (docs/explain.md), after the others.
@@ -79,8 +76,6 @@ const TYPE_HEAD: [&str; 1] = ["type"];
 struct Columns {
     /// The run had a schedule.
     open_loop: bool,
-    /// Some insert-commit cell inserted more than one row per commit.
-    rows: bool,
     /// Some transaction was retried, failed or reconnected.
     recovered: bool,
     /// Some cell has counters.
@@ -95,16 +90,15 @@ impl Columns {
         Columns {
             types: by_type && rows.iter().any(|r| !r.types.is_empty()),
             open_loop: rows.iter().any(|r| r.schedule.is_some()),
-            rows: rows.iter().any(|r| r.rows_per_commit.is_some()),
             recovered: rows.iter().any(|r| r.tally.retried + r.tally.failed + r.tally.reconnects > 0),
             costs: rows.iter().any(|r| r.cost.is_some()),
         }
     }
 
-    /// The fields of one record from its groups in order (the base, schedule, rows,
-    /// recovery, cost and type columns): the base, then each optional group this CSV has.
-    fn pick<T>(self, groups: [&[T]; 6]) -> impl Iterator<Item = &T> {
-        let on = [true, self.open_loop, self.rows, self.recovered, self.costs, self.types];
+    /// The fields of one record from its groups in order (the base, schedule, recovery,
+    /// cost and type columns): the base, then each optional group this CSV has.
+    fn pick<T>(self, groups: [&[T]; 5]) -> impl Iterator<Item = &T> {
+        let on = [true, self.open_loop, self.recovered, self.costs, self.types];
         groups.into_iter().zip(on).filter(|(_, on)| *on).flat_map(|(g, _)| g.iter())
     }
 }
@@ -115,20 +109,20 @@ pub fn render(rows: &[Row], by_type: bool) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
     let figures = figures(rows);
-    let head = columns.pick([&HEAD, &SCHEDULE_HEAD, &ROWS_HEAD, &RECOVERY_HEAD, &COST_HEAD, &TYPE_HEAD]);
-    w.write_record(head.copied().chain(figures.iter().flat_map(|f| f.columns))).map_err(err)?;
+    let head = columns.pick([&HEAD, &SCHEDULE_HEAD, &RECOVERY_HEAD, &COST_HEAD, &TYPE_HEAD]);
+    w.write_record(head.copied().chain(figures.iter().flat_map(|f| figure_columns(f)))).map_err(err)?;
     for r in rows {
-        let (base, schedule, per_row) = (base_fields(r), schedule_fields(r), rows_fields(r));
+        let (base, schedule) = (base_fields(r), schedule_fields(r));
         let (recovery, costs) = (recovery_fields(r), cost_fields(r));
         let own = figure_fields(r, &figures);
-        let groups = [&base[..], &schedule, &per_row, &recovery, &costs, &[String::new()]];
+        let groups = [&base[..], &schedule, &recovery, &costs, &[String::new()]];
         w.write_record(columns.pick(groups).chain(&own)).map_err(err)?;
         for t in r.types.iter().filter(|_| columns.types) {
             // The optional groups are the cell's: empty on its types' rows.
             let none = [const { String::new() }; COST_HEAD.len()];
             let empty = |head: &[&str]| &none[..head.len()];
             let base = type_fields(r, t);
-            let groups = [&base, empty(&SCHEDULE_HEAD), empty(&ROWS_HEAD), empty(&RECOVERY_HEAD), &none, &[]];
+            let groups = [&base, empty(&SCHEDULE_HEAD), empty(&RECOVERY_HEAD), &none, &[]];
             let blank = vec![String::new(); own.len()];
             w.write_record(columns.pick(groups).chain([&t.name]).chain(&blank)).map_err(err)?;
         }
@@ -148,14 +142,23 @@ fn figures(rows: &[Row]) -> Vec<&'static Figure> {
     all
 }
 
-/// A row's median and interval of each of `figures`, empty where it has none.
+/// A figure's columns: what it multiplies tps by (`rows_per_commit`), where it says, then
+/// its median and interval.
+fn figure_columns(f: &Figure) -> impl Iterator<Item = &'static str> {
+    f.each().map(|e| e.key).into_iter().chain(f.columns)
+}
+
+/// A row's fields under each of `figures`' columns, empty where it has none.
 fn figure_fields(r: &Row, figures: &[&Figure]) -> Vec<String> {
-    let of = |f: &&Figure| r.figures.get(f.key).copied();
-    figures
-        .iter()
-        .flat_map(|f| [of(f).map(|t| t.median), of(f).and_then(|t| t.lo), of(f).and_then(|t| t.hi)])
-        .map(or_empty)
-        .collect()
+    let mut out = Vec::new();
+    for f in figures {
+        if let Some(each) = f.each() {
+            out.push(r.counts.get(each.key).map(u32::to_string).unwrap_or_default());
+        }
+        let t = r.figures.get(f.key);
+        out.extend([t.map(|t| t.median), t.and_then(|t| t.lo), t.and_then(|t| t.hi)].map(or_empty));
+    }
+    out
 }
 
 /// A number as it is, or an empty field when there is none.
@@ -258,17 +261,6 @@ fn schedule_fields(r: &Row) -> [String; 6] {
         or_empty(s.map(|s| s.skipped_pct)),
         s.map(|s| s.late.to_string()).unwrap_or_default(),
         or_empty(s.map(|s| s.late_pct)),
-    ]
-}
-
-/// A row's fields under [`ROWS_HEAD`], empty for a cell that does not count rows.
-fn rows_fields(r: &Row) -> [String; 4] {
-    let t = r.rows_per_s;
-    [
-        r.rows_per_commit.map(|n| n.to_string()).unwrap_or_default(),
-        or_empty(t.map(|t| t.median)),
-        or_empty(t.and_then(|t| t.lo)),
-        or_empty(t.and_then(|t| t.hi)),
     ]
 }
 

@@ -65,7 +65,6 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
             n.push(line);
         }
     }
-    n.extend(rows_lines(rows));
     n.extend(figure_lines(rows));
     for r in rows {
         if r.failed_repeats > 0 {
@@ -124,7 +123,7 @@ pub(crate) fn figure_lines(rows: &[Row]) -> Vec<String> {
         let usual = usual_level(rows.iter().filter_map(|r| r.figures.get(f.key)).map(|t| t.confidence));
         for (r, t) in rows.iter().filter_map(|r| Some((r, r.figures.get(f.key)?))) {
             let interval = interval_said(t, usual);
-            out.push(format!("{}: {} {}{interval} ({})", r.id, num(t.median), f.unit, f.about));
+            out.push(format!("{}: {} {}{interval}{}", r.id, num(t.median), f.unit, what_of(f, r)));
         }
     }
     out
@@ -139,27 +138,25 @@ pub(crate) fn interval_said(t: &Estimate, usual: Option<f64>) -> String {
     }
 }
 
-/// Rows per second of the cells that count them (`--rows-per-commit`), a line each.
-pub(crate) fn rows_lines(rows: &[Row]) -> Vec<String> {
-    let usual = usual_level(rows.iter().map(|r| r.rows_per_s.and_then(|t| t.confidence)));
-    rows.iter()
-        .filter_map(|r| {
-            let (n, t) = (r.rows_per_commit?, r.rows_per_s?);
-            let interval = interval_said(&t, usual);
-            let rows = if n == 1 { "row" } else { "rows" };
-            let per_row = r.cost.as_ref().map_or(String::new(), |c| per_row(c, f64::from(n)));
-            Some(format!("{}: {} rows/s{interval} at {n} {rows} per commit{per_row}", r.id, num(t.median)))
-        })
-        .collect()
+/// What a figure line says after the number: what the figure counts, or for one derived
+/// per `Each`, how many each transaction held and what one of them cost.
+fn what_of(f: &Figure, r: &Row) -> String {
+    match r.each().filter(|_| f.each().is_some()) {
+        Some((n, each)) => {
+            let cost = r.cost.as_ref().map_or(String::new(), |c| per_one(c, f64::from(n), each.names.0));
+            format!(" at {}{cost}", each.said(n))
+        }
+        None => format!(" ({})", f.about),
+    }
 }
 
-/// "; per row 0.01 fsyncs, 2.1 log bytes, 45 server µs": a cost per transaction of `n` rows
-/// shared among them.
-pub(crate) fn per_row(c: &cost::Cost, n: f64) -> String {
+/// "; per row 0.01 fsyncs, 2.1 log bytes, 45 server µs": a cost per transaction of `n`
+/// rows (each a `one`) shared among them.
+fn per_one(c: &cost::Cost, n: f64, one: &str) -> String {
     let figures = [(c.fsyncs, "fsyncs"), (c.log_bytes, "log bytes"), (c.server_cpu_us, "server µs")];
     let said: Vec<String> =
         figures.iter().filter_map(|(v, what)| v.map(|v| format!("{} {what}", sig3(v / n)))).collect();
-    if said.is_empty() { String::new() } else { format!("; per row {}", said.join(", ")) }
+    if said.is_empty() { String::new() } else { format!("; per {one} {}", said.join(", ")) }
 }
 
 /// A warning for a cell whose settings say a commit survives a power loss while, at one

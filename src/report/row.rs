@@ -4,10 +4,12 @@
 use super::{bound, by_type, cost};
 use crate::baseline::{Baseline, Key};
 use crate::error::Result;
+use crate::options::workload::WorkloadOptions;
 use crate::results::{CellResult, Latency, RepeatStatus, Results, Survives, Tally, decode_histogram};
 use crate::stats::{self, Estimate, Ratio};
-use crate::workload::figure::{Derived, Figure};
+use crate::workload::figure::{Derived, Each, Figure};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// One cell's summary over its repeats.
 #[derive(Clone, Debug, Serialize)]
@@ -59,17 +61,14 @@ pub struct Row {
     /// What bounds the cell, and each resource's share of its time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bound: Option<bound::Bound>,
-    /// Rows each transaction inserted (`--rows-per-commit`): insert-commit cells, when
-    /// one of the run inserts more than one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rows_per_commit: Option<u32>,
-    /// Rows per second: `tps` times `rows_per_commit`, where that is given.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rows_per_s: Option<Estimate>,
     /// The workload's headline figures (tpcc's `tpmc`), by key, each a median and interval
     /// over the measured repeats as the cell's tps.
     #[serde(flatten)]
-    pub figures: std::collections::BTreeMap<&'static str, Estimate>,
+    pub figures: BTreeMap<&'static str, Estimate>,
+    /// What its figures multiply tps by, by key: insert-commit's `rows_per_commit`, when
+    /// some cell of the run inserts more than one row per commit.
+    #[serde(flatten)]
+    pub counts: BTreeMap<&'static str, u32>,
     /// What a commit its repeats acknowledged survives (the weakest any repeat recorded);
     /// absent for files from before it was recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,9 +128,6 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
     let keys: Vec<Key> = results.cells.iter().map(CellResult::key).collect();
     let bases = b.of_each(&keys, |j| !samples[j].tps.is_empty());
     let judging = results.options.judging();
-    // Rows per commit, for every insert-commit cell once one inserts more than one.
-    let per_commit: Vec<Option<u32>> = results.cells.iter().map(|c| c.rows_per_commit(&results.options)).collect();
-    let by_rows = per_commit.iter().any(|n| n.is_some_and(|n| n > 1));
     let mut out = Vec::new();
     for (i, c) in results.cells.iter().enumerate() {
         let measured: Vec<_> = c.repeats.iter().filter(|r| r.status.measured()).collect();
@@ -146,10 +142,11 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
         let transactions: u64 = measured.iter().map(|r| r.transactions).sum();
         let cpu: f64 = measured.iter().map(|r| r.client_cpu_s).sum();
         let tps = (!samples[i].tps.is_empty()).then(|| stats::estimate(&samples[i].tps, level));
-        let rows_per_commit = per_commit[i].filter(|_| by_rows);
         let types = by_type::of(&measured, level)?;
+        let (figures, counts) = figures(&c.workload, &types, tps, &results.options.workload.of_cell(&c.profile.name));
         out.push(Row {
-            figures: figures(&c.workload, &types),
+            figures,
+            counts,
             id: c.id.clone(),
             engine: c.engine.clone(),
             profile: c.profile.name.clone(),
@@ -175,12 +172,20 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             schedule: Schedule::of(&measured),
             cost,
             bound,
-            rows_per_commit,
-            rows_per_s: rows_per_commit.zip(tps).map(|(n, t)| t.times(f64::from(n))),
             survives: c.repeats.iter().filter_map(|r| r.survives).reduce(Survives::weaker),
         });
     }
+    drop_single_counts(&mut out);
     Ok(out)
+}
+
+impl Row {
+    /// How many of what each of its transactions holds (insert-commit's rows per commit),
+    /// where the report counts them.
+    pub fn each(&self) -> Option<(u32, &'static Each)> {
+        let each = crate::workload::figure::each_of(&self.workload)?;
+        Some((*self.counts.get(each.key)?, each))
+    }
 }
 
 /// What the bound model needs of cell `c`: its throughput over the repeats with
@@ -206,10 +211,43 @@ fn bound_inputs<'a>(
     }
 }
 
-/// The headline figures the cell's workload names, from what it measured.
-fn figures(workload: &str, types: &[by_type::TypeRow]) -> std::collections::BTreeMap<&'static str, Estimate> {
-    let derive = |f: &Figure| match f.from {
+/// The headline figures the cell's workload names, from what it measured with `options`,
+/// and what the figures derived per `Each` multiplied its tps by.
+fn figures(
+    workload: &str,
+    types: &[by_type::TypeRow],
+    tps: Option<Estimate>,
+    options: &WorkloadOptions,
+) -> (BTreeMap<&'static str, Estimate>, BTreeMap<&'static str, u32>) {
+    let mut counts = BTreeMap::new();
+    let mut derive = |f: &Figure| match f.from {
         Derived::TypeRate { name, times } => types.iter().find(|t| t.name == name)?.tps.map(|t| t.times(times)),
+        Derived::Each(each) => {
+            let n = (each.count)(options);
+            counts.insert(each.key, n);
+            tps.map(|t| t.times(f64::from(n)))
+        }
     };
-    crate::workload::figure::of(workload).iter().filter_map(|f| Some((f.key, derive(f)?))).collect()
+    let figures = crate::workload::figure::of(workload).iter().filter_map(|f| Some((f.key, derive(f)?))).collect();
+    (figures, counts)
+}
+
+/// Leave out the figures derived per `Each` (rows/s) where no cell holds more than one:
+/// they would say its tps again.
+fn drop_single_counts(rows: &mut [Row]) {
+    let mut per_each: Vec<(&str, &str)> = rows
+        .iter()
+        .flat_map(|r| crate::workload::figure::of(&r.workload).iter())
+        .filter_map(|f| Some((f.key, f.each()?.key)))
+        .collect();
+    per_each.sort_unstable();
+    per_each.dedup();
+    for (figure, count) in per_each {
+        if !rows.iter().any(|r| r.counts.get(count).is_some_and(|&n| n > 1)) {
+            for r in rows.iter_mut() {
+                r.figures.remove(figure);
+                r.counts.remove(count);
+            }
+        }
+    }
 }

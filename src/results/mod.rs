@@ -112,14 +112,6 @@ impl CellResult {
         }
     }
 
-    /// Rows each of its transactions inserted, for an insert-commit cell: the value its
-    /// sweep gave it (in its profile's name), else the run's `--rows-per-commit`.
-    pub fn rows_per_commit(&self, options: &RunOptions) -> Option<u32> {
-        use crate::options::insert_commit::{WORKLOAD, of_cell};
-        let run = options.workload.insert_commit.rows_per_commit;
-        (self.workload == WORKLOAD).then(|| of_cell(&self.profile.name, run))
-    }
-
     /// What decides its baseline.
     pub fn key(&self) -> crate::baseline::Key<'_> {
         crate::baseline::Key {

@@ -4,6 +4,7 @@
 //! inserts N rows: BEGIN, N single-row INSERTs, COMMIT; N SETs in one MULTI/EXEC; one
 //! insert of N documents.
 
+use super::figure::{Derived, Each, Figure};
 use super::store::{self, Kind, Need, doc, into_doc, into_kv, into_sql, kv, sql};
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, step};
 use crate::engine::{Connection, DocClient, DocValue, Interface, KvClient, NewDoc, Param, SqlClient, Stmt, TxResult};
@@ -27,6 +28,20 @@ trait Inserts: Kind {
     /// Rows, keys or documents inserted.
     fn count(&self, conn: &mut Connection) -> Result<u64>;
 }
+
+/// Rows inserted per second: tps times the cell's rows per commit.
+const ROWS_PER_S: Figure = Figure {
+    key: "rows_per_s",
+    unit: "rows/s",
+    about: "rows inserted per second",
+    columns: ["rows_per_s_median", "rows_per_s_ci_lo", "rows_per_s_ci_hi"],
+    from: Derived::Each(Each {
+        count: |o| o.insert_commit.rows_per_commit,
+        key: "rows_per_commit",
+        names: ("row", "rows"),
+        per: "commit",
+    }),
+};
 
 /// Every kind, in the order the plan lists them.
 const KINDS: [&dyn Inserts; 3] = [&Rows, &Keys, &Docs];
@@ -112,6 +127,9 @@ impl Workload for InsertCommit {
     }
     fn interfaces(&self) -> &'static [Interface] {
         &[Interface::Sql, Interface::Kv, Interface::Doc]
+    }
+    fn figures(&self) -> &'static [Figure] {
+        &[ROWS_PER_S]
     }
     fn prepare(&self, load: &mut Loader, opts: &WorkloadOptions) -> Result<Box<dyn CellWorkload>> {
         let conn = load.conn();

@@ -64,8 +64,8 @@ fn share(r: &Row, f: fn(&crate::report::bound::Shares) -> f64) -> Option<f64> {
 pub enum Per {
     /// A cost per transaction.
     Transaction,
-    /// A cost per row a transaction inserted (`--rows-per-commit`).
-    Row,
+    /// A cost per one of what each transaction holds: per row, with `--rows-per-commit`.
+    One(&'static str),
     /// A share of the time, in percent.
     Share,
 }
@@ -85,7 +85,7 @@ impl Measure<'_> {
         r.tps?;
         let v = (self.figure.get)(r)?;
         match self.per {
-            Per::Row => Some(v / f64::from(r.rows_per_commit?.max(1))),
+            Per::One(_) => Some(v / f64::from(r.each()?.0.max(1))),
             Per::Transaction | Per::Share => Some(v),
         }
     }
@@ -94,7 +94,7 @@ impl Measure<'_> {
     pub fn heading(&self) -> String {
         match self.per {
             Per::Transaction => format!("{} per transaction", self.figure.name),
-            Per::Row => format!("{} per row", self.figure.name),
+            Per::One(one) => format!("{} per {one}", self.figure.name),
             Per::Share => self.figure.name.to_string(),
         }
     }
@@ -103,7 +103,7 @@ impl Measure<'_> {
     fn axis(&self) -> String {
         match self.per {
             Per::Transaction => format!("{}/tx", self.figure.axis),
-            Per::Row => format!("{}/row", self.figure.axis),
+            Per::One(one) => format!("{}/{one}", self.figure.axis),
             Per::Share => self.figure.axis.to_string(),
         }
     }
@@ -149,8 +149,11 @@ pub fn most_varied<'f>(lines: &[Line], among: &'f [Figure], per: Per) -> Option<
 pub fn draw(g: &Group, rows: &[Row], style: &Style) -> Option<Panel> {
     let sweep = gather(g, rows)?;
     // Where every cell says how many rows a transaction inserted, the costs are per row.
-    let cells = || sweep.lines.iter().flat_map(|l| &l.1).filter(|(_, r)| r.tps.is_some());
-    let per = if cells().all(|(_, r)| r.rows_per_commit.is_some()) { Per::Row } else { Per::Transaction };
+    let mut each = sweep.lines.iter().flat_map(|l| &l.1).filter(|(_, r)| r.tps.is_some()).map(|(_, r)| r.each());
+    let per = match each.next().flatten() {
+        Some((_, one)) if each.all(|e| e.is_some()) => Per::One(one.names.0),
+        _ => Per::Transaction,
+    };
     let figures: Vec<Measure> =
         [most_varied(&sweep.lines, &COSTS, per), most_varied(&sweep.lines, &SHARES, Per::Share)]
             .into_iter()
@@ -164,7 +167,7 @@ pub fn draw(g: &Group, rows: &[Row], style: &Style) -> Option<Panel> {
         &format!("What the sweep of {} changed — {}", sweep.key, g.name()),
         &format!(
             "the cost per {} and the share of the time that vary most",
-            if per == Per::Row { "row" } else { "transaction" }
+            if let Per::One(one) = per { one } else { "transaction" }
         ),
     );
     let mut top = legend(&mut svg, &legend_keys(&sweep.lines, style), 70.0, 50.0, WIDTH - 20.0);
