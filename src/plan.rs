@@ -2,9 +2,9 @@
 
 use crate::engine::{self, Engine, Machine, Target};
 use crate::error::{Error, Result};
-use crate::options::workload::WorkloadOptions;
 use crate::profile::{self, Profile};
 pub use crate::runner::cell::Cell;
+use crate::workload::WorkloadOptions;
 use crate::workload::{self, Workload};
 use std::collections::HashMap;
 use std::sync::Arc;

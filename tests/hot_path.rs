@@ -17,14 +17,14 @@ use dbrace::engine::{
     sqlite::Sqlite,
 };
 use dbrace::instance::{DataDir, Storage};
-use dbrace::options::insert_commit::InsertCommitOptions;
-use dbrace::options::oltp::OltpOptions;
-use dbrace::options::ycsb::YcsbOptions;
 use dbrace::profile::Profile;
 use dbrace::runner::control::{Control, MEASURE, Observe};
 use dbrace::runner::schedule::Schedule;
 use dbrace::runner::worker;
 use dbrace::workload::counters::{self, CountersOptions};
+use dbrace::workload::insert_commit::options::InsertCommitOptions;
+use dbrace::workload::oltp::options::OltpOptions;
+use dbrace::workload::ycsb::options::YcsbOptions;
 use dbrace::workload::{Loader, Workload, WorkloadOptions, insert_commit::InsertCommit, oltp, tpcb, ycsb};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -6,10 +6,10 @@
 
 use dbrace::engine::{Engine, Launch, Machine, Target, postgres::Postgres, sqlite::Sqlite};
 use dbrace::instance::{DataDir, Storage};
-use dbrace::options::tpcb::TpcbOptions;
 use dbrace::profile::Profile;
 use dbrace::runner::control::{Control, MEASURE, Observe};
 use dbrace::runner::worker;
+use dbrace::workload::tpcb::options::TpcbOptions;
 use dbrace::workload::{self, WorkloadOptions, script};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -80,7 +80,7 @@ pub struct RunArgs {
     /// Each workload's own options: --scale, --tables, --table-size, --records, --distribution,
     /// --rows-per-commit.
     #[command(flatten)]
-    pub workload_options: crate::options::workload::WorkloadOptions,
+    pub workload_options: crate::workload::WorkloadOptions,
     /// An existing server to run against instead of a throwaway one, e.g.
     /// postgres://USER:PASSWORD@HOST:PORT/DB, mysql://… or redis://[USER:PASSWORD@]HOST:PORT/DB
     /// (the password never appears in output)

@@ -7,12 +7,12 @@ use crate::error::Result;
 use crate::host::Host;
 use crate::instance::Locations;
 use crate::options::counters::Pace;
-use crate::options::workload::WorkloadOptions;
 use crate::plan::{self, Request};
 use crate::report;
 use crate::results::{Results, RunOptions, RunStatus, SCHEMA, now_rfc3339};
 use crate::runner::{self, Settings, progress::Progress};
 use crate::startup::{check_writable, default_results_path, launched, machine, reap_containers, reap_locations};
+use crate::workload::WorkloadOptions;
 use crate::{signals, workload};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -231,7 +231,7 @@ fn run_options(a: &RunArgs, s: &Settings, plan: &plan::Plan) -> RunOptions {
             .iter()
             .any(|c| c.workload.name().starts_with(workload::counters::FAMILY))
             .then(|| workload.counters.clone()),
-        workload,
+        workload: workload.recording(),
         baseline: plan.baseline.clone(),
         precision: precision.map(|t| t.precision),
         max_time_s: precision.map(|t| t.max_time.as_secs_f64()),

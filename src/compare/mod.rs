@@ -184,8 +184,8 @@ fn differences(old: &Results, new: &Results, names: (&str, &str)) -> Vec<String>
             n.push(format!("{what} differs: {x} in old, {y} in new"));
         }
     };
-    let fields = new.option_fields();
-    for was in old.option_fields().into_iter().filter(|f| f.measures) {
+    let fields = crate::workload::options::fields_of(new);
+    for was in crate::workload::options::fields_of(old).into_iter().filter(|f| f.measures) {
         if let Some(now) = fields.iter().find(|f| f.label == was.label) {
             differ(was.label, was.value, now.value.clone());
         }

@@ -1,17 +1,13 @@
 //! Option types and value parsers shared by the CLI, the plan, the workloads and the
 //! results schema. A leaf: nothing here imports a module that uses it. A workload's own
-//! options live in a file named after it, registered in `workload::WorkloadOptions`.
+//! options live in its folder (src/workload/NAME/options.rs), registered in
+//! `workload::options::WorkloadOptions`; the counters workloads' stay here, since results
+//! files keep them apart.
 
 pub mod buckets;
 pub mod counters;
 pub mod driving;
-pub mod insert_commit;
-pub mod oltp;
 pub mod own;
 pub mod parse;
 pub mod protocol;
 pub mod shard;
-pub mod tpcb;
-pub mod tpcc;
-pub mod workload;
-pub mod ycsb;

@@ -49,7 +49,7 @@ pub fn render(results: &Results) -> String {
         ("started", results.started_at.clone()),
         ("finished", results.finished_at.clone().unwrap_or_else(|| "—".into())),
     ];
-    run.extend(results.option_fields().into_iter().map(|f| (f.label, f.value)));
+    run.extend(crate::workload::options::fields_of(results).into_iter().map(|f| (f.label, f.value)));
     s.push_str(&facts(&run));
     s.push_str("</div></div>");
 

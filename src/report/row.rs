@@ -4,10 +4,10 @@
 use super::{bound, by_type, cost};
 use crate::baseline::{Baseline, Key};
 use crate::error::Result;
-use crate::options::workload::WorkloadOptions;
 use crate::results::{CellResult, Latency, RepeatStatus, Results, Survives, Tally, decode_histogram};
 use crate::stats::{self, Estimate, Ratio};
 use crate::workload::figure::{Derived, Each, Figure};
+use crate::workload::options::WorkloadOptions;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -128,6 +128,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
     let keys: Vec<Key> = results.cells.iter().map(CellResult::key).collect();
     let bases = b.of_each(&keys, |j| !samples[j].tps.is_empty());
     let judging = results.options.judging();
+    let recorded = crate::workload::options::recorded(&results.options.workload)?;
     let mut out = Vec::new();
     for (i, c) in results.cells.iter().enumerate() {
         let measured: Vec<_> = c.repeats.iter().filter(|r| r.status.measured()).collect();
@@ -143,7 +144,7 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
         let cpu: f64 = measured.iter().map(|r| r.client_cpu_s).sum();
         let tps = (!samples[i].tps.is_empty()).then(|| stats::estimate(&samples[i].tps, level));
         let types = by_type::of(&measured, level)?;
-        let (figures, counts) = figures(&c.workload, &types, tps, &results.options.workload.of_cell(&c.profile.name));
+        let (figures, counts) = figures(&c.workload, &types, tps, &recorded.of_cell(&c.profile.name));
         out.push(Row {
             figures,
             counts,

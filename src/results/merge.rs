@@ -2,12 +2,12 @@
 //! into one, repeat by repeat and slice by slice. Counts are summed and histograms added,
 //! so every percentile is read from the merged histogram, never averaged.
 
+use super::repeat::Verdict;
 use super::{
     CellResult, Interval, Latency, RepeatResult, RepeatStatus, Results, RunStatus, ScheduleStats, StatementLatency,
     TypeLatency, add_types, decode_histogram, encode_histogram, merge_statements, new_histogram,
 };
 use crate::error::Result;
-use crate::options::workload::Verdict;
 use hdrhistogram::Histogram;
 use serde_json::Value;
 

@@ -18,7 +18,7 @@ pub use histogram::{Latency, decode_histogram, encode_histogram, new_histogram};
 pub use merge::{ShardFile, merge};
 pub use options::{OptionField, RunOptions};
 pub use precision::{CellPrecision, PrecisionOutcome, StopReason};
-pub use repeat::{Interval, LoadPhase, RepeatResult, RepeatStatus, ScheduleStats};
+pub use repeat::{Interval, LoadPhase, RepeatResult, RepeatStatus, ScheduleStats, Verdict};
 pub use statements::{StatementLatency, merge_statements};
 pub use survives::Survives;
 pub use tally::Tally;
@@ -137,11 +137,6 @@ pub fn save_json(value: &impl Serialize, path: &Path) -> Result<()> {
 }
 
 impl Results {
-    /// The run's options as reports list them, those of workloads it ran included.
-    pub fn option_fields(&self) -> Vec<OptionField> {
-        self.options.fields(|prefix| self.cells.iter().any(|c| c.workload.starts_with(prefix)))
-    }
-
     /// Write atomically: a temporary file beside the target, then rename.
     pub fn save(&self, path: &Path) -> Result<()> {
         save_json(self, path)

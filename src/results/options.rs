@@ -4,7 +4,6 @@
 use crate::options::counters::CountersOptions;
 use crate::options::driving::Driving;
 pub use crate::options::own::OptionField;
-use crate::options::workload::WorkloadOptions;
 use serde::{Deserialize, Serialize};
 
 /// How clients were driven in every cell.
@@ -17,10 +16,10 @@ pub struct RunOptions {
     /// Repeats per cell.
     pub repeat: u32,
     /// Each workload's own options (`scale`, `tables`, `table_size`, `records`,
-    /// `distribution`, …), their keys at this level of the file; the counters workloads'
-    /// are `counters`, and `per_statement` is not recorded.
+    /// `distribution`, …), their keys at this level of the file, as the workloads write
+    /// and read them (`workload::options`); the counters workloads' are `counters`.
     #[serde(flatten)]
-    pub workload: WorkloadOptions,
+    pub workload: serde_json::Map<String, serde_json::Value>,
     /// Options of the counters workloads, when the run has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<CountersOptions>,
@@ -59,10 +58,9 @@ impl RunOptions {
 }
 
 impl RunOptions {
-    /// Every option of the run, in the order reports list them: the one definition the
-    /// environment table and `compare` share. `ran(prefix)` says whether a workload whose
-    /// name starts with `prefix` ran; options of workloads that did not are left out.
-    pub fn fields(&self, ran: impl Fn(&str) -> bool) -> Vec<OptionField> {
+    /// Every option of the run, in the order reports list them, the workloads' `own`
+    /// among them: the one definition the environment table and `compare` share.
+    pub fn fields(&self, own: Vec<OptionField>) -> Vec<OptionField> {
         let mut f = Vec::new();
         let mut push = |label, value: String, measures| f.push(OptionField { label, value, measures });
         let d = &self.driving;
@@ -104,7 +102,7 @@ impl RunOptions {
         if d.reconnect {
             push("reconnect", "on a lost connection".into(), false);
         }
-        for w in self.workload.fields(&ran) {
+        for w in own {
             push(w.label, w.value, w.measures);
         }
         if let Some(c) = &self.counters {
@@ -129,59 +127,5 @@ impl RunOptions {
         push("seed", d.seed().to_string(), false);
         push("baseline", self.baseline.clone(), false);
         f
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The options of a workload family are listed only when one of its workloads ran;
-    /// seed and baseline are listed but do not change what a cell measures.
-    #[test]
-    fn option_fields_follow_the_workloads_run() {
-        let o: RunOptions = serde_json::from_str(
-            r#"{"duration_s": 0.3, "transactions": null, "warmup_s": 0.1, "repeat": 5, "scale": 1, "seed": 7, "baseline": "ram", "rate": 500.0}"#,
-        )
-        .unwrap();
-        let labels = |f: &[OptionField]| f.iter().map(|f| f.label).collect::<Vec<_>>();
-        let none = o.fields(|_| false);
-        assert!(!labels(&none).iter().any(|l| l.starts_with("oltp") || l.starts_with("ycsb")), "{none:?}");
-        let ycsb = o.fields(|p| p == "ycsb");
-        let records = ycsb.iter().find(|f| f.label == "ycsb records").unwrap();
-        assert_eq!((records.value.as_str(), records.measures), ("10000", true));
-        let rate = ycsb.iter().find(|f| f.label == "rate").unwrap();
-        assert_eq!(rate.value, "500 tps");
-        assert!(ycsb.iter().filter(|f| ["seed", "baseline", "repeats"].contains(&f.label)).all(|f| !f.measures));
-        assert_eq!(none[0], OptionField { label: "measured", value: "0.3 s per repeat".into(), measures: true });
-        assert!(!labels(&none).contains(&"rows per commit"), "{none:?}");
-        let inserts = o.fields(|p| p == "insert-commit");
-        let rows = inserts.iter().find(|f| f.label == "rows per commit").unwrap();
-        assert_eq!((rows.value.as_str(), rows.measures), ("1", true));
-    }
-
-    /// Each workload's own options sit at the top level of `options`, in their order and
-    /// with the defaults for older files they always had, beside the driving options under
-    /// the file's keys; `scale` is still required.
-    #[test]
-    fn workload_options_keep_their_keys_and_order() {
-        let head = r#"{"duration_s":0.3,"transactions":null,"warmup_s":0.1,"repeat":5,"#;
-        let old: RunOptions = serde_json::from_str(&format!(r#"{head}"scale":2,"seed":7,"baseline":"ram"}}"#)).unwrap();
-        let text = serde_json::to_string(&old).unwrap();
-        let driving = r#"{"duration_s":0.3,"transactions":null,"warmup_s":0.1,"confidence":0.95,"seed":7,"#;
-        let want = r#""repeat":5,"scale":2,"tables":1,"table_size":10000,"records":10000,"baseline":"ram"}"#;
-        assert_eq!(text, format!("{driving}{want}"));
-        let mut o = old.clone();
-        o.workload.ycsb.distribution = Some(crate::options::ycsb::Distribution::Latest);
-        o.counters = Some(CountersOptions::default());
-        o.workload.insert_commit.rows_per_commit = 10;
-        let text = serde_json::to_string(&o).unwrap();
-        let want = r#""records":10000,"distribution":"latest","rows_per_commit":10,"counters":{"keys":100,"#;
-        assert!(text.contains(want), "{text}");
-        // Read back as written; a file without it has one row per commit.
-        assert_eq!(serde_json::from_str::<RunOptions>(&text).unwrap().workload.insert_commit.rows_per_commit, 10);
-        assert_eq!(old.workload.insert_commit.rows_per_commit, 1);
-        let e = serde_json::from_str::<RunOptions>(&format!(r#"{head}"seed":7,"baseline":"ram"}}"#)).unwrap_err();
-        assert!(e.to_string().contains("missing field `scale`"), "{e}");
     }
 }

@@ -5,7 +5,6 @@ use super::statements::StatementLatency;
 use super::survives::Survives;
 use super::tally::Tally;
 use super::types::TypeLatency;
-use crate::options::workload::Verdict;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -203,6 +202,15 @@ pub struct LoadPhase {
     pub phase: String,
     /// Wall seconds.
     pub s: f64,
+}
+
+/// The outcome of a workload's consistency check.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Whether the invariant holds.
+    pub ok: bool,
+    /// What was compared, in numbers.
+    pub detail: String,
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! What the runner measures: one cell of the matrix, as the plan builds it.
 
 use crate::engine::{Engine, Target};
-use crate::options::workload::WorkloadOptions;
 use crate::profile::Profile;
 use crate::workload::Workload;
+use crate::workload::WorkloadOptions;
 use std::borrow::Cow;
 
 /// One combination: engine × profile × workload × clients.

@@ -3,7 +3,7 @@
 //! derived from what every cell measures, so that no report or results code knows a
 //! workload by name.
 
-use crate::options::workload::WorkloadOptions;
+use super::options::WorkloadOptions;
 
 /// One headline figure of a workload.
 #[derive(Debug)]

@@ -10,6 +10,7 @@ pub mod figure;
 pub mod insert_commit;
 mod load;
 pub mod oltp;
+pub mod options;
 pub mod script;
 pub mod store;
 pub mod tpcb;
@@ -18,8 +19,9 @@ pub mod ycsb;
 
 use crate::engine::{Capability, Connection, Engine, Interface, SqlClient, TxResult};
 use crate::error::Result;
-pub use crate::options::workload::{Verdict, WorkloadOptions};
+pub use crate::results::Verdict;
 pub use load::Loader;
+pub use options::WorkloadOptions;
 use std::sync::Arc;
 
 /// What clients do, as the plan sees it: a name, the client interfaces it drives and the

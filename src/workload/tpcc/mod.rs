@@ -10,6 +10,7 @@ mod customer;
 mod delivery;
 mod load;
 mod new_order;
+pub mod options;
 mod order_status;
 mod payment;
 mod random;
@@ -23,8 +24,8 @@ use super::figure::{Derived, Figure};
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql, step};
 use crate::engine::{Connection, Dialect, Interface, SqlClient, TxResult};
 use crate::error::Result;
-use crate::options::tpcc::{Mix, TYPES};
 use crate::rng::Rng;
+pub use options::{Mix, TYPES};
 
 /// The tpcc workload.
 pub struct Tpcc;

@@ -11,6 +11,7 @@ mod doc;
 pub mod generator;
 mod kind;
 mod kv;
+pub mod options;
 mod sequence;
 mod sql;
 
@@ -27,7 +28,7 @@ use std::sync::Arc;
 /// The kinds of store YCSB keeps its records in, in the order the plan lists them.
 const KINDS: [&dyn Records; 3] = [&sql::Sql, &kv::HashesAndSortedSets, &doc::Docs];
 
-pub use crate::options::ycsb::{DEFAULT_RECORDS, Distribution};
+pub use options::{DEFAULT_RECORDS, Distribution};
 
 /// Fields per record (YCSB's fieldcount).
 pub const FIELDS: usize = 10;

@@ -1,7 +1,7 @@
 //! The oltp workloads' options: sysbench's `--tables` and `--table-size`.
 
-use super::own::{OptionField, OwnOptions};
-use super::parse::{parse_table_size, parse_tables};
+use crate::options::own::{OptionField, OwnOptions};
+use crate::options::parse::{parse_table_size, parse_tables};
 use serde::{Deserialize, Serialize};
 
 /// `--tables` and `--table-size`, on `dbrace run` and in results files.

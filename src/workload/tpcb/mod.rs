@@ -1,6 +1,8 @@
 //! pgbench's built-in scripts on its four tables: `tpcb` (TPC-B-like), `select-only`
 //! and `simple-update` (pgbench -N), with aid / bid / tid / delta drawn as pgbench does.
 
+pub mod options;
+
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql, step, until_signal};
 use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxResult};
 use crate::error::Result;

@@ -1,8 +1,8 @@
 //! The size of pgbench's tables: what tpcb, select-only, simple-update and the script
 //! workloads' `--script-data pgbench` load.
 
-use super::own::{OptionField, OwnOptions};
-use super::parse::parse_scale;
+use crate::options::own::{OptionField, OwnOptions};
+use crate::options::parse::parse_scale;
 use serde::{Deserialize, Serialize};
 
 /// `--scale`, on `dbrace run` and in results files.

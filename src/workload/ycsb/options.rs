@@ -1,7 +1,7 @@
 //! The ycsb workloads' options: the record count and the request distribution.
 
-use super::own::{OptionField, OwnOptions};
-use super::parse::parse_records;
+use crate::options::own::{OptionField, OwnOptions};
+use crate::options::parse::parse_records;
 use serde::{Deserialize, Serialize};
 
 /// Records loaded when `--records` is not given: see docs/workloads.md, YCSB.

@@ -1,7 +1,7 @@
 //! The tpcc workload's options: `--warehouses`, `--tpcc-mix` and `--tpcc-think`.
 
-use super::own::{OptionField, OwnOptions};
-use super::parse::bounded;
+use crate::options::own::{OptionField, OwnOptions};
+use crate::options::parse::bounded;
 use serde::{Deserialize, Serialize};
 
 /// The five transaction types, in the order `--tpcc-mix` weighs them.

@@ -3,6 +3,8 @@
 //! sbtest1..N. Each group of statements picks its table uniformly and draws its ids from
 //! sysbench 1.0's default distribution, 'special', as sysbench does.
 
+pub mod options;
+
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, into_sql, sql, step, until_signal};
 use crate::engine::{Connection, Datum, Interface, Param, SqlClient, Stmt, TxError, TxResult};
 use crate::error::Result;

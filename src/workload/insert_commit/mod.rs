@@ -4,6 +4,8 @@
 //! inserts N rows: BEGIN, N single-row INSERTs, COMMIT; N SETs in one MULTI/EXEC; one
 //! insert of N documents.
 
+pub mod options;
+
 use super::figure::{Derived, Each, Figure};
 use super::store::{self, Kind, Need, doc, into_doc, into_kv, into_sql, kv, sql};
 use super::{CellWorkload, Loader, Transactor, Verdict, Workload, WorkloadOptions, step};
@@ -17,7 +19,7 @@ pub struct InsertCommit;
 const PAYLOAD: &str =
     "dbrace-insert-commit-payload-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-012345";
 const TABLE: &str = "dbrace_insert";
-const NAME: &str = crate::options::insert_commit::WORKLOAD;
+const NAME: &str = options::WORKLOAD;
 
 /// One kind of store for the inserts: its fresh data set, a client on it, its count.
 trait Inserts: Kind {

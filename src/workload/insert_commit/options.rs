@@ -1,7 +1,7 @@
 //! insert-commit's option: how many rows (keys, documents) each transaction inserts.
 
-use super::own::{OptionField, OwnOptions};
-use super::parse::parse_rows_per_commit;
+use crate::options::own::{OptionField, OwnOptions};
+use crate::options::parse::parse_rows_per_commit;
 use serde::{Deserialize, Serialize};
 
 /// The sweep key and flag of the one option.
