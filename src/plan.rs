@@ -1,5 +1,7 @@
 //! Flags -> the matrix of cells a run measures.
 
+mod asked;
+
 use crate::engine::{self, Engine, Machine, Target};
 use crate::error::{Error, Result};
 use crate::profile::{self, Profile};
@@ -9,28 +11,16 @@ use crate::workload::{self, Workload};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use asked::{Asked, DEFAULT_ENGINES, DEFAULT_PROFILES, DEFAULT_WORKLOADS};
+
 /// What the user asked for, before validation.
 #[derive(Clone, Debug, Default)]
 pub struct Request {
-    /// Engine names (empty: the default set).
-    pub engines: Vec<String>,
-    /// Profile names (empty: the default set).
-    pub profiles: Vec<String>,
+    /// The cells asked for, as the flags give them.
+    pub asked: Asked,
     /// Profiles given as values with settings of their own (a Compose file's), instead of
-    /// `profiles` when there are any.
+    /// the profiles asked for when there are any.
     pub profile_values: Vec<Profile>,
-    /// Workload names (empty: the default set).
-    pub workloads: Vec<String>,
-    /// Client counts; each is a cell.
-    pub clients: Vec<u32>,
-    /// Raw `KEY=VALUE` or `ENGINE.KEY=VALUE` settings.
-    pub sets: Vec<String>,
-    /// `PROFILE` or `ENGINE:PROFILE`.
-    pub baseline: Option<String>,
-    /// URLs of existing servers; each goes to the engine of its scheme.
-    pub urls: Vec<String>,
-    /// `KEY=a,b,c`: one cell per value, the engine restarted with each.
-    pub sweep: Option<String>,
     /// The workloads' options; a sweep over one of them overrides it per cell.
     pub options: WorkloadOptions,
     /// The options of `script:` workloads.
@@ -70,15 +60,6 @@ pub struct Plan {
     pub machine: Machine,
 }
 
-/// Engines, profiles and workloads of `dbrace run` with no arguments; a default engine
-/// that cannot run here (no server binaries) is left out with a note.
-pub const DEFAULT_ENGINES: &[&str] = &["sqlite", "postgres", "memory"];
-/// Profiles of the default matrix.
-pub const DEFAULT_PROFILES: &[&str] = &["disk", "ram", "async", "nosync", "unlogged"];
-/// Workloads of the default matrix: the commit-bound one, where profiles differ most; one
-/// workload keeps the default budget's rounds short enough to settle its comparisons.
-pub const DEFAULT_WORKLOADS: &[&str] = &["insert-commit"];
-
 /// The profiles asked for (the default set when none), each with TLS under `--tls`.
 pub fn profile_names(given: &[String], tls: bool) -> Vec<String> {
     profile::with_tls(or_default(given, DEFAULT_PROFILES), tls)
@@ -91,29 +72,31 @@ fn or_default(given: &[String], default: &[&str]) -> Vec<String> {
 /// Validate a request and build its cells.
 pub fn build(req: &Request) -> Result<Plan> {
     let mut skipped = Vec::new();
-    let bound = bind_urls(&req.urls)?;
+    let bound = bind_urls(&req.asked.url)?;
     let engines = engines(req, &bound, &mut skipped)?;
     let profiles = match req.profile_values.is_empty() {
-        true => profile_names(&req.profiles, req.tls).iter().map(|n| Profile::named(n)).collect::<Result<Vec<_>>>()?,
+        true => {
+            profile_names(&req.asked.profile, req.tls).iter().map(|n| Profile::named(n)).collect::<Result<Vec<_>>>()?
+        }
         false => req.profile_values.clone(),
     };
-    let mut workloads = workload::resolve(&or_default(&req.workloads, DEFAULT_WORKLOADS), &req.script)?;
-    if req.workloads.is_empty() {
+    let mut workloads = workload::resolve(&or_default(&req.asked.workload, DEFAULT_WORKLOADS), &req.script)?;
+    if req.asked.workload.is_empty() {
         // Defaults adapt to the engines; only workloads the user named must all run.
         workloads.retain(|w| engines.iter().any(|e| w.runs_on(*e)));
     }
     check_drivable(&workloads, &engines)?;
-    let sweep = req.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options, &req.machine)).transpose()?;
+    let sweep = req.asked.sweep.as_deref().map(|s| parse_sweep(s, &engines, &req.options, &req.machine)).transpose()?;
     let clients = match &sweep {
         Some(Sweep::Clients(values)) => values.clone(),
-        _ => req.clients.clone(),
+        _ => req.asked.clients.clone(),
     };
     if clients.is_empty() {
         return Err(bad_input!("no client count given; use --clients N"));
     }
     let mut m = Matrix {
         req,
-        sets: parse_sets(&req.sets, &engines, &req.machine)?,
+        sets: parse_sets(&req.asked.set, &engines, &req.machine)?,
         sweep,
         bound,
         skipped,
@@ -141,7 +124,7 @@ fn engines(
 ) -> Result<Vec<&'static dyn Engine>> {
     // The URLs decide the engines: a run with --url measures the servers they name alone.
     let named: Vec<String> = bound.iter().map(|(e, _)| e.to_string()).collect();
-    let given = if req.engines.is_empty() { &named } else { &req.engines };
+    let given = if req.asked.engine.is_empty() { &named } else { &req.asked.engine };
     let mut engines =
         or_default(given, DEFAULT_ENGINES).iter().map(|n| engine::by_name(n)).collect::<Result<Vec<_>>>()?;
     check_covered(&engines, bound)?;
@@ -211,7 +194,7 @@ impl Matrix<'_> {
             let target = self.target(e.name());
             if let Err(err) = e.check(&profile, &target, &self.req.machine) {
                 // Default profiles adapt to a --url's server; those named must run.
-                if !(self.req.profiles.is_empty() && matches!(target, Target::Url(_))) {
+                if !(self.req.asked.profile.is_empty() && matches!(target, Target::Url(_))) {
                     note(&mut self.skipped, format!("{} × {}: {err}", e.name(), profile.name));
                 }
                 self.refused.entry(e.name()).or_insert(err);
@@ -256,7 +239,7 @@ impl Matrix<'_> {
                 return Err(err);
             }
         }
-        if !self.req.profiles.is_empty()
+        if !self.req.asked.profile.is_empty()
             && let Some(p) =
                 profiles.iter().map(|p| &p.name).find(|p| !self.cells.iter().any(|c| c.profile.is_named(p)))
         {
@@ -270,7 +253,7 @@ impl Matrix<'_> {
 /// `--baseline`, or the first profile asked for unless no cell runs it (memory runs only
 /// `unlogged`); checked against the cells.
 fn baseline(req: &Request, profiles: &[Profile], cells: &[Cell]) -> Result<String> {
-    let baseline = req.baseline.clone().unwrap_or_else(|| {
+    let baseline = req.asked.baseline.clone().unwrap_or_else(|| {
         let first = &profiles[0].name;
         let c = cells.iter().find(|c| &c.profile.name == first).unwrap_or(&cells[0]);
         c.profile.name.clone()
@@ -432,7 +415,12 @@ mod tests {
     use super::*;
 
     fn req() -> Request {
-        Request { clients: vec![1], ..Request::default() }
+        Request::default()
+    }
+
+    /// A request of `asked` and the defaults.
+    fn asking(asked: Asked) -> Request {
+        Request { asked, ..req() }
     }
 
     #[test]
@@ -456,24 +444,24 @@ mod tests {
 
     #[test]
     fn unknown_names_list_the_valid_ones() {
-        let e = build(&Request { profiles: vec!["fast".into()], ..req() }).err().unwrap().to_string();
+        let e = build(&asking(Asked { profile: vec!["fast".into()], ..Asked::default() })).err().unwrap().to_string();
         assert!(e.contains("unknown profile 'fast'") && e.contains("ram-nosync"), "{e}");
-        let e = build(&Request { engines: vec!["oracle".into()], ..req() }).err().unwrap().to_string();
+        let e = build(&asking(Asked { engine: vec!["oracle".into()], ..Asked::default() })).err().unwrap().to_string();
         assert!(e.contains("sqlite, memory"), "{e}");
     }
 
     #[test]
     fn sets_go_to_the_engines_that_know_them() {
-        let p = build(&Request { sets: vec!["cache_size=-1000".into()], ..req() }).unwrap();
+        let p = build(&asking(Asked { set: vec!["cache_size=-1000".into()], ..Asked::default() })).unwrap();
         let sq = p.cells.iter().find(|c| c.engine.name() == "sqlite").unwrap();
         assert_eq!(sq.profile.settings, vec![("cache_size".to_string(), "-1000".to_string())]);
-        assert!(build(&Request { sets: vec!["bogus=1".into()], ..req() }).is_err());
-        assert!(build(&Request { sets: vec!["memory.cache_size=1".into()], ..req() }).is_err());
+        assert!(build(&asking(Asked { set: vec!["bogus=1".into()], ..Asked::default() })).is_err());
+        assert!(build(&asking(Asked { set: vec!["memory.cache_size=1".into()], ..Asked::default() })).is_err());
     }
 
     #[test]
     fn default_workloads_adapt_to_the_engines() {
-        let p = build(&Request { engines: vec!["memory".into()], ..req() }).unwrap();
+        let p = build(&asking(Asked { engine: vec!["memory".into()], ..Asked::default() })).unwrap();
         let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
         assert_eq!(ids, vec!["memory/unlogged/insert-commit/c1"]);
         assert_eq!(p.baseline, "unlogged");
@@ -481,13 +469,13 @@ mod tests {
 
     #[test]
     fn a_sweep_makes_one_cell_per_value_on_the_engines_that_know_the_key() {
-        let r = Request {
-            profiles: vec!["disk".into()],
-            workloads: vec!["insert-commit".into()],
+        let r = asking(Asked {
+            profile: vec!["disk".into()],
+            workload: vec!["insert-commit".into()],
             sweep: Some("cache_size=-1000,-2000".into()),
-            engines: vec!["sqlite".into(), "memory".into()],
-            ..req()
-        };
+            engine: vec!["sqlite".into(), "memory".into()],
+            ..Asked::default()
+        });
         let p = build(&r).unwrap();
         let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
         assert_eq!(
@@ -499,26 +487,35 @@ mod tests {
             ]
         );
         assert_eq!(p.cells[1].profile.settings, vec![("cache_size".to_string(), "-2000".to_string())]);
-        assert!(build(&Request { sweep: Some("cache_size=1".into()), ..req() }).is_err());
-        assert!(build(&Request { sweep: Some("nope=1,2".into()), ..req() }).is_err());
+        assert!(build(&asking(Asked { sweep: Some("cache_size=1".into()), ..Asked::default() })).is_err());
+        assert!(build(&asking(Asked { sweep: Some("nope=1,2".into()), ..Asked::default() })).is_err());
     }
 
     #[test]
     fn sweeps_over_clients_and_workload_options() {
-        let base = Request {
-            profiles: vec!["ram".into()],
-            workloads: vec!["tpcb".into()],
-            engines: vec!["sqlite".into()],
-            ..req()
-        };
-        let p = build(&Request { sweep: Some("clients=1,2,4".into()), ..base.clone() }).unwrap();
+        let base = asking(Asked {
+            profile: vec!["ram".into()],
+            workload: vec!["tpcb".into()],
+            engine: vec!["sqlite".into()],
+            ..Asked::default()
+        });
+        let p = build(&Request {
+            asked: Asked { sweep: Some("clients=1,2,4".into()), ..base.asked.clone() },
+            ..base.clone()
+        })
+        .unwrap();
         let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
         assert_eq!(ids, ["sqlite/ram/tpcb/c1", "sqlite/ram/tpcb/c2", "sqlite/ram/tpcb/c4"]);
-        let p = build(&Request { sweep: Some("scale=1,3".into()), ..base.clone() }).unwrap();
+        let p =
+            build(&Request { asked: Asked { sweep: Some("scale=1,3".into()), ..base.asked.clone() }, ..base.clone() })
+                .unwrap();
         let got: Vec<_> = p.cells.iter().map(|c| (c.id(), c.options.tpcb.scale)).collect();
         assert_eq!(got, [("sqlite/ram+scale=1/tpcb/c1".to_string(), 1), ("sqlite/ram+scale=3/tpcb/c1".to_string(), 3)]);
         for bad in ["clients=1,0", "scale=1,x", "tables=2", "nope=1,2"] {
-            let e = build(&Request { sweep: Some(bad.into()), ..base.clone() }).err().unwrap().to_string();
+            let e = build(&Request { asked: Asked { sweep: Some(bad.into()), ..base.asked.clone() }, ..base.clone() })
+                .err()
+                .unwrap()
+                .to_string();
             assert!(e.starts_with("--sweep"), "{bad}: {e}");
         }
     }
@@ -526,7 +523,7 @@ mod tests {
     #[test]
     fn the_urls_decide_the_engines() {
         let pg = "postgres://u:pw@127.0.0.1:1/d".to_string();
-        let p = build(&Request { urls: vec![pg.clone()], ..req() }).unwrap();
+        let p = build(&asking(Asked { url: vec![pg.clone()], ..Asked::default() })).unwrap();
         let ids: Vec<_> = p.cells.iter().map(|c| c.id()).collect();
         assert_eq!(
             ids,
@@ -534,7 +531,7 @@ mod tests {
         );
         assert!(p.skipped.is_empty(), "{:?}", p.skipped);
         assert!(p.cells.iter().all(|c| c.target == Target::Url(pg.clone())));
-        let r = Request { urls: vec!["redis://h:1/0".into(), pg.clone()], engines: vec![], ..req() };
+        let r = asking(Asked { url: vec!["redis://h:1/0".into(), pg.clone()], engine: vec![], ..Asked::default() });
         let engines: Vec<_> = build(&r).unwrap().cells.iter().map(|c| c.engine.name()).collect();
         assert_eq!(engines.first(), Some(&"redis"), "in the order of the URLs: {engines:?}");
         for (engines, want) in [
@@ -542,21 +539,28 @@ mod tests {
             (vec!["postgres", "memory"], "memory takes no --url"),
             (vec!["postgres"], ""),
         ] {
-            let r =
-                Request { engines: engines.iter().map(|e| e.to_string()).collect(), urls: vec![pg.clone()], ..req() };
+            let r = asking(Asked {
+                engine: engines.iter().map(|e| e.to_string()).collect(),
+                url: vec![pg.clone()],
+                ..Asked::default()
+            });
             match build(&r) {
                 Ok(_) => assert!(want.is_empty(), "{engines:?}"),
                 Err(e) => assert!(!want.is_empty() && e.to_string().contains(want), "{engines:?}: {e}"),
             }
         }
-        let r = Request { urls: vec![pg.clone(), "mysql://u@h/".into()], engines: vec!["mysql".into()], ..req() };
+        let r = asking(Asked {
+            url: vec![pg.clone(), "mysql://u@h/".into()],
+            engine: vec!["mysql".into()],
+            ..Asked::default()
+        });
         let e = build(&r).err().unwrap().to_string();
         assert!(e.contains("--url is for postgres, which --engine leaves out"), "{e}");
     }
 
     #[test]
     fn a_workload_no_engine_runs_is_refused() {
-        let r = Request { engines: vec!["memory".into()], workloads: vec!["tpcb".into()], ..req() };
+        let r = asking(Asked { engine: vec!["memory".into()], workload: vec!["tpcb".into()], ..Asked::default() });
         let e = build(&r).err().unwrap().to_string();
         assert!(e.contains("engines that can: sqlite"), "{e}");
     }

@@ -2,8 +2,7 @@
 
 use super::{ChartArgs, LocationArgs};
 use crate::options::parse::{
-    parse_clients, parse_max_repeat, parse_min_repeat, parse_positive_duration, parse_progress, parse_repeat,
-    parse_threads,
+    parse_max_repeat, parse_min_repeat, parse_positive_duration, parse_progress, parse_repeat, parse_threads,
 };
 use crate::report::Format;
 use clap::Args;
@@ -13,15 +12,9 @@ use std::time::Duration;
 /// `dbrace run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST", help = engine_help())]
-    pub engine: Vec<String>,
-    /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged, wal-ram, or
-    /// NAME=PROFILE for a copy under another name (disk2=disk: an A/A control)
-    /// [default: disk,ram,async,nosync,unlogged]
-    #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
-    pub profile: Vec<String>,
-    #[arg(long, short = 'w', value_delimiter = ',', value_name = "LIST", help = workload_help())]
-    pub workload: Vec<String>,
+    /// The engines, profiles, workloads and clients asked for, and what varies them.
+    #[command(flatten)]
+    pub asked: crate::plan::Asked,
     /// A script variable, repeatable: NAME=VALUE (pgbench's -D)
     #[arg(long = "define", short = 'D', value_name = "NAME=VALUE")]
     pub define: Vec<String>,
@@ -34,10 +27,6 @@ pub struct RunArgs {
     /// SQL run once before a script workload starts, after --script-data (e.g. CREATE TABLE)
     #[arg(long, value_name = "FILE")]
     pub script_init: Option<PathBuf>,
-    /// Concurrent clients, a connection each; a list makes one cell per value
-    #[arg(long, short = 'c', value_delimiter = ',', default_value = "1", value_name = "N[,N…]",
-          allow_hyphen_values = true, value_parser = parse_clients)]
-    pub clients: Vec<u32>,
     /// Worker threads that share the clients of a server engine's cell, each running its
     /// clients' connections on one event loop (pgbench's -j); SQLite and the memory store
     /// give every client a thread [default: one per CPU core, at most one per client]
@@ -81,15 +70,6 @@ pub struct RunArgs {
     /// --rows-per-commit.
     #[command(flatten)]
     pub workload_options: crate::workload::WorkloadOptions,
-    /// An existing server to run against instead of a throwaway one, e.g.
-    /// postgres://USER:PASSWORD@HOST:PORT/DB, mysql://… or redis://[USER:PASSWORD@]HOST:PORT/DB
-    /// (the password never appears in output)
-    #[arg(long, value_name = "URL")]
-    pub url: Vec<String>,
-    /// One cell per value of a setting, the engine restarted for each: KEY=a,b,c
-    /// (e.g. shared_buffers=128MB,1GB); ratios are against the first value
-    #[arg(long, value_name = "KEY=a,b,c")]
-    pub sweep: Option<String>,
     /// How clients reach a throwaway server: its unix socket, or TCP on 127.0.0.1
     /// (a free port, a random password)
     #[arg(long, value_enum, default_value = "socket")]
@@ -97,12 +77,6 @@ pub struct RunArgs {
     /// How PostgreSQL statements travel, as pgbench's -M
     #[arg(long, value_enum, default_value = "prepared")]
     pub protocol: crate::options::protocol::Protocol,
-    /// Raw engine setting, repeatable: KEY=VALUE, or ENGINE.KEY=VALUE for one engine
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Baseline for ratios: PROFILE or ENGINE:PROFILE [default: the first profile]
-    #[arg(long, value_name = "PROFILE")]
-    pub baseline: Option<String>,
     /// Output format of the summary on stdout
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,
@@ -153,24 +127,6 @@ pub struct RunArgs {
 /// A precision as a percentage of the median, e.g. 3% (a bare number is a percentage too).
 fn parse_precision(s: &str) -> Result<f64, String> {
     crate::compare::parse_percent(s).map_err(|e| format!("{e}; e.g. --precision 3% for ±3% of the median"))
-}
-
-/// `--engine`'s help: every engine, and the default ones.
-fn engine_help() -> String {
-    format!(
-        "Engines, comma-separated: {} [default: {}, of them those whose servers are installed]",
-        crate::engine::names(|_| true),
-        crate::plan::DEFAULT_ENGINES.join(", ")
-    )
-}
-
-/// `--workload`'s help: every workload the registry has, then the two that are not in it.
-fn workload_help() -> String {
-    let names: Vec<String> = crate::workload::all().iter().map(|w| w.name().to_string()).collect();
-    format!(
-        "Workloads, comma-separated: {}, counters (counters-write + counters-read), script:FILE[@WEIGHT] (pgbench's script format; all script: entries form one mix) [default: insert-commit]",
-        names.join(", ")
-    )
 }
 
 #[cfg(test)]

@@ -153,30 +153,24 @@ fn workload_options(a: &RunArgs) -> WorkloadOptions {
 /// What the plan is asked for: the flags', over a `--compose` service if one is given.
 fn request(a: &RunArgs, workload: &WorkloadOptions, machine: crate::engine::Machine) -> Result<Request> {
     let plain = plain_request(a, workload, machine)?;
-    let Some(c) = a.compose.chosen(a.engine.first().map(String::as_str))? else { return Ok(plain) };
+    let Some(c) = a.compose.chosen(a.asked.engine.first().map(String::as_str))? else { return Ok(plain) };
     if !a.quiet {
         for n in &c.notes {
             eprintln!("dbrace: compose: {n}");
         }
     }
     let machine = c.machine(plain.machine);
-    let names = crate::compose::with_as_written(plan::profile_names(&a.profile, a.launcher.tls));
+    let names = crate::compose::with_as_written(plan::profile_names(&a.asked.profile, a.launcher.tls));
     let profile_values = c.profiles(&names, &machine)?;
-    Ok(Request { engines: vec![c.engine.name().into()], profile_values, machine, ..plain })
+    let asked = plan::Asked { engine: vec![c.engine.name().into()], ..plain.asked };
+    Ok(Request { asked, profile_values, machine, ..plain })
 }
 
 /// What the flags ask the plan for.
 fn plain_request(a: &RunArgs, workload: &WorkloadOptions, machine: crate::engine::Machine) -> Result<Request> {
     Ok(Request {
-        engines: a.engine.clone(),
-        profiles: a.profile.clone(),
+        asked: a.asked.clone(),
         profile_values: Vec::new(),
-        workloads: a.workload.clone(),
-        clients: a.clients.clone(),
-        sets: a.set.clone(),
-        baseline: a.baseline.clone(),
-        urls: a.url.clone(),
-        sweep: a.sweep.clone(),
         options: workload.clone(),
         script: script_config(a)?,
         tls: a.launcher.tls,
