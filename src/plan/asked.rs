@@ -79,3 +79,20 @@ fn workload_help() -> String {
         names.join(", ")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Args, FromArgMatches};
+
+    /// Nothing asked on the command line is `Asked::default()`.
+    #[test]
+    fn no_flags_ask_the_default() {
+        let m = Asked::augment_args(clap::Command::new("run")).try_get_matches_from(["run"]).unwrap();
+        let flags = Asked::from_arg_matches(&m).unwrap();
+        let d = Asked::default();
+        assert_eq!((&flags.engine, &flags.profile, &flags.workload), (&d.engine, &d.profile, &d.workload));
+        assert_eq!((&flags.clients, &flags.set, &flags.url), (&d.clients, &d.set, &d.url));
+        assert_eq!((&flags.baseline, &flags.sweep), (&d.baseline, &d.sweep));
+    }
+}

@@ -110,7 +110,8 @@ pub fn render(rows: &[Row], by_type: bool) -> Result<String> {
     let err = |e: csv::Error| failed!("cannot write CSV: {e}");
     let figures = figures(rows);
     let head = columns.pick([&HEAD, &SCHEDULE_HEAD, &RECOVERY_HEAD, &COST_HEAD, &TYPE_HEAD]);
-    w.write_record(head.copied().chain(figures.iter().flat_map(|f| figure_columns(f)))).map_err(err)?;
+    let own: Vec<String> = figures.iter().flat_map(|f| figure_columns(f)).collect();
+    w.write_record(head.copied().chain(own.iter().map(String::as_str))).map_err(err)?;
     for r in rows {
         let (base, schedule) = (base_fields(r), schedule_fields(r));
         let (recovery, costs) = (recovery_fields(r), cost_fields(r));
@@ -144,8 +145,8 @@ fn figures(rows: &[Row]) -> Vec<&'static Figure> {
 
 /// A figure's columns: what it multiplies tps by (`rows_per_commit`), where it says, then
 /// its median and interval.
-fn figure_columns(f: &Figure) -> impl Iterator<Item = &'static str> {
-    f.each().map(|e| e.key).into_iter().chain(f.columns)
+fn figure_columns(f: &Figure) -> impl Iterator<Item = String> {
+    f.each().map(|e| e.key.to_string()).into_iter().chain(f.columns())
 }
 
 /// A row's fields under each of `figures`' columns, empty where it has none.

@@ -14,8 +14,6 @@ pub struct Figure {
     pub unit: &'static str,
     /// What it counts, in words for the line under the table.
     pub about: &'static str,
-    /// Its CSV columns: median and interval.
-    pub columns: [&'static str; 3],
     /// How it is derived from the cell's measurement.
     pub from: Derived,
 }
@@ -58,6 +56,11 @@ impl Each {
 }
 
 impl Figure {
+    /// Its CSV columns: median and interval, named after its key (`tpmc_median`).
+    pub fn columns(&self) -> [String; 3] {
+        ["median", "ci_lo", "ci_hi"].map(|end| format!("{}_{end}", self.key))
+    }
+
     /// What its transactions hold several of, for a figure derived so.
     pub fn each(&self) -> Option<&Each> {
         match &self.from {

@@ -77,12 +77,12 @@ impl WorkloadOptions {
     /// it, which its profile's name ends with (`disk+rows-per-commit=10`).
     pub fn of_cell(&self, profile: &str) -> WorkloadOptions {
         let mut cell = self.clone();
-        let label = profile.rsplit_once('+').and_then(|(_, label)| label.split_once('='));
-        // A sweep over a setting (`+shared_buffers=1GB`) leaves the options as they are.
-        match label {
-            Some((key, value)) if cell.set(key, value).is_ok() => cell,
-            _ => self.clone(),
+        if let Some((key, value)) = profile.rsplit_once('+').and_then(|(_, label)| label.split_once('=')) {
+            // A sweep over a setting (`+shared_buffers=1GB`) is no option: `set` refuses
+            // it and changes nothing, as it does a value it cannot take.
+            cell.set(key, value).ok();
         }
+        cell
     }
 
     /// These as a results file records them.
@@ -216,6 +216,9 @@ mod tests {
             r#""scale":2,"tables":1,"table_size":10000,"records":10000,"distribution":"latest","rows_per_commit":10"#;
         assert_eq!(text, format!(r#"{driving}"repeat":5,{own},"baseline":"ram"}}"#));
         assert_eq!(recorded(&run_options(&text).workload).unwrap().insert_commit.rows_per_commit, 10);
+        let counters = Some(counters::CountersOptions::default());
+        let with = serde_json::to_string(&crate::results::RunOptions { counters, ..run_options(&text) }).unwrap();
+        assert!(with.contains(r#""rows_per_commit":10,"counters":{"keys":100,"#), "{with}");
         let e = recorded(&run_options(&format!(r#"{head}"seed":7,"baseline":"ram"}}"#)).workload).unwrap_err();
         assert!(e.to_string().contains("missing field `scale`"), "{e}");
     }

@@ -36,7 +36,6 @@ const ROWS_PER_S: Figure = Figure {
     key: "rows_per_s",
     unit: "rows/s",
     about: "rows inserted per second",
-    columns: ["rows_per_s_median", "rows_per_s_ci_lo", "rows_per_s_ci_hi"],
     from: Derived::Each(Each {
         count: |o| o.insert_commit.rows_per_commit,
         key: "rows_per_commit",

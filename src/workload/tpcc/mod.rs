@@ -35,7 +35,6 @@ const TPMC: Figure = Figure {
     key: "tpmc",
     unit: "tpmC",
     about: "New-Order transactions per minute",
-    columns: ["tpmc_median", "tpmc_ci_lo", "tpmc_ci_hi"],
     from: Derived::TypeRate { name: "new-order", times: 60.0 },
 };
 
