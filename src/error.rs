@@ -36,7 +36,7 @@ impl fmt::Display for Error {
             Error::Interrupted(sig) => write!(
                 f,
                 "interrupted by {}; finished cells are kept",
-                if *sig == libc::SIGTERM { "SIGTERM" } else { "SIGINT" }
+                if *sig == crate::platform::signal::TERM { "SIGTERM" } else { "SIGINT" }
             ),
         }
     }

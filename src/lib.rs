@@ -26,7 +26,7 @@ pub mod noise;
 pub mod options;
 pub mod padding;
 pub mod plan;
-pub mod procfs;
+pub mod platform;
 pub mod profile;
 pub mod redact;
 pub mod report;

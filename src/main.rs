@@ -7,8 +7,7 @@ use dbrace::cli::{Cli, Command};
 fn main() {
     // Die quietly on a closed pipe (`dbrace report r.json | head`), as Unix tools do,
     // instead of panicking on the failed write.
-    // SAFETY: setting a signal disposition before any thread starts.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    dbrace::platform::signal::default_pipe_end();
     let args = match dbrace::config::expand(std::env::args_os().collect()) {
         Ok(args) => args,
         Err(e) => {

@@ -1,9 +1,9 @@
 //! What else the machine did while a repeat was measured: the CPU time the hypervisor
 //! took (steal), the time CPUs sat waiting for I/O (iowait), and the CPU of processes that
-//! are neither dbrace nor a server it started. Read from /proc before and after the
-//! measured phase, never inside it; on a machine without /proc, nothing is recorded.
+//! are neither dbrace nor a server it started. Read before and after the measured phase,
+//! never inside it; on a platform that cannot tell, nothing is recorded.
 
-use crate::procfs;
+use crate::platform::{machine, procs, tree};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -12,10 +12,10 @@ use std::time::Instant;
 #[derive(Clone, Debug)]
 pub struct Sample {
     at: Instant,
-    /// /proc/stat's first line: user, nice, system, idle, iowait, irq, softirq, steal.
-    cpu: [u64; 8],
-    /// CPU ticks of each process outside dbrace's tree and the kernel's own threads.
-    others: HashMap<u32, u64>,
+    /// The machine's CPU times.
+    cpu: machine::CpuTimes,
+    /// CPU seconds of each process outside dbrace's tree and the kernel's own threads.
+    others: HashMap<u32, f64>,
 }
 
 /// What the machine did between two samples.
@@ -47,33 +47,33 @@ impl Noise {
 
 /// The machine's CPU counters and every other process's CPU, now.
 pub fn sample() -> Option<Sample> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    let mut fields = stat.lines().next()?.split_whitespace().skip(1).map(|f| f.parse::<u64>().unwrap_or(0));
-    let cpu = std::array::from_fn(|_| fields.next().unwrap_or(0));
-    Some(Sample { at: Instant::now(), cpu, others: others() })
+    Some(Sample { at: Instant::now(), cpu: machine::cpu_times()?, others: others() })
 }
 
-/// CPU ticks of every process that is not in dbrace's tree and not a kernel thread.
-fn others() -> HashMap<u32, u64> {
-    let all = procfs::all();
+/// CPU seconds of every process that is not in dbrace's tree and not a kernel thread.
+fn others() -> HashMap<u32, f64> {
+    let all = procs::all();
     let me = std::process::id();
-    let kernel = |pid: u32, parent: u32| pid == 2 || parent == 2;
+    let parent = |pid: u32| all.get(&pid).map(|s| s.parent);
     all.iter()
-        .filter(|&(&pid, s)| !kernel(pid, s.parent) && !procfs::descends(pid, me, &all))
-        .map(|(&pid, s)| (pid, s.ticks))
+        .filter(|&(&pid, s)| !procs::kernel_thread(pid, s.parent) && !tree::descends(pid, me, parent))
+        .map(|(&pid, s)| (pid, s.cpu_s))
         .collect()
 }
 
 /// What the machine did from `a` to `b`.
 pub fn between(a: &Sample, b: &Sample) -> Noise {
-    let d: Vec<u64> = (0..8).map(|i| b.cpu[i].saturating_sub(a.cpu[i])).collect();
-    let total: u64 = d.iter().sum();
-    let share = |x: u64| if total > 0 { x as f64 / total as f64 } else { 0.0 };
+    let total = b.cpu.total.saturating_sub(a.cpu.total);
+    let share = |x: u64, y: u64| if total > 0 { x.saturating_sub(y) as f64 / total as f64 } else { 0.0 };
     let seconds = b.at.duration_since(a.at).as_secs_f64();
     // A process that started in between counts from zero; one that ended is not seen.
-    let others: u64 = b.others.iter().map(|(pid, t)| t.saturating_sub(*a.others.get(pid).unwrap_or(&0))).sum();
-    let others_cpu = if seconds > 0.0 { others as f64 / procfs::ticks_per_second() / seconds } else { 0.0 };
-    Noise { steal: share(d[7]), iowait: share(d[4]), others_cpu: Some(others_cpu) }
+    let others: f64 = b.others.iter().map(|(pid, t)| (t - a.others.get(pid).unwrap_or(&0.0)).max(0.0)).sum();
+    let others_cpu = if seconds > 0.0 { others / seconds } else { 0.0 };
+    Noise {
+        steal: share(b.cpu.steal, a.cpu.steal),
+        iowait: share(b.cpu.iowait, a.cpu.iowait),
+        others_cpu: Some(others_cpu),
+    }
 }
 
 #[cfg(test)]

@@ -96,11 +96,7 @@ fn json(s: &Session, engine: &str, profile: &str) -> Result<String> {
 /// Point stdout at /dev/null once the connection is printed, so that a reader of a pipe
 /// (`dbrace serve … | tee db.env`) sees its end while the server stays up.
 fn close_stdout() {
-    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
-        use std::os::fd::AsRawFd;
-        // SAFETY: dup2 onto fd 1; stdout's buffer was flushed and its lock released.
-        unsafe { libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO) };
-    }
+    crate::platform::process::stdout_to_null();
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ pub fn install() {
     RECEIVED.get_or_init(|| {
         let received = Arc::new(AtomicUsize::new(0));
         let armed = Arc::new(AtomicBool::new(false));
-        for sig in [libc::SIGINT, libc::SIGTERM] {
+        for sig in [crate::platform::signal::INT, crate::platform::signal::TERM] {
             // Order matters: the shutdown hook sees `armed` as it was before this signal.
             let _ = signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, armed.clone());
             let _ = signal_hook::flag::register(sig, armed.clone());

@@ -10,12 +10,7 @@ use std::path::{Path, PathBuf};
 /// Raise this process's soft limit of open files to its hard limit: hundreds of clients
 /// need a socket each, and many systems start processes at a soft limit of 1,024.
 pub fn open_files() {
-    // SAFETY: getrlimit and setrlimit read and write a struct we own.
-    let mut l: libc::rlimit = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) } == 0 && l.rlim_cur < l.rlim_max {
-        l.rlim_cur = l.rlim_max;
-        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &l) };
-    }
+    crate::platform::process::raise_open_files();
 }
 
 /// The machine options every command shares, as one value to pass down.

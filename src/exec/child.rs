@@ -4,7 +4,7 @@
 //! group on `--timeout` or a signal to dbrace.
 
 use crate::error::Result;
-use std::os::unix::process::CommandExt;
+use crate::platform::{process, signal};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -74,15 +74,18 @@ pub fn run(s: &Spawn) -> Result<Timed> {
     let mut cmd = command(s)?;
     let start = Instant::now();
     let child = spawn(&mut cmd, &s.argv[0])?;
-    let pid = child.id() as libc::pid_t;
+    let pid = child.id();
     let (end, stopped) = wait_or_stop(pid, start, s.timeout);
     // What the command left running in its group goes too, before its pid (the group's
     // id) can be reused: a leftover must not run on into the next run.
-    signal_group(pid, libc::SIGKILL);
-    let (status, usage) = reap(pid)?;
+    process::signal_group(pid, signal::KILL);
+    let reaped = process::reap(pid).map_err(|e| failed!("cannot wait for the command: {e}"))?;
     drop(child);
-    let ending = stopped.unwrap_or_else(|| exit_ending(status));
-    Ok(Timed { wall: end - start, user: duration(usage.ru_utime), system: duration(usage.ru_stime), ending })
+    let ending = stopped.unwrap_or(match reaped.ending {
+        Ok(code) => Ending::Exited(code),
+        Err(sig) => Ending::Signaled(sig),
+    });
+    Ok(Timed { wall: end - start, user: reaped.user, system: reaped.system, ending })
 }
 
 /// The command as `s` asks for it, stdin empty, in a process group of its own that dies with dbrace.
@@ -97,18 +100,9 @@ fn command(s: &Spawn) -> Result<Command> {
     let (out, err) = output_pipes(s.output)?;
     cmd.stdout(out).stderr(err);
     // A group of its own: a timeout or Ctrl-C stops the whole tree it started, and the
-    // terminal's Ctrl-C reaches dbrace alone, which stops it in order.
-    cmd.process_group(0);
-    // SAFETY: prctl is async-signal-safe; it runs in the child between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            // If dbrace dies, so does the command, rather than run against a server gone.
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    // terminal's Ctrl-C reaches dbrace alone, which stops it in order. If dbrace dies, so
+    // does the command, rather than run against a server gone.
+    process::own_group(&mut cmd, signal::TERM);
     Ok(cmd)
 }
 
@@ -121,10 +115,8 @@ fn output_pipes(output: Output) -> Result<(Stdio, Stdio)> {
             Ok((Stdio::from(f), Stdio::from(g)))
         }
         Output::Stderr => {
-            use std::os::fd::AsFd;
-            let dup =
-                || std::io::stderr().as_fd().try_clone_to_owned().map_err(|e| failed!("cannot share stderr: {e}"));
-            Ok((Stdio::from(dup()?), Stdio::from(dup()?)))
+            let dup = || process::stderr_copy().map_err(|e| failed!("cannot share stderr: {e}"));
+            Ok((dup()?, dup()?))
         }
     }
 }
@@ -138,12 +130,12 @@ fn spawn(cmd: &mut Command, program: &str) -> Result<Child> {
 }
 
 /// Wait for `pid`'s exit, stopping its group on `timeout` or a signal: when, and why it was stopped.
-fn wait_or_stop(pid: libc::pid_t, start: Instant, timeout: Option<Duration>) -> (Instant, Option<Ending>) {
+fn wait_or_stop(pid: u32, start: Instant, timeout: Option<Duration>) -> (Instant, Option<Ending>) {
     // Waiting in a thread of its own marks the exit the moment it happens, while this one
     // watches the clock and the signals.
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send((wait_exit(pid), Instant::now()));
+        let _ = tx.send((process::wait_exit(pid), Instant::now()));
     });
     let mut stopping: Option<(Ending, Instant)> = None;
     let end = loop {
@@ -155,11 +147,11 @@ fn wait_or_stop(pid: libc::pid_t, start: Instant, timeout: Option<Duration>) -> 
         match stopping {
             None => {
                 if let Some(why) = reason_to_stop(start, timeout) {
-                    signal_group(pid, libc::SIGTERM);
+                    process::signal_group(pid, signal::TERM);
                     stopping = Some((why, Instant::now()));
                 }
             }
-            Some((_, since)) if since.elapsed() >= GRACE => signal_group(pid, libc::SIGKILL),
+            Some((_, since)) if since.elapsed() >= GRACE => process::signal_group(pid, signal::KILL),
             Some(_) => {}
         }
     };
@@ -173,61 +165,6 @@ fn reason_to_stop(start: Instant, timeout: Option<Duration>) -> Option<Ending> {
         (None, Some(t)) if start.elapsed() >= t => Some(Ending::TimedOut),
         _ => None,
     }
-}
-
-/// How a command that was not stopped ended, from its wait status.
-fn exit_ending(status: i32) -> Ending {
-    if libc::WIFEXITED(status) {
-        Ending::Exited(libc::WEXITSTATUS(status))
-    } else if libc::WIFSIGNALED(status) {
-        Ending::Signaled(libc::WTERMSIG(status))
-    } else {
-        Ending::Exited(status)
-    }
-}
-
-/// A `timeval` of `getrusage` as a duration.
-fn duration(t: libc::timeval) -> Duration {
-    Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000)
-}
-
-/// Block until `pid` has exited, without reaping it (its group can still be signalled).
-fn wait_exit(pid: libc::pid_t) -> bool {
-    loop {
-        // SAFETY: a zeroed siginfo_t is a valid out-parameter.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
-        if r == 0 {
-            return true;
-        }
-        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            return false;
-        }
-    }
-}
-
-/// Reap `pid`: its wait status, and the resources it and its waited-for children used.
-fn reap(pid: libc::pid_t) -> Result<(i32, libc::rusage)> {
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid out-parameter.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if r == pid {
-            return Ok((status, usage));
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(failed!("cannot wait for the command: {e}"));
-        }
-    }
-}
-
-/// Send `sig` to the process group led by `pid`.
-fn signal_group(pid: libc::pid_t, sig: i32) {
-    // SAFETY: kill has no memory effects; the group is the command's own (it is not yet
-    // reaped, so its id cannot name anyone else's group).
-    unsafe { libc::kill(-pid, sig) };
 }
 
 /// The last lines of a run's output (at most 20 lines, 4 KiB), for a failure's report.
@@ -279,11 +216,10 @@ mod tests {
         let t = run_sh(&script, Some(Duration::from_millis(300)), &out);
         assert_eq!(t.ending, Ending::TimedOut);
         assert!(t.wall < Duration::from_secs(5), "{t:?}");
-        let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+        let pid: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
         // The background sleep was in the group: gone (or a zombie of init's, briefly).
         std::thread::sleep(Duration::from_millis(100));
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        assert!(stat.is_empty() || stat.contains(") Z"), "{stat}");
+        assert!(crate::platform::procs::exited(pid));
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! dbrace), checked to exist before any server starts.
 
 use crate::error::Result;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 /// Split `--prepare`'s text into argv by the shell's quoting rules; no shell runs it.
@@ -47,7 +46,7 @@ fn executable(p: &Path) -> std::result::Result<(), String> {
     match std::fs::metadata(p) {
         Err(e) => Err(format!("cannot be run: {e}")),
         Ok(m) if !m.is_file() => Err("is not a file".into()),
-        Ok(m) if m.permissions().mode() & 0o111 == 0 => Err("is not executable (chmod +x)".into()),
+        Ok(m) if !crate::platform::files::executable(&m) => Err("is not executable (chmod +x)".into()),
         Ok(_) => Ok(()),
     }
 }
@@ -88,7 +87,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let plain = dir.path().join("script.sh");
         std::fs::write(&plain, "true\n").unwrap();
-        std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+        crate::platform::files::set_mode(&plain, 0o644).unwrap();
         let e = check(&[plain.display().to_string()], "--prepare").unwrap_err().to_string();
         assert!(e.contains("not executable"), "{e}");
         let e = check(&[dir.path().display().to_string()], "--prepare").unwrap_err().to_string();

@@ -5,19 +5,19 @@
 //! under their fiber's number; an event for a fiber not waiting on its socket, or of the
 //! other direction (the send buffer drained while it waits for a reply), wakes nobody,
 //! but a readable one is kept for the fiber (`heard`): a fiber whose last read emptied
-//! its socket parks before reading again unless it has heard of new bytes since. epoll's timeout
-//! counts whole milliseconds, too coarse for `--rate`'s arrivals or a retry's backoff: a
-//! wake-up due within `FINE` is armed on a timerfd instead, to the microsecond.
+//! its socket parks before reading again unless it has heard of new bytes since. Where the
+//! poll's timeout counts whole milliseconds (epoll), too coarse for `--rate`'s arrivals or
+//! a retry's backoff, a wake-up due within `FINE` is armed on the platform's fine timer.
 
 use super::{CURRENT, HEARD, Park};
+use crate::platform::socket;
+use crate::platform::timer::Fine;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
-use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use std::collections::VecDeque;
 use std::io;
 use std::marker::PhantomData;
-use std::os::fd::RawFd;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
@@ -65,46 +65,13 @@ enum State {
 
 /// The longest a registration failure may hold a fiber before it tries its socket again.
 const RETRY: Duration = Duration::from_millis(1);
-/// Wake-ups closer than this go on the timerfd; epoll's own timeout serves the others.
+/// Wake-ups closer than this go on the fine timer; epoll's own timeout serves the others.
 const FINE: Duration = Duration::from_millis(20);
-/// The timerfd's token: past any fiber's number.
+/// The fine timer's token: past any fiber's number.
 const TIMER: Token = Token(usize::MAX);
 
-/// A monotonic timerfd, registered with the loop's poll.
-struct Timer(std::os::fd::OwnedFd);
-
-impl Timer {
-    fn new(poll: &Poll) -> io::Result<Timer> {
-        use std::os::fd::{AsRawFd, FromRawFd};
-        // SAFETY: timerfd_create returns a new descriptor we own, or -1.
-        let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: `fd` is open and ours alone.
-        let t = Timer(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) });
-        poll.registry().register(&mut SourceFd(&t.0.as_raw_fd()), TIMER, Interest::READABLE)?;
-        Ok(t)
-    }
-
-    /// Fire once, `after` from now (rounded up to a nanosecond: zero would disarm it).
-    fn arm(&self, after: Duration) -> io::Result<()> {
-        use std::os::fd::AsRawFd;
-        let after = after.max(Duration::from_nanos(1));
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
-            it_value: libc::timespec { tv_sec: after.as_secs() as _, tv_nsec: after.subsec_nanos() as _ },
-        };
-        // SAFETY: a valid descriptor and a spec we own; the old value is not asked for.
-        if unsafe { libc::timerfd_settime(self.0.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
-    }
-}
-
-/// A loop that could not start (no epoll, timerfd or stacks: out of descriptors or
-/// memory), and the tasks it was given, none of them begun.
+/// A loop that could not start (no poll, fine timer or stacks: out of descriptors or
+/// memory, or a platform whose sockets the loop cannot watch), and the tasks it was given, none of them begun.
 pub struct NotStarted<F> {
     /// Why.
     pub error: io::Error,
@@ -117,7 +84,7 @@ pub fn run<'a, T, F: FnOnce() -> T + 'a>(tasks: Vec<F>) -> Result<Vec<Outcome<T>
     let n = tasks.len();
     let setup = || -> io::Result<_> {
         let poll = Poll::new()?;
-        let timer = Timer::new(&poll)?;
+        let timer = Fine::new(poll.registry(), TIMER)?;
         let stacks = (0..n).map(|_| DefaultStack::new(STACK)).collect::<io::Result<Vec<_>>>()?;
         Ok((poll, timer, stacks))
     };
@@ -153,7 +120,7 @@ pub fn run<'a, T, F: FnOnce() -> T + 'a>(tasks: Vec<F>) -> Result<Vec<Outcome<T>
 /// The loop's fibers and what it knows of each.
 struct Loop<'a, T> {
     poll: Poll,
-    timer: Timer,
+    timer: Fine,
     events: Events,
     fibers: Vec<Fiber<'a, T>>,
     state: Vec<State>,
@@ -213,15 +180,15 @@ impl<T> Loop<'_, T> {
     fn wait(&mut self, next: Option<Instant>) {
         let timeout = match next.map(|t| t.saturating_duration_since(Instant::now())) {
             _ if !self.ready.is_empty() || !self.later.is_empty() => Some(Duration::ZERO),
-            // Should arming fail, epoll's own timeout serves, to the millisecond.
+            // Should arming fail, the poll's own timeout serves.
             Some(d) if d < FINE && self.timer.arm(d).is_ok() => None,
             d => d,
         };
         if let Err(e) = self.poll.poll(&mut self.events, timeout)
             && e.kind() != io::ErrorKind::Interrupted
         {
-            // Only a broken epoll descriptor or buffer fails here: a bug, not a condition.
-            panic!("epoll_wait failed: {e}");
+            // Only a broken poll descriptor or buffer fails here: a bug, not a condition.
+            panic!("the event loop's poll failed: {e}");
         }
         for e in self.events.iter() {
             let i = e.token().0;
@@ -240,14 +207,8 @@ impl<T> Loop<'_, T> {
 
 /// Watch `fd` for fiber `i`: a new connection, or one whose socket was closed and whose
 /// number another connection now has (a closed socket leaves epoll by itself).
-fn enroll(poll: &Poll, fd: RawFd, i: usize) -> io::Result<()> {
-    let interest = Interest::READABLE | Interest::WRITABLE;
-    match poll.registry().register(&mut SourceFd(&fd), Token(i), interest) {
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            poll.registry().reregister(&mut SourceFd(&fd), Token(i), interest)
-        }
-        r => r,
-    }
+fn enroll(poll: &Poll, fd: socket::Raw, i: usize) -> io::Result<()> {
+    socket::register(poll.registry(), fd, Token(i), Interest::READABLE | Interest::WRITABLE)
 }
 
 #[cfg(test)]

@@ -12,14 +12,13 @@ pub mod event_loop;
 
 use corosensei::Yielder;
 use std::cell::Cell;
-use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
 /// Why a fiber gave its thread back, and when to look at it again.
 enum Park {
     /// Until the socket `fd` is ready to read (to write, if `write`) or `by` has come;
     /// `fresh`: this connection has not been waited on yet, so the loop registers it.
-    Socket { fd: RawFd, fresh: bool, write: bool, by: Instant },
+    Socket { fd: crate::platform::socket::Raw, fresh: bool, write: bool, by: Instant },
     /// Until this instant.
     Until(Instant),
     /// Until the other ready fibers have had a turn.
@@ -68,7 +67,7 @@ fn park(why: Park) {
 /// In a fiber: wait until the socket `fd` may be ready to read (to write, if `write`), or
 /// `by` (the caller then checks its deadlines and signals and waits again). `fresh`: the
 /// first wait on this connection.
-pub fn park_socket(fd: RawFd, fresh: bool, write: bool, by: Instant) {
+pub fn park_socket(fd: crate::platform::socket::Raw, fresh: bool, write: bool, by: Instant) {
     park(Park::Socket { fd, fresh, write, by });
 }
 

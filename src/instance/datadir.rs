@@ -4,6 +4,7 @@
 //! directory the user named.
 
 use crate::error::Result;
+use crate::platform::{files, process, procs, signal};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -24,13 +25,9 @@ pub struct DataDir {
 impl DataDir {
     /// Create `<location>/dbrace-run-<pid>-<n>`, owner-only, with its owner marker.
     pub fn create(location: &Path) -> Result<DataDir> {
-        use std::os::unix::fs::DirBuilderExt;
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let path = location.join(format!("{PREFIX}{}-{n}", std::process::id()));
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&path)
-            .map_err(|e| failed!("cannot create data directory {}: {e}", path.display()))?;
+        files::private_dir(&path).map_err(|e| failed!("cannot create data directory {}: {e}", path.display()))?;
         let dir = DataDir { path };
         std::fs::write(dir.path.join(MARKER), owner_line(std::process::id()))
             .map_err(|e| failed!("cannot write in data directory {}: {e}", dir.path.display()))?;
@@ -46,7 +43,7 @@ impl DataDir {
     pub fn give_to(&self, user: &crate::instance::user::RunAs) -> Result<()> {
         // A directory under a parent closed to the user is refused with the reason first.
         crate::instance::user::reachable(&self.path, user)?;
-        std::os::unix::fs::chown(&self.path, Some(user.uid), Some(user.gid))
+        files::chown(&self.path, user.uid, user.gid)
             .map_err(|e| failed!("cannot give {} to user {}: {e}", self.path.display(), user.name))
     }
 }
@@ -70,12 +67,11 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 
 /// Write a file only its owner (the server's user) can read: it may hold a password.
 pub fn write_private(path: &Path, text: &str, user: Option<&crate::instance::user::RunAs>) -> Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
     let write = || -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)?;
+        let mut f = files::private_file(path, std::fs::OpenOptions::new().write(true).create(true).truncate(true))?;
         std::io::Write::write_all(&mut f, text.as_bytes())?;
         if let Some(u) = user {
-            std::os::unix::fs::chown(path, Some(u.uid), Some(u.gid))?;
+            files::chown(path, u.uid, u.gid)?;
         }
         Ok(())
     };
@@ -84,13 +80,9 @@ pub fn write_private(path: &Path, text: &str, user: Option<&crate::instance::use
 
 /// Create a 0700 directory (a server's socket directory) owned by `user` when given.
 pub fn private_dir(path: &Path, user: Option<&crate::instance::user::RunAs>) -> Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(path)
-        .map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
+    files::private_dir(path).map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
     if let Some(u) = user {
-        std::os::unix::fs::chown(path, Some(u.uid), Some(u.gid))
+        files::chown(path, u.uid, u.gid)
             .map_err(|e| failed!("cannot give {} to user {}: {e}", path.display(), u.name))?;
     }
     Ok(path.to_path_buf())
@@ -105,25 +97,13 @@ pub fn scratch(dir: &Path, what: &str) -> PathBuf {
 /// reused pid, the namespace tells whose pid it is (dbrace in a container sharing the
 /// host's daemon or data directories has pids of its own).
 pub fn owner_line(pid: u32) -> String {
-    format!("{pid} {} {}", start_time(pid).unwrap_or(0), pid_namespace(&pid.to_string()).unwrap_or(0))
+    format!("{pid} {} {}", start_time(pid).unwrap_or(0), procs::pid_namespace(Some(pid)).unwrap_or(0))
 }
 
-/// The inode of a process's pid namespace (/proc/PID/ns/pid links to "pid:[INODE]").
-fn pid_namespace(pid: &str) -> Option<u64> {
-    let link = std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok()?;
-    link.to_str()?.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
-}
-
-/// Start time in clock ticks since boot (field 22 of /proc/PID/stat) of a live process;
-/// None for one that is gone or a zombie (dead, not yet waited for by its new parent).
+/// When a live process started, as the platform counts; None for one that is gone or a
+/// zombie (dead, not yet waited for by its new parent).
 pub fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may contain spaces; fields resume after its closing parenthesis.
-    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
-    if matches!(fields.next(), Some("Z" | "X")) {
-        return None;
-    }
-    fields.nth(18)?.parse().ok()
+    procs::start_time(pid)
 }
 
 /// Kill a server a dead run left in `dir` (normally the parent-death signal already did)
@@ -133,17 +113,13 @@ pub fn start_time(pid: u32) -> Option<u64> {
 fn kill_server(dir: &Path) {
     let Ok(line) = std::fs::read_to_string(dir.join(PID_FILE)) else { return };
     let mut words = line.split_whitespace();
-    let Some(Ok(pid)) = words.next().map(str::parse::<i32>) else { return };
+    let Some(Ok(pid)) = words.next().map(str::parse::<u32>) else { return };
     let program = words.next().unwrap_or("");
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // The kernel keeps 15 bytes of a process's name.
-    let comm = format!("({})", program.get(..program.len().min(15)).unwrap_or(program));
+    let cmdline = procs::command_line(pid);
     let ours = String::from_utf8_lossy(&cmdline).contains(dir.to_string_lossy().as_ref())
-        || (cmdline.is_empty() && !program.is_empty() && stat.contains(&comm));
+        || (cmdline.is_empty() && !program.is_empty() && procs::named(pid, program));
     if ours {
-        // SAFETY: signalling the process group of our own leftover server.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        process::signal_group(pid, signal::KILL);
     }
 }
 
@@ -174,7 +150,7 @@ fn remove_persistently(dir: &Path) -> bool {
 pub fn owner_alive(line: &str) -> bool {
     let mut it = line.split_whitespace().map(|v| v.parse::<u64>().ok());
     match (it.next().flatten(), it.next().flatten(), it.next()) {
-        (_, _, Some(ns)) if ns.is_none() || ns != pid_namespace("self") => true,
+        (_, _, Some(ns)) if ns.is_none() || ns != procs::pid_namespace(None) => true,
         (Some(pid), Some(started), _) => start_time(pid as u32) == Some(started),
         _ => true, // unreadable marker: leave it alone
     }

@@ -74,8 +74,5 @@ fn run(path: &Path) -> std::io::Result<FsyncProbe> {
 
 /// The CPU time this thread has used, microseconds.
 fn thread_cpu_us() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 * 1e6 + t.tv_nsec as f64 / 1e3
+    crate::platform::cpu::thread().as_secs_f64() * 1e6
 }

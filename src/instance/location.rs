@@ -3,14 +3,10 @@
 
 use crate::error::Result;
 use crate::instance::fsync_probe::{self, FsyncProbe};
+use crate::platform::storage;
 use crate::profile::LocationKind;
 use serde::{Deserialize, Serialize};
-use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-
-const TMPFS_MAGIC: i64 = 0x0102_1994;
-const RAMFS_MAGIC: i64 = 0x8584_58f6;
 
 /// A checked place where instances keep their data.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -47,29 +43,6 @@ impl Location {
     }
 }
 
-/// The bytes of swap in use as /proc/swaps lists it (its sizes are KiB), leaving out zram
-/// devices, which swap to compressed RAM.
-pub fn disk_swap_bytes(proc_swaps: &str) -> u64 {
-    proc_swaps
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let (name, size) = (fields.first()?, fields.get(2)?.parse::<u64>().ok()?);
-            (!name.starts_with("/dev/zram")).then_some(size * 1024)
-        })
-        .sum()
-}
-
-/// Swap on disk for a location on tmpfs (ramfs is never swapped), if the machine has any.
-fn swap_for(magic: i64) -> Option<u64> {
-    if magic != TMPFS_MAGIC {
-        return None;
-    }
-    let swaps = std::fs::read_to_string("/proc/swaps").ok()?;
-    Some(disk_swap_bytes(&swaps)).filter(|&b| b > 0)
-}
-
 /// The disk and RAM locations of a run.
 #[derive(Clone, Debug)]
 pub struct Locations {
@@ -96,7 +69,7 @@ impl Locations {
         };
         let ram = match ram_dir {
             Some(p) => check(LocationKind::Ram, p, false)?,
-            None => check(LocationKind::Ram, Path::new("/dev/shm/dbrace"), true)?,
+            None => check(LocationKind::Ram, &default_ram_dir()?, true)?,
         };
         let mut l = Locations { disk, ram };
         if probe {
@@ -109,14 +82,11 @@ impl Locations {
 }
 
 impl Locations {
-    /// Write back what is dirty on the disk location's filesystem (syncfs), so that the
-    /// kernel's writeback of earlier work (a template copied, a load, another cell's
-    /// unsynced commits) is paid here rather than inside the next measured phase.
+    /// Write back what is dirty on the disk location's filesystem, so that the kernel's
+    /// writeback of earlier work (a template copied, a load, another cell's unsynced
+    /// commits) is paid here rather than inside the next measured phase.
     pub fn settle(&self) {
-        if let Ok(dir) = std::fs::File::open(&self.disk.path) {
-            // SAFETY: syncfs takes an open descriptor, which `dir` owns until it drops.
-            unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&dir)) };
-        }
+        storage::flush(&self.disk.path);
     }
 }
 
@@ -139,6 +109,12 @@ pub fn shared_dir() -> Result<PathBuf> {
 
 fn default_disk_dir() -> Result<PathBuf> {
     Ok(shared_dir()?.join("data"))
+}
+
+fn default_ram_dir() -> Result<PathBuf> {
+    storage::default_ram_dir().ok_or_else(|| {
+        bad_input!("this platform has no RAM location of its own; give {} with --ram-dir", storage::RAM_HINT)
+    })
 }
 
 fn flag(kind: LocationKind) -> &'static str {
@@ -164,10 +140,11 @@ fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
             flag(kind)
         ));
     }
-    let (magic, free_bytes) =
-        statfs(path).map_err(|e| bad_input!("cannot inspect the {kind} location {}: {e}", path.display()))?;
-    let is_ram = magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
-    let fs_type = fs_name(magic);
+    let fs = storage::filesystem(path)
+        .map_err(|e| bad_input!("cannot inspect the {kind} location {}: {e}", path.display()))?;
+    // Where the platform cannot tell a RAM filesystem, the location is what the user says.
+    let is_ram = fs.ram.unwrap_or(kind == LocationKind::Ram);
+    let fs_type = fs.name.clone();
     match kind {
         LocationKind::Disk if is_ram => {
             return Err(bad_input!(
@@ -177,8 +154,9 @@ fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
         }
         LocationKind::Ram if !is_ram => {
             return Err(bad_input!(
-                "the ram location {} is on {fs_type}, not tmpfs: RAM numbers would be disk numbers; choose a tmpfs directory with --ram-dir (e.g. under /dev/shm)",
-                path.display()
+                "the ram location {} is on {fs_type}, not tmpfs: RAM numbers would be disk numbers; choose {} with --ram-dir",
+                path.display(),
+                storage::RAM_HINT
             ));
         }
         _ => {}
@@ -193,44 +171,13 @@ fn check(kind: LocationKind, path: &Path, create: bool) -> Result<Location> {
         )
     })?;
     let _ = std::fs::remove_file(&probe);
-    let swap_bytes = if kind == LocationKind::Ram { swap_for(magic) } else { None };
-    Ok(Location { kind, path: path.to_path_buf(), fs_type, free_bytes, fsync: None, swap_bytes })
+    let swap_bytes = if kind == LocationKind::Ram && fs.swappable { storage::disk_swap_bytes() } else { None };
+    Ok(Location { kind, path: path.to_path_buf(), fs_type, free_bytes: fs.free_bytes, fsync: None, swap_bytes })
 }
 
 /// The filesystem type a path is on (ext4, tmpfs, …).
 pub fn fs_type(path: &Path) -> String {
-    statfs(path).map_or_else(|e| format!("unknown ({e})"), |(magic, _)| fs_name(magic))
-}
-
-fn statfs(path: &Path) -> std::io::Result<(i64, u64)> {
-    let c = CString::new(path.as_os_str().as_bytes())?;
-    // SAFETY: statfs writes into a zeroed struct we own; the path is NUL-terminated.
-    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(c.as_ptr(), &mut s) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    #[allow(clippy::unnecessary_cast)]
-    Ok((s.f_type as i64, s.f_bavail as u64 * s.f_bsize as u64))
-}
-
-fn fs_name(magic: i64) -> String {
-    match magic {
-        0xEF53 => "ext4",
-        0x5846_5342 => "xfs",
-        0x9123_683E => "btrfs",
-        TMPFS_MAGIC => "tmpfs",
-        RAMFS_MAGIC => "ramfs",
-        0x794C_7630 => "overlayfs",
-        0x2FC1_2FC1 => "zfs",
-        0xF2F5_2010 => "f2fs",
-        0x6969 => "nfs",
-        0x6573_5546 => "fuse",
-        0x0102_1997 => "9p",
-        0x4d44 => "vfat",
-        0x5346_544e => "ntfs",
-        _ => return format!("fs-{magic:#x}"),
-    }
-    .to_string()
+    storage::filesystem(path).map_or_else(|e| format!("unknown ({e})"), |fs| fs.name)
 }
 
 #[cfg(test)]
@@ -246,17 +193,6 @@ mod tests {
     }
 
     #[test]
-    fn swap_on_disk_is_counted_and_zram_is_not() {
-        let swaps = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n\
-                     /swapfile                               file\t\t2097148\t\t0\t\t-2\n\
-                     /dev/zram0                              partition\t4194300\t\t0\t\t100\n\
-                     /dev/sda3                               partition\t1048572\t\t512\t\t-3\n";
-        assert_eq!(disk_swap_bytes(swaps), (2_097_148 + 1_048_572) * 1024);
-        assert_eq!(disk_swap_bytes("Filename\tType\tSize\tUsed\tPriority\n"), 0);
-        assert_eq!(disk_swap_bytes(""), 0);
-    }
-
-    #[test]
     fn a_swapped_ram_location_says_so_in_one_line() {
         let mut l = check(LocationKind::Ram, Path::new("/dev/shm"), false).unwrap();
         l.swap_bytes = None;
@@ -268,9 +204,8 @@ mod tests {
             "{w}"
         );
         // What this machine says: a warning exactly when it swaps to disk.
-        let here = std::fs::read_to_string("/proc/swaps").map_or(0, |s| disk_swap_bytes(&s));
         let checked = check(LocationKind::Ram, Path::new("/dev/shm"), false).unwrap();
-        assert_eq!(checked.swap_bytes.is_some(), here > 0);
+        assert_eq!(checked.swap_bytes, storage::disk_swap_bytes());
     }
 
     #[test]

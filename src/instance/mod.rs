@@ -2,7 +2,6 @@
 
 pub mod certs;
 pub mod datadir;
-pub mod device;
 pub mod fsync_probe;
 pub mod location;
 pub mod server;

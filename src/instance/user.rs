@@ -3,7 +3,7 @@
 //! the package's own user (`postgres`, `mysql`, `redis`, `mongodb`) if it exists, or `--run-as`.
 
 use crate::error::Result;
-use std::ffi::CString;
+use crate::platform::{files, user};
 
 /// A user to run servers as.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,19 +18,12 @@ pub struct RunAs {
 
 /// Whether this process runs as root.
 pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    user::is_root()
 }
 
 /// Look a user up in the password database.
 pub fn lookup(name: &str) -> Option<RunAs> {
-    let c = CString::new(name).ok()?;
-    // SAFETY: getpwnam returns a pointer into static storage or null; we copy out at once.
-    let pw = unsafe { libc::getpwnam(c.as_ptr()) };
-    if pw.is_null() {
-        return None;
-    }
-    let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
+    let (uid, gid) = user::lookup(name)?;
     Some(RunAs { name: name.to_string(), uid, gid })
 }
 
@@ -64,17 +57,17 @@ pub fn unprivileged(chosen: Option<&str>, default: &str) -> Result<Option<RunAs>
 /// Refuse a directory the server's user cannot reach (a parent that is not its own and
 /// is closed to others, like root's 0700 home).
 pub fn reachable(dir: &std::path::Path, u: &RunAs) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
     for a in dir.ancestors().skip(1) {
         let Ok(m) = std::fs::metadata(a) else { continue };
-        let open = m.mode() & 0o001 != 0 || (m.uid() == u.uid && m.mode() & 0o100 != 0);
+        let mode = files::mode(&m);
+        let open = mode & 0o001 != 0 || (files::owner(&m) == u.uid && mode & 0o100 != 0);
         if !open {
             return Err(bad_input!(
                 "user {} cannot reach {}: {} is closed to it (mode {:o}); choose --disk-dir / --ram-dir elsewhere, e.g. under /var/tmp",
                 u.name,
                 dir.display(),
                 a.display(),
-                m.mode() & 0o777
+                mode & 0o777
             ));
         }
     }

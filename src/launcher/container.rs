@@ -180,12 +180,8 @@ pub enum Mount {
 /// The size of a tmpfs mount when the engine names none: half the machine's memory, what a
 /// tmpfs gets by default (a data set that outgrows it fails its cell, not the machine).
 pub fn default_tmpfs_bytes() -> u64 {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    let kib = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(2 << 20);
-    kib * 1024 / 2
+    match crate::platform::host::memory_bytes() {
+        0 => 1 << 30,
+        bytes => bytes / 2,
+    }
 }

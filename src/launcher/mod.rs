@@ -67,9 +67,7 @@ pub fn chosen(kind: Kind) -> &'static dyn Launcher {
 /// Whether a child process has exited, waited for or not: a zombie nobody has reaped
 /// yet counts, which `try_wait` would reap and so hide from a later `exit_status`.
 pub(crate) fn exited(child: &std::process::Child) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap_or_default();
-    let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
-    matches!(state, None | Some("Z" | "X"))
+    crate::platform::procs::exited(child.id())
 }
 
 /// A server a launcher runs, as the launcher sees it.

@@ -39,8 +39,7 @@ pub fn install(
 ) -> Result<PathBuf> {
     made(name, done, |tmp| {
         if let Some(u) = user {
-            std::os::unix::fs::chown(tmp, Some(u.uid), Some(u.gid))
-                .map_err(|e| failed!("cannot chown template: {e}"))?;
+            crate::platform::files::chown(tmp, u.uid, u.gid).map_err(|e| failed!("cannot chown template: {e}"))?;
         }
         let out = init(tmp)?;
         if out.status.success() { Ok(()) } else { Err(failed(&out)) }
@@ -52,7 +51,6 @@ pub fn install(
 /// which then takes the name (or, when another dbrace won the race to it, is removed:
 /// theirs is as good). A failed fill leaves nothing behind.
 pub fn made(name: &str, done: &str, fill: impl FnOnce(&Path) -> Result<()>) -> Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
     let dir = crate::instance::location::shared_dir()?.join("templates");
     std::fs::create_dir_all(&dir).map_err(|e| failed!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join(name);
@@ -62,7 +60,7 @@ pub fn made(name: &str, done: &str, fill: impl FnOnce(&Path) -> Result<()>) -> R
     remove_abandoned();
     let tmp = dir.join(format!("{name}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::DirBuilder::new().mode(0o700).create(&tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
+    crate::platform::files::private_dir(&tmp).map_err(|e| failed!("cannot create {}: {e}", tmp.display()))?;
     if let Err(e) = fill(&tmp) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
@@ -80,12 +78,10 @@ pub fn remove_abandoned() -> usize {
     let mut removed = 0;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let pid = name.rsplit_once(".tmp-").and_then(|(_, p)| p.parse::<i32>().ok());
-        // SAFETY: kill(2) with signal 0 only asks whether the process exists.
+        let pid = name.rsplit_once(".tmp-").and_then(|(_, p)| p.parse::<u32>().ok());
         if let Some(pid) = pid
             && pid > 0
-            && unsafe { libc::kill(pid, 0) } != 0
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+            && !crate::platform::process::alive(pid)
         {
             removed += usize::from(std::fs::remove_dir_all(e.path()).is_ok());
         }
@@ -104,13 +100,8 @@ pub fn new_secret(dir: &Path) -> Result<String> {
 /// dbrace's user alone.
 pub fn keep_secret(dir: &Path, secret: &str) -> Result<()> {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let path = dir.join(SECRET);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
+    let mut f = crate::platform::files::private_file(&path, std::fs::OpenOptions::new().write(true).create_new(true))
         .map_err(|e| failed!("cannot create {}: {e}", path.display()))?;
     f.write_all(secret.as_bytes()).map_err(|e| failed!("cannot write {}: {e}", path.display()))
 }
@@ -124,13 +115,12 @@ pub fn secret(dir: &Path) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn a_secret_is_kept_owner_only_and_read_back() {
         let d = tempfile::tempdir().unwrap();
         keep_secret(d.path(), "s3cret").unwrap();
-        let mode = std::fs::metadata(d.path().join(SECRET)).unwrap().permissions().mode();
+        let mode = crate::platform::files::mode(&std::fs::metadata(d.path().join(SECRET)).unwrap());
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(secret(d.path()).unwrap(), "s3cret");
         assert!(keep_secret(d.path(), "again").is_err(), "a secret is written once");

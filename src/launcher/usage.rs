@@ -1,9 +1,9 @@
-//! What a server's processes have used so far, from /proc: CPU time, and bytes they
+//! What a server's processes have used so far, as the platform tells: CPU time, and bytes they
 //! caused to be read from and written to storage. Summed over the processes alive now;
 //! a process that exited counts through its parent's reaped-children time, not its bytes.
 
 use crate::counters::Usage;
-use crate::procfs;
+use crate::platform::{procs, tree};
 
 /// Which processes are the server's.
 #[derive(Clone, Debug)]
@@ -16,18 +16,18 @@ pub enum Processes {
     Cgroup(String),
 }
 
-/// What `which` have used so far; None where /proc cannot tell.
+/// What `which` have used so far; None where the platform cannot tell.
 pub fn usage(which: &Processes) -> Option<Usage> {
-    let all = procfs::all();
+    let all = procs::all();
+    let parent = |pid: u32| all.get(&pid).map(|s| s.parent);
     let member = |pid: u32| match which {
-        Processes::Tree(root) => procfs::descends(pid, *root, &all),
-        Processes::Cgroup(id) => std::fs::read_to_string(format!("/proc/{pid}/cgroup")).is_ok_and(|c| c.contains(id)),
+        Processes::Tree(root) => tree::descends(pid, *root, parent),
+        Processes::Cgroup(id) => procs::in_cgroup(pid, id),
     };
-    let hz = procfs::ticks_per_second();
     let used = all.iter().filter(|(pid, _)| member(**pid)).map(|(pid, s)| Usage {
         // A process that exited counts in its parent's waited-for children.
-        cpu_s: Some((s.ticks + s.children_ticks) as f64 / hz),
-        cpu_wait_s: cpu_wait(*pid),
+        cpu_s: Some(s.cpu_s + s.children_cpu_s),
+        cpu_wait_s: procs::cpu_wait(*pid),
         ..io(*pid).unwrap_or_default()
     });
     used.reduce(|a, b| a.plus(&b))
@@ -39,23 +39,10 @@ pub fn own_io() -> Option<Usage> {
     io(std::process::id())
 }
 
-/// Seconds `pid`'s threads alive now spent ready to run, waiting for a CPU
-/// (/proc/PID/task/TID/schedstat's second field, nanoseconds).
-pub fn cpu_wait(pid: u32) -> Option<f64> {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    let waited = tasks.flatten().filter_map(|t| {
-        let text = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
-        text.split_whitespace().nth(1)?.parse::<f64>().ok()
-    });
-    Some(waited.sum::<f64>() / 1e9)
-}
-
-/// A process's storage bytes from /proc/PID/io (readable for our own and, as root, all).
+/// A process's storage bytes.
 fn io(pid: u32) -> Option<Usage> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
-    let field =
-        |name: &str| text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(": ")?.trim().parse::<f64>().ok());
-    Some(Usage { read_bytes: field("read_bytes")?, write_bytes: field("write_bytes")?, ..Usage::default() })
+    let (read_bytes, write_bytes) = procs::io(pid)?;
+    Some(Usage { read_bytes, write_bytes, ..Usage::default() })
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@
 use crate::counters::{Counters, Device, Usage, delta, rise};
 use crate::engine::Instance;
 use crate::engine::counters::{CounterReader, Reading};
-use crate::instance::device::{self, DeviceId};
 use crate::instance::{DataDir, Storage};
+use crate::platform::disk::{self, DeviceId};
 
 /// What one reading found.
 pub struct Snapshot {
@@ -40,7 +40,7 @@ impl<'i> Probe<'i> {
         });
         // Where the log is kept apart, its disk is the one a commit waits for.
         let dir = storage.wal.as_ref().or(storage.data.as_ref()).map(DataDir::path);
-        Probe { reader, instance, device: dir.and_then(device::under), unread }
+        Probe { reader, instance, device: dir.and_then(disk::under), unread }
     }
 
     /// The server's counters now, once what it still owes is in (`settled`).
@@ -84,8 +84,8 @@ impl Sample for Probe<'_> {
             at: std::time::Instant::now(),
             server,
             processes,
-            client_wait: crate::launcher::usage::cpu_wait(std::process::id()),
-            device: self.device.and_then(device::sample),
+            client_wait: crate::platform::procs::cpu_wait(std::process::id()),
+            device: self.device.and_then(disk::sample),
         }
     }
 

@@ -6,10 +6,9 @@
 //! In a fiber (many clients on one thread) the socket is nonblocking and a wait parks the
 //! fiber until the socket is ready, with the same checks every slice.
 
+use crate::platform::socket::{self, Raw, UnixStream};
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 /// One slice of a wait: a signal is seen within this.
@@ -31,7 +30,7 @@ pub trait Sliced: Read + Write {
     /// Set the read and write timeouts.
     fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()>;
     /// The socket a fiber's event loop waits on; none for bytes from memory.
-    fn fd(&self) -> Option<RawFd>;
+    fn fd(&self) -> Option<Raw>;
     /// Make reads and writes return `WouldBlock` at once instead of waiting (in a fiber).
     fn set_nonblocking(&self, on: bool) -> io::Result<()>;
     /// Whether a read that returns less than it was given room for has emptied the
@@ -44,14 +43,14 @@ pub trait Sliced: Read + Write {
 /// std's plain sockets: their timeouts, descriptor and blocking mode are their own, and
 /// a short read empties them.
 macro_rules! plain_sockets {
-    ($($socket:ty),*) => {$(
+    ($($socket:ty => $raw:path),*) => {$(
         impl Sliced for $socket {
             fn set_timeouts(&self, t: Option<Duration>) -> io::Result<()> {
                 self.set_read_timeout(t)?;
                 self.set_write_timeout(t)
             }
-            fn fd(&self) -> Option<RawFd> {
-                Some(self.as_raw_fd())
+            fn fd(&self) -> Option<Raw> {
+                Some($raw(self))
             }
             fn set_nonblocking(&self, on: bool) -> io::Result<()> {
                 <$socket>::set_nonblocking(self, on)
@@ -62,7 +61,7 @@ macro_rules! plain_sockets {
         }
     )*};
 }
-plain_sockets!(TcpStream, UnixStream);
+plain_sockets!(TcpStream => socket::raw_tcp, UnixStream => socket::raw_unix);
 
 /// A socket whose reads and writes give up at a deadline, after a bounded idle wait, or
 /// soon after a signal; they fail then with `TimedOut`, or `Other` naming the signal.
@@ -348,7 +347,7 @@ impl Sliced for Replay {
     fn set_timeouts(&self, _: Option<Duration>) -> io::Result<()> {
         Ok(())
     }
-    fn fd(&self) -> Option<RawFd> {
+    fn fd(&self) -> Option<Raw> {
         None
     }
     fn set_nonblocking(&self, _: bool) -> io::Result<()> {

@@ -4,11 +4,10 @@
 
 use super::patient::Sliced;
 use super::tls::{self, TlsStream};
+use crate::platform::socket::{Raw, UnixStream};
 use rustls::ClientConfig;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::os::fd::RawFd;
-use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -66,7 +65,7 @@ impl Sliced for Stream {
             Stream::Replay(s) => s.set_timeouts(t),
         }
     }
-    fn fd(&self) -> Option<RawFd> {
+    fn fd(&self) -> Option<Raw> {
         match self {
             Stream::Tcp(s) => s.fd(),
             Stream::Unix(s) => s.fd(),

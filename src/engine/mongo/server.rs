@@ -76,7 +76,7 @@ impl MongoServer {
             image: Contract {
                 image: machine.image("mongo", IMAGE.default_image).to_string(),
                 program: IMAGE.programs[0],
-                stop_signal: libc::SIGTERM,
+                stop_signal: crate::platform::signal::TERM,
                 template: Some((String::new(), "db/WiredTiger")),
                 init_port: Some(IMAGE.port),
                 refuses: refused(profile),
@@ -85,8 +85,8 @@ impl MongoServer {
             port: None,
             socket_file: |port| format!("mongodb-{port}.sock"),
             // mongod shuts down cleanly on SIGINT and SIGTERM alike.
-            stop_signal: libc::SIGINT,
-            death_signal: libc::SIGTERM,
+            stop_signal: crate::platform::signal::INT,
+            death_signal: crate::platform::signal::TERM,
             within: Duration::from_secs(60),
         };
         MongoServer { spec, machine: machine.clone(), args, in_memory: profile.unlogged.then(|| profile.name.clone()) }
@@ -299,7 +299,6 @@ mod tests {
         assert_eq!(args[6], "--tlsAllowConnectionsWithoutCertificates");
         let both = std::fs::read_to_string(&files.cert_key).unwrap();
         assert!(both.contains("BEGIN CERTIFICATE") && both.contains("PRIVATE KEY"), "{both}");
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(&files.cert_key).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(crate::platform::files::mode(&std::fs::metadata(&files.cert_key).unwrap()) & 0o777, 0o600);
     }
 }

@@ -64,8 +64,7 @@ fn durability_settings(d: Durability) -> Vec<(String, String)> {
 /// `unlogged`: new tables in MEMORY, which may grow to half the machine's RAM (the
 /// default cap, 16 MB, would not hold pgbench's accounts at scale 1).
 fn memory_settings() -> Vec<(String, String)> {
-    // SAFETY: sysconf has no preconditions.
-    let ram = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) as u64 * libc::sysconf(libc::_SC_PAGESIZE) as u64 };
+    let ram = crate::platform::host::memory_bytes();
     let half_mib = ((ram / 2) >> 20).max(64);
     vec![("default_storage_engine".into(), "MEMORY".into()), ("max_heap_table_size".into(), format!("{half_mib}M"))]
 }

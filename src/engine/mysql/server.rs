@@ -74,7 +74,7 @@ impl MyServer {
             image: Contract {
                 image: machine.image(super::NAME, IMAGE.default_image).to_string(),
                 program: IMAGE.programs[0],
-                stop_signal: libc::SIGTERM,
+                stop_signal: crate::platform::signal::TERM,
                 template: Some((options.join("-"), "data/mysql")),
                 init_port: None,
                 refuses: profile.tls.then(|| {
@@ -86,8 +86,8 @@ impl MyServer {
             },
             port: Some(IMAGE.port),
             socket_file: |_| SOCKET.to_string(),
-            stop_signal: libc::SIGTERM,
-            death_signal: libc::SIGKILL,
+            stop_signal: crate::platform::signal::TERM,
+            death_signal: crate::platform::signal::KILL,
             within: Duration::from_secs(60),
         };
         MyServer { spec, bin_dir: machine.bin_dir(super::NAME).map(Path::to_path_buf), settings, init }

@@ -55,7 +55,7 @@ impl PgServer {
             image: Contract {
                 image: machine.image(super::NAME, IMAGE.default_image).to_string(),
                 program: IMAGE.programs[0],
-                stop_signal: libc::SIGINT,
+                stop_signal: crate::platform::signal::INT,
                 template: Some((if apart { "waldir" } else { "" }.to_string(), "pgdata/PG_VERSION")),
                 init_port: None,
                 refuses: profile.tls.then(|| {
@@ -67,8 +67,8 @@ impl PgServer {
             },
             port: Some(IMAGE.port),
             socket_file: |port| format!(".s.PGSQL.{port}"),
-            stop_signal: libc::SIGINT,
-            death_signal: libc::SIGQUIT,
+            stop_signal: crate::platform::signal::INT,
+            death_signal: crate::platform::signal::QUIT,
             within: Duration::from_secs(60),
         };
         PgServer { spec, bin_dir: machine.bin_dir(super::NAME).map(Path::to_path_buf), settings }

@@ -63,7 +63,7 @@ impl RedisServer {
             image: Contract {
                 image: machine.image("redis", IMAGE.default_image).to_string(),
                 program: IMAGE.programs[0],
-                stop_signal: libc::SIGTERM,
+                stop_signal: crate::platform::signal::TERM,
                 template: None,
                 init_port: None,
                 refuses: None,
@@ -72,8 +72,8 @@ impl RedisServer {
             socket_file: |_| SOCKET.to_string(),
             // On dbrace's death and on stop alike, SIGTERM: redis exits at once (nothing to
             // save with `save ""`) and takes its AOF-rewrite child, if any, with it.
-            stop_signal: libc::SIGTERM,
-            death_signal: libc::SIGTERM,
+            stop_signal: crate::platform::signal::TERM,
+            death_signal: crate::platform::signal::TERM,
             within: Duration::from_secs(30),
         };
         let password = match &access.password {

@@ -8,7 +8,6 @@ use crate::launcher::container::Network;
 use crate::launcher::usage;
 use crate::launcher::{Container, Mount, Recipe};
 use std::ffi::OsString;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, OnceLock};
@@ -45,11 +44,7 @@ fn run_args(name: &str, c: &Container, recipe: &Recipe) -> Vec<OsString> {
     a.push(format!("{}={owner}", super::name::OWNER_LABEL).into());
     a.push("--cidfile".into());
     a.push(cidfile(name, recipe).into());
-    let (uid, gid) = recipe.server.user.as_ref().map_or_else(
-        // SAFETY: getuid and getgid cannot fail.
-        || unsafe { (libc::getuid(), libc::getgid()) },
-        |u| (u.uid, u.gid),
-    );
+    let (uid, gid) = super::layout::ids(recipe.server.user.as_ref());
     // As dbrace's run-as user, so what it writes into a bind mount stays removable.
     a.push("--user".into());
     a.push(format!("{uid}:{gid}").into());
@@ -106,8 +101,8 @@ impl Running {
             .envs(c.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(out)
-            .stderr(err)
-            .process_group(0);
+            .stderr(err);
+        crate::platform::process::new_group(&mut cmd);
         let child = cmd.spawn().map_err(|e| bad_input!("--launcher docker: cannot run docker: {e}"))?;
         let volumes = c
             .mounts
@@ -217,8 +212,8 @@ mod tests {
         let recipe = Recipe {
             server: Step::new("postgres", Some(&user)),
             dir: "/var/tmp/d".into(),
-            stop_signal: libc::SIGINT,
-            death_signal: libc::SIGQUIT,
+            stop_signal: crate::platform::signal::INT,
+            death_signal: crate::platform::signal::QUIT,
             container: Some(c.clone()),
         };
         let args: Vec<String> =
@@ -250,8 +245,8 @@ mod tests {
         let recipe = Recipe {
             server: Step::new("redis-server", None),
             dir: "/var/tmp/d".into(),
-            stop_signal: libc::SIGTERM,
-            death_signal: libc::SIGTERM,
+            stop_signal: crate::platform::signal::TERM,
+            death_signal: crate::platform::signal::TERM,
             container: Some(c.clone()),
         };
         let args: Vec<String> =
@@ -279,8 +274,8 @@ mod tests {
         let recipe = Recipe {
             server: Step::new("mariadbd", None),
             dir: "/var/tmp/d".into(),
-            stop_signal: libc::SIGTERM,
-            death_signal: libc::SIGKILL,
+            stop_signal: crate::platform::signal::TERM,
+            death_signal: crate::platform::signal::KILL,
             container: Some(c.clone()),
         };
         let args: Vec<String> =

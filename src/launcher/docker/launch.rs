@@ -258,8 +258,7 @@ fn init_turn(init_port: Option<u16>, network: &Network, env: &[(String, String)]
         .open(&path)
         .map_err(|e| failed!("cannot open {}: {e}", path.display()))?;
     let deadline = std::time::Instant::now() + Duration::from_secs(300);
-    // SAFETY: flock on a descriptor this function owns.
-    while unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    while file.try_lock().is_err() {
         crate::signals::check()?;
         if std::time::Instant::now() > deadline {
             return Err(failed!("another dbrace's image init held {} for 300 s", path.display()));

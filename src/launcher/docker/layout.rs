@@ -43,8 +43,7 @@ pub type Facts = Vec<(String, String)>;
 
 /// The uid and gid a container runs as: the run-as user's, else dbrace's own.
 pub fn ids(user: Option<&RunAs>) -> (u32, u32) {
-    // SAFETY: getuid and getgid cannot fail.
-    user.map_or_else(|| unsafe { (libc::getuid(), libc::getgid()) }, |u| (u.uid, u.gid))
+    user.map_or_else(|| crate::platform::user::ids().unwrap_or((0, 0)), |u| (u.uid, u.gid))
 }
 
 /// How one container's storage is laid out, and what that is in words to record.
@@ -128,13 +127,12 @@ impl<'a> Layout<'a> {
 /// The fsync latency of a volume's filesystem, in words: probed in its host directory
 /// once per run and filesystem (all of a daemon's local volumes share one), or why not.
 fn volume_fsync(volume: &Volume) -> Result<String> {
-    use std::os::unix::fs::MetadataExt;
     static PROBED: Mutex<BTreeMap<u64, FsyncProbe>> = Mutex::new(BTreeMap::new());
     let name = volume.name();
     let Some(dir) = volume.host_dir() else {
         return Ok(format!("volume {name}: not measured (its files are not in a directory this host can read)"));
     };
-    let dev = std::fs::metadata(&dir).map(|m| m.dev()).unwrap_or(0);
+    let dev = std::fs::metadata(&dir).map(|m| crate::platform::files::device(&m)).unwrap_or(0);
     let known = PROBED.lock().unwrap_or_else(|p| p.into_inner()).get(&dev).cloned();
     let probe = match known {
         Some(p) => p,

@@ -90,10 +90,10 @@ fn moved(from: &Path, to: &Path, link: bool, user: Option<&RunAs>) -> Result<()>
     let removed = if from.is_dir() { std::fs::remove_dir_all(from) } else { std::fs::remove_file(from) };
     removed.map_err(|e| failed!("cannot move {} to {}: {e}", from.display(), to.display()))?;
     if link {
-        std::os::unix::fs::symlink(to, from)
+        crate::platform::files::symlink(to, from)
             .map_err(|e| failed!("cannot link {} to {}: {e}", from.display(), to.display()))?;
         if let Some(u) = user {
-            let _ = std::os::unix::fs::lchown(from, Some(u.uid), Some(u.gid));
+            let _ = crate::platform::files::lchown(from, u.uid, u.gid);
         }
     }
     Ok(())

@@ -10,7 +10,6 @@ pub use launch::launch;
 
 use super::{Launcher, Recipe, Server, Step};
 use crate::error::Result;
-use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 /// Runs recipes as processes of this machine.
@@ -21,7 +20,7 @@ fn command(step: &Step) -> Command {
     let mut cmd = Command::new(&step.program);
     cmd.args(&step.args).envs(step.env.iter().map(|(k, v)| (k, v)));
     if let Some(u) = &step.user {
-        cmd.uid(u.uid).gid(u.gid);
+        crate::platform::process::run_as(&mut cmd, u.uid, u.gid);
     }
     cmd
 }

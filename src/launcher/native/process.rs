@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::launcher::{Recipe, Running};
-use std::os::unix::process::CommandExt;
+use crate::platform::{files, process, signal};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,19 +21,10 @@ impl Process {
         let out = std::fs::File::create(&log).map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| failed!("cannot create {}: {e}", log.display()))?;
         if let Some(u) = &recipe.server.user {
-            let _ = std::os::unix::fs::chown(&log, Some(u.uid), Some(u.gid));
+            let _ = files::chown(&log, u.uid, u.gid);
         }
-        cmd.stdin(Stdio::null()).stdout(out).stderr(err).process_group(0);
-        let death_signal = recipe.death_signal;
-        // SAFETY: prctl is async-signal-safe; it runs in the child between fork and exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, death_signal as libc::c_ulong) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+        process::own_group(&mut cmd, recipe.death_signal);
         let program = format!("{:?}", cmd.get_program());
         let child = cmd.spawn().map_err(|e| failed!("cannot start {program}: {e}"))?;
         // The program's name beside the pid: the reaper knows a zombie server by it.
@@ -66,9 +57,8 @@ impl Running for Process {
 
 impl Drop for Process {
     fn drop(&mut self) {
-        let pid = self.child.id() as i32;
-        // SAFETY: signalling our own child and, as a last resort, its process group.
-        unsafe { libc::kill(pid, self.stop_signal) };
+        let pid = self.child.id();
+        process::signal(pid, self.stop_signal);
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if !matches!(self.child.try_wait(), Ok(None)) {
@@ -76,8 +66,8 @@ impl Drop for Process {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        // SAFETY: the group is our child's own (process_group(0)), not yet reaped.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        // The group is our child's own, not yet reaped.
+        process::signal_group(pid, signal::KILL);
         let _ = self.child.wait();
     }
 }
