@@ -7,6 +7,7 @@
 //! figure a platform cannot give is `None` ("not available on this platform"), never a
 //! zero that would look measured.
 
+pub mod mach_time;
 pub mod tree;
 
 #[cfg(unix)]
@@ -16,6 +17,11 @@ mod unix;
 mod linux;
 #[cfg(target_os = "linux")]
 pub use linux::{disk, host, machine, procs, storage, timer};
+
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "macos")]
+pub use macos::{disk, host, machine, procs, storage, timer};
 
 #[cfg(unix)]
 pub use unix::{cpu, files, process, signal, socket, user};

@@ -1,0 +1,27 @@
+//! The host's facts, from sysctl.
+
+use super::sysctl;
+
+fn text(name: &str) -> String {
+    sysctl(name).map(|b| String::from_utf8_lossy(&b).trim_end_matches('\0').trim().to_string()).unwrap_or_default()
+}
+
+/// Total memory in bytes.
+pub fn memory_bytes() -> u64 {
+    sysctl("hw.memsize").and_then(|b| Some(u64::from_ne_bytes(b.get(..8)?.try_into().ok()?))).unwrap_or(0)
+}
+
+/// The CPU's model name.
+pub fn cpu_model() -> String {
+    text("machdep.cpu.brand_string")
+}
+
+/// The kernel's release (Darwin's).
+pub fn kernel() -> String {
+    text("kern.osrelease")
+}
+
+/// The operating system's name and version.
+pub fn os_name() -> String {
+    format!("macOS {}", text("kern.osproductversion"))
+}
