@@ -29,6 +29,9 @@ pub struct Request {
     pub tls: bool,
     /// How this machine's servers are found, run and reached.
     pub machine: Machine,
+    /// Why there is no ram location, where there is none: the default profiles on RAM
+    /// are left out.
+    pub no_ram: Option<String>,
 }
 
 /// What `--sweep KEY=a,b,c` varies.
@@ -80,6 +83,7 @@ pub fn build(req: &Request) -> Result<Plan> {
         }
         false => req.profile_values.clone(),
     };
+    let profiles = without_ram_by_default(req, profiles, &mut skipped);
     let mut workloads = workload::resolve(&or_default(&req.asked.workload, DEFAULT_WORKLOADS), &req.script)?;
     if req.asked.workload.is_empty() {
         // Defaults adapt to the engines; only workloads the user named must all run.
@@ -113,6 +117,21 @@ pub fn build(req: &Request) -> Result<Plan> {
     m.check_everything_asked_runs(&engines, &profiles)?;
     let baseline = baseline(req, &profiles, &m.cells)?;
     Ok(Plan { cells: m.cells, skipped: m.skipped, baseline, machine: req.machine.clone() })
+}
+
+/// The profiles, less those on RAM when they are the default set and there is no ram
+/// location (the others left out with a note).
+fn without_ram_by_default(req: &Request, profiles: Vec<Profile>, skipped: &mut Vec<String>) -> Vec<Profile> {
+    let (Some(why), true) = (&req.no_ram, req.asked.profile.is_empty() && req.profile_values.is_empty()) else {
+        return profiles;
+    };
+    let on_ram = |p: &Profile| p.location == profile::LocationKind::Ram || p.wal == Some(profile::LocationKind::Ram);
+    let (left, kept): (Vec<Profile>, Vec<Profile>) = profiles.into_iter().partition(on_ram);
+    let names: Vec<&str> = left.iter().map(|p| p.name.as_str()).collect();
+    if !names.is_empty() {
+        skipped.push(format!("{}: left out of the default run: {why}", names.join(", ")));
+    }
+    kept
 }
 
 /// The engines of the run: those named, else those the URLs name, else the default ones
@@ -440,6 +459,19 @@ mod tests {
             }
         }
         assert_eq!(p.baseline, "disk");
+    }
+
+    #[test]
+    fn without_a_ram_location_the_default_profiles_on_ram_are_left_out_and_named() {
+        let asked = Asked { engine: vec!["sqlite".into()], ..Asked::default() };
+        let no_ram = Some("no RAM here; give --ram-dir".to_string());
+        let p = build(&Request { no_ram: no_ram.clone(), ..asking(asked.clone()) }).unwrap();
+        let profiles: Vec<_> = p.cells.iter().map(|c| c.profile.name.as_str()).collect();
+        assert_eq!(profiles, ["disk", "async", "nosync", "unlogged"], "{:?}", p.skipped);
+        assert!(p.skipped.iter().any(|s| s == "ram: left out of the default run: no RAM here; give --ram-dir"));
+        // A profile the user names stays, to fail loudly when its location is resolved.
+        let named = Asked { profile: vec!["ram".into()], ..asked };
+        assert_eq!(build(&Request { no_ram, ..asking(named) }).unwrap().cells.len(), 1);
     }
 
     #[test]

@@ -42,10 +42,10 @@ pub fn reap_containers(machine: &crate::engine::Machine, progress: Progress) {
 /// Remove what killed runs left in both locations, and say so; warn of a location that
 /// is not what its name says (a ram location the kernel may swap to disk).
 pub fn reap_locations(locations: &Locations, progress: Progress) {
-    for w in [&locations.disk, &locations.ram].iter().filter_map(|l| l.warning()) {
+    for w in locations.all().iter().filter_map(|l| l.warning()) {
         progress.line(&format!("warning: {w}"));
     }
-    for l in [&locations.disk, &locations.ram] {
+    for l in locations.all() {
         let n = datadir::reap(&l.path);
         if n > 0 {
             progress.line(&format!(

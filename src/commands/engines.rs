@@ -24,7 +24,7 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
     let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
     signals::check()?;
     let engines = engine_infos(&machine);
-    let locs = [&locations.disk, &locations.ram];
+    let locs = locations.all();
     if a.json {
         print_json(&engines, &locs, machine.launcher.name(), &docker)?;
         return Ok(0);

@@ -92,7 +92,7 @@ fn new_results(options: RunOptions, locations: &Locations) -> Results {
         // Passwords in URLs stay out of the results file.
         command: std::env::args().map(|a| crate::redact::redact(&a)).collect(),
         host: Host::detect(),
-        locations: vec![locations.disk.clone(), locations.ram.clone()],
+        locations: locations.all().into_iter().cloned().collect(),
         options,
         cells: Vec::new(),
         precision_outcome: None,
@@ -175,6 +175,7 @@ fn plain_request(a: &RunArgs, workload: &WorkloadOptions, machine: crate::engine
         script: script_config(a)?,
         tls: a.launcher.tls,
         machine,
+        no_ram: a.locations.ram_dir.is_none().then(crate::instance::location::no_ram_location).flatten(),
     })
 }
 
@@ -470,10 +471,10 @@ fn check_space(plan: &plan::Plan, locations: &Locations, s: &Settings) -> Result
     for c in &plan.cells {
         let opts = &c.options;
         let need = c.workload.estimated_bytes(opts);
-        let loc = locations.get(c.profile.location);
         if !c.engine.needs_data_dir(&c.profile, &c.target) {
             continue;
         }
+        let loc = locations.get(c.profile.location)?;
         let held = &mut kept[usize::from(loc.kind == crate::profile::LocationKind::Ram)];
         *held += if s.keeps(c) { need } else { 0 };
         if need.max(*held) > loc.free_bytes {

@@ -22,13 +22,13 @@ pub fn check(argv: &[String], what: &str) -> Result<()> {
             "{what}: no command given; put it after --, e.g. dbrace exec --profile disk,ram-nosync -- pytest -q"
         ));
     };
-    if program.contains('/') {
+    if crate::platform::files::names_a_path(program) {
         return executable(Path::new(program)).map_err(|why| bad_input!("{what} '{program}' {why}"));
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut why = None;
-    for dir in std::env::split_paths(&path) {
-        let candidate = dir.join(program);
+    let names = crate::platform::files::program_names(program);
+    for candidate in std::env::split_paths(&path).flat_map(|dir| names.iter().map(move |n| dir.join(n))) {
         match executable(&candidate) {
             Ok(()) => return Ok(()),
             Err(w) if candidate.exists() => why = why.or(Some((candidate, w))),

@@ -228,7 +228,7 @@ fn new_results(a: &ExecArgs, job: &Job, locations: &Locations) -> ExecResults {
         setup: job.setup.as_ref().map(|s| s.path.display().to_string()),
         options: exec_options(a, job),
         host: Host::detect(),
-        locations: vec![locations.disk.clone(), locations.ram.clone()],
+        locations: locations.all().into_iter().cloned().collect(),
         profiles: job
             .profiles
             .iter()

@@ -48,17 +48,25 @@ impl Location {
 pub struct Locations {
     /// Where `disk` profiles keep data.
     pub disk: Location,
-    /// Where `ram` profiles keep data.
-    pub ram: Location,
+    /// Where `ram` profiles keep data; None where this platform has no RAM location of its
+    /// own and `--ram-dir` gave none.
+    pub ram: Option<Location>,
 }
 
 impl Locations {
-    /// The location for a profile's location kind.
-    pub fn get(&self, kind: LocationKind) -> &Location {
+    /// The location for a profile's location kind; refused for ram where there is none.
+    pub fn get(&self, kind: LocationKind) -> Result<&Location> {
         match kind {
-            LocationKind::Disk => &self.disk,
-            LocationKind::Ram => &self.ram,
+            LocationKind::Disk => Ok(&self.disk),
+            LocationKind::Ram => {
+                self.ram.as_ref().ok_or_else(|| bad_input!("{}", no_ram_location().unwrap_or_default()))
+            }
         }
+    }
+
+    /// Both locations, or the disk alone where there is no ram location.
+    pub fn all(&self) -> Vec<&Location> {
+        std::iter::once(&self.disk).chain(&self.ram).collect()
     }
 
     /// Resolve, create and check both locations; `probe` also measures fsync latency.
@@ -67,13 +75,13 @@ impl Locations {
             Some(p) => check(LocationKind::Disk, p, false)?,
             None => check(LocationKind::Disk, &default_disk_dir()?, true)?,
         };
-        let ram = match ram_dir {
-            Some(p) => check(LocationKind::Ram, p, false)?,
-            None => check(LocationKind::Ram, &default_ram_dir()?, true)?,
+        let ram = match ram_dir.map(Path::to_path_buf).or_else(storage::default_ram_dir) {
+            Some(p) => Some(check(LocationKind::Ram, &p, ram_dir.is_none())?),
+            None => None,
         };
         let mut l = Locations { disk, ram };
         if probe {
-            for loc in [&mut l.disk, &mut l.ram] {
+            for loc in std::iter::once(&mut l.disk).chain(&mut l.ram) {
                 loc.fsync = Some(fsync_probe::probe(&loc.path)?);
             }
         }
@@ -90,14 +98,12 @@ impl Locations {
     }
 }
 
-/// The user's cache dir for dbrace: $XDG_CACHE_HOME/dbrace or ~/.cache/dbrace.
+/// The user's cache dir for dbrace: $XDG_CACHE_HOME/dbrace or ~/.cache/dbrace (on
+/// Windows, %LOCALAPPDATA%\dbrace).
 pub fn cache_dir() -> Result<PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
-        return Ok(PathBuf::from(x).join("dbrace"));
-    }
-    match std::env::var_os("HOME").filter(|x| !x.is_empty()) {
-        Some(h) => Ok(PathBuf::from(h).join(".cache").join("dbrace")),
-        None => Err(bad_input!("neither XDG_CACHE_HOME nor HOME is set; give a disk location with --disk-dir DIR")),
+    match crate::platform::user::cache_home() {
+        Ok(base) => Ok(base.join("dbrace")),
+        Err(why) => Err(bad_input!("{why}; give a disk location with --disk-dir DIR")),
     }
 }
 
@@ -111,10 +117,14 @@ fn default_disk_dir() -> Result<PathBuf> {
     Ok(shared_dir()?.join("data"))
 }
 
-fn default_ram_dir() -> Result<PathBuf> {
-    storage::default_ram_dir().ok_or_else(|| {
-        bad_input!("this platform has no RAM location of its own; give {} with --ram-dir", storage::RAM_HINT)
-    })
+/// Why `ram` profiles cannot run when `--ram-dir` is not given, where that is so.
+pub fn no_ram_location() -> Option<String> {
+    match storage::default_ram_dir() {
+        Some(_) => None,
+        None => {
+            Some(format!("this platform has no RAM location of its own; give {} with --ram-dir", storage::RAM_HINT))
+        }
+    }
 }
 
 fn flag(kind: LocationKind) -> &'static str {

@@ -23,9 +23,9 @@ impl Storage {
     /// Fresh directories for `profile` in its locations: the data, and the write-ahead log
     /// when the profile puts it elsewhere.
     pub fn create(profile: &crate::profile::Profile, locations: &Locations) -> crate::error::Result<Storage> {
-        let data = Some(DataDir::create(&locations.get(profile.location).path)?);
+        let data = Some(DataDir::create(&locations.get(profile.location)?.path)?);
         let wal = match profile.wal.filter(|w| *w != profile.location) {
-            Some(w) => Some(DataDir::create(&locations.get(w).path)?),
+            Some(w) => Some(DataDir::create(&locations.get(w)?.path)?),
             None => None,
         };
         Ok(Storage { data, wal })

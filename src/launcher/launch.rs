@@ -9,6 +9,7 @@ impl How {
     /// Launch the server `d` describes on `dirs`, listening as `listen` says.
     pub fn launch<D: Described>(&self, d: &D, dirs: Dirs, listen: Listen) -> Result<StartedBy<D>> {
         let how = self;
+        managed_here(d.spec().engine)?;
         let user = d.spec().user.for_launch(how.run_as.as_deref())?;
         dirs.all().iter().try_for_each(|dir| user.as_ref().map_or(Ok(()), |u| dir.give_to(u)))?;
         match how.kind {
@@ -22,6 +23,7 @@ impl How {
     pub fn launchable<D: Described>(&self, d: &D) -> Result<()> {
         let how = self;
         let spec = d.spec();
+        managed_here(spec.engine)?;
         match how.kind {
             Kind::Native => d.native().map(drop)?,
             Kind::Docker => match &spec.image.refuses {
@@ -48,5 +50,13 @@ impl How {
                 Ok(format!("image {} ({})", image.name, image.id))
             }
         }
+    }
+}
+
+/// Whether this platform runs managed servers; the way to a server when it does not.
+fn managed_here(engine: &str) -> Result<()> {
+    match crate::platform::process::NO_MANAGED_SERVERS {
+        Some(why) => Err(bad_input!("{engine}: {why}")),
+        None => Ok(()),
     }
 }

@@ -23,6 +23,11 @@ mod macos;
 #[cfg(target_os = "macos")]
 pub use macos::{disk, host, machine, procs, storage, timer};
 
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+pub use windows::{cpu, disk, files, host, machine, process, procs, signal, socket, storage, timer, user};
+
 #[cfg(unix)]
 pub use unix::{cpu, files, process, signal, socket, user};
 

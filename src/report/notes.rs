@@ -35,8 +35,9 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
     let mut n = Vec::new();
     n.push(interval_note(results, rows, baseline));
     let h = &results.host;
+    let system = format!("{} {}", h.os, h.kernel);
     let mut env =
-        format!("host: {} CPUs, {:.1} GiB, {} {}", h.cpus, h.memory_bytes as f64 / (1u64 << 30) as f64, h.os, h.kernel);
+        format!("host: {} CPUs, {:.1} GiB, {}", h.cpus, h.memory_bytes as f64 / (1u64 << 30) as f64, system.trim_end());
     for l in &results.locations {
         env.push_str(&format!("; {} {} ({})", l.kind, l.path.display(), l.fs_type));
         if let Some(f) = &l.fsync {

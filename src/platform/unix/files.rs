@@ -54,3 +54,13 @@ pub fn device(m: &Metadata) -> u64 {
 pub fn executable(m: &Metadata) -> bool {
     m.permissions().mode() & 0o111 != 0
 }
+
+/// Whether a command's first word names a file rather than a name to look up on PATH.
+pub fn names_a_path(program: &str) -> bool {
+    program.contains('/')
+}
+
+/// The file names PATH is searched for to run `program`: the name itself.
+pub fn program_names(program: &str) -> Vec<String> {
+    vec![program.to_string()]
+}

@@ -6,6 +6,9 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// Why managed servers cannot run here, when they cannot: they can on Linux and macOS.
+pub const NO_MANAGED_SERVERS: Option<&str> = None;
+
 /// Start `cmd` in a process group of its own (a Ctrl-C at the terminal reaches dbrace
 /// alone; a stop reaches the whole tree it starts), sent `death` if dbrace dies first
 /// where the platform can (Linux's parent-death signal; elsewhere the next run's reaper

@@ -24,3 +24,14 @@ pub fn ids() -> Option<(u32, u32)> {
     // SAFETY: getuid and getgid have no preconditions.
     Some(unsafe { (libc::getuid(), libc::getgid()) })
 }
+
+/// The user's cache directory, $XDG_CACHE_HOME or ~/.cache; else what to set.
+pub fn cache_home() -> Result<std::path::PathBuf, &'static str> {
+    let set =
+        |name| std::env::var_os(name).filter(|x: &std::ffi::OsString| !x.is_empty()).map(std::path::PathBuf::from);
+    match (set("XDG_CACHE_HOME"), set("HOME")) {
+        (Some(x), _) => Ok(x),
+        (None, Some(h)) => Ok(h.join(".cache")),
+        (None, None) => Err("neither XDG_CACHE_HOME nor HOME is set"),
+    }
+}

@@ -1,0 +1,18 @@
+//! Block device counters: Windows' are not read, so a cell records none here.
+
+use crate::counters::Device;
+use std::path::Path;
+
+/// A block device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceId;
+
+/// Not available on this platform.
+pub fn under(_: &Path) -> Option<DeviceId> {
+    None
+}
+
+/// Not available on this platform.
+pub fn sample(_: DeviceId) -> Option<Device> {
+    None
+}

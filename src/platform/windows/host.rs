@@ -1,0 +1,27 @@
+//! The host's facts: memory from GlobalMemoryStatusEx, the CPU as Windows names it to
+//! every process.
+
+use windows_sys::Win32::System::SystemInformation::{GlobalMemoryStatusEx, MEMORYSTATUSEX};
+
+/// Total memory in bytes.
+pub fn memory_bytes() -> u64 {
+    // SAFETY: a zeroed MEMORYSTATUSEX with its length set is what the call asks for.
+    let mut m: MEMORYSTATUSEX = unsafe { std::mem::zeroed() };
+    m.dwLength = std::mem::size_of::<MEMORYSTATUSEX>() as u32;
+    if unsafe { GlobalMemoryStatusEx(&mut m) } == 0 { 0 } else { m.ullTotalPhys }
+}
+
+/// The CPU's name, as Windows gives it in the environment.
+pub fn cpu_model() -> String {
+    std::env::var("PROCESSOR_IDENTIFIER").unwrap_or_default()
+}
+
+/// The kernel's release: not read on this platform.
+pub fn kernel() -> String {
+    String::new()
+}
+
+/// The operating system's name.
+pub fn os_name() -> String {
+    "Windows".into()
+}
