@@ -297,13 +297,7 @@ fn note(skipped: &mut Vec<String>, line: String) {
 fn bind_urls(urls: &[String]) -> Result<Vec<(&'static str, String)>> {
     let mut bound: Vec<(&'static str, String)> = Vec::new();
     for url in urls {
-        let scheme = url.split("://").next().unwrap_or_default();
-        let Some(e) = engine::all().iter().find(|e| e.facts().url_schemes.contains(&scheme)) else {
-            let redacted = crate::redact::redact(url);
-            let known: Vec<String> =
-                engine::all().iter().flat_map(|e| e.facts().url_schemes).map(|s| format!("{s}://…")).collect();
-            return Err(bad_input!("--url {redacted}: no engine speaks '{scheme}://'; use {}", known.join(", ")));
-        };
+        let e = engine::by_url(url)?;
         if bound.iter().any(|(n, _)| *n == e.name()) {
             return Err(bad_input!("two --url values for {}; give one", e.name()));
         }

@@ -33,6 +33,7 @@ pub fn run(a: ServeArgs) -> Result<i32> {
     let spec = Spec {
         engine,
         profile: &profile,
+        target: &crate::engine::Target::Managed,
         access: &access,
         setup: setup.as_ref(),
         locations: &locations,

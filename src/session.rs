@@ -3,7 +3,7 @@
 //! applied; stopped and its directories removed when dropped.
 
 use crate::engine::access::{Access, Exposed};
-use crate::engine::{Engine, Launch, Machine};
+use crate::engine::{Engine, Launch, Machine, Target};
 use crate::error::Result;
 use crate::instance::{Locations, Storage};
 use crate::profile::Profile;
@@ -62,6 +62,8 @@ pub struct Spec<'a> {
     pub engine: &'static dyn Engine,
     /// The profile, as the engine runs it.
     pub profile: &'a Profile,
+    /// A managed server, or the `--url` server (a fresh database on it where it has them).
+    pub target: &'a Target,
     /// Where the server listens and whom it lets in.
     pub access: &'a Access,
     /// The setup file applied once the server is up.
@@ -86,9 +88,13 @@ pub struct Session {
 impl Session {
     /// Start a server as `spec` says and apply its setup file.
     pub fn start(spec: &Spec) -> Result<Session> {
-        let storage = Storage::create(spec.profile, spec.locations)?;
+        let storage = match spec.target {
+            Target::Managed => Storage::create(spec.profile, spec.locations)?,
+            Target::Url(_) => Storage::default(),
+        };
         let start = Instant::now();
-        let exposed = spec.engine.expose(&Launch::exposed(spec.profile, &storage, spec.access, spec.machine))?;
+        let launch = Launch::exposed(spec.profile, spec.target, &storage, spec.access, spec.machine);
+        let exposed = spec.engine.expose(&launch)?;
         let ready_s = start.elapsed().as_secs_f64();
         let mut session = Session { exposed, storage, ready_s, setup_s: 0.0 };
         if let Some(setup) = spec.setup {

@@ -20,6 +20,43 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// The machine's own PostgreSQL, which trusts local TCP (scripts/test starts it).
+const PG_URL: &str = "postgres://postgres:not-a-real-secret@127.0.0.1:5432/test";
+
+#[test]
+fn a_url_server_is_handed_to_the_command_as_it_is_with_a_fresh_database_per_run() {
+    let sb = Sandbox::new();
+    let (seen, out) = (sb.out("seen"), sb.out("exec.json"));
+    let script = format!(
+        r#"echo "$PGPORT|$PGDATABASE|$(psql -XqAtc 'create table t(x int); insert into t values (1); select count(*) from t')" >> {}"#,
+        seen.display()
+    );
+    let mut a = sb.cmd(&["exec", "--url", PG_URL, "-r", "2", "--out", out.to_str().unwrap()]);
+    let a = a.args(["--", "sh", "-c", &script]).assert().success();
+    let stdout = text(&a.get_output().stdout);
+    assert!(
+        stdout.contains("the server at postgres://postgres:***@127.0.0.1:5432/test as it is configured"),
+        "{stdout}"
+    );
+    let seen = lines(&seen);
+    assert_eq!(seen.len(), 3, "a warm-up and two runs: {seen:?}");
+    let mut dbs: Vec<&str> = seen.iter().map(|l| l.split('|').nth(1).unwrap()).collect();
+    for l in &seen {
+        // The table a run made is gone by the next: each run has a database of its own.
+        assert!(l.starts_with("5432|dbrace_") && l.ends_with("|1"), "{l}");
+    }
+    dbs.dedup();
+    assert_eq!(dbs.len(), 3, "{seen:?}");
+    let kept = std::fs::read_to_string(&out).unwrap();
+    assert!(!kept.contains("not-a-real-secret"), "the password in the results file");
+    let file = read_json(&out);
+    assert_eq!(file["options"]["url"], "postgres://postgres:***@127.0.0.1:5432/test");
+    let left =
+        std::process::Command::new("psql").args(["-XAtc", "SELECT datname FROM pg_database", PG_URL]).output().unwrap();
+    let left = text(&left.stdout);
+    assert!(dbs.iter().all(|d| !left.lines().any(|l| l == *d)), "a run's database was left: {left}");
+}
+
 #[test]
 fn two_profiles_timed_with_the_connection_in_the_commands_environment() {
     let sb = Sandbox::new();
@@ -156,6 +193,10 @@ fn bad_input_exits_2_before_any_server_starts() {
         (&["exec", "-e", "redis", "--setup", "schema.sql", "--", "true"], "redis takes no --setup (it is SQL for"),
         (&["exec", "--setup", "/no/such/schema.sql", "--", "true"], "cannot read --setup /no/such/schema.sql"),
         (&["exec", "--port", "0", "--", "true"], "--port"),
+        (&["exec", "--url", "oracle://127.0.0.1/x", "--", "true"], "no engine speaks 'oracle://'"),
+        (&["exec", "--url", PG_URL, "-p", "ram", "--", "true"], "as it is (one profile, disk): drop --profile"),
+        (&["exec", "--url", PG_URL, "--port", "7000", "--", "true"], "drop --port, --user, --password"),
+        (&["exec", "--url", PG_URL, "-e", "mysql", "--", "true"], "drop --engine"),
         (&["serve", "oracle"], "unknown engine 'oracle'"),
         (&["serve", "postgres", "-p", "fast"], "unknown profile 'fast'"),
     ];

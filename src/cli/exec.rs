@@ -19,8 +19,14 @@ pub struct ExecArgs {
     pub engine: Option<String>,
     /// Profiles, comma-separated, or NAME=PROFILE for a copy under another name; the first
     /// is the baseline (see `dbrace engines`)
-    #[arg(long, short = 'p', value_delimiter = ',', default_value = "disk,ram-nosync", value_name = "LIST")]
+    /// [default: disk,ram-nosync; with --url, disk alone]
+    #[arg(long, short = 'p', value_delimiter = ',', value_name = "LIST")]
     pub profile: Vec<String>,
+    /// An existing server to run the command against instead of throwaway ones, as it is
+    /// configured: one profile (disk), a fresh database per run where the engine has
+    /// databases (postgres, mysql, mongo); its scheme names the engine
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
     /// Timed runs per profile, in rounds of every profile in a random order [default: rounds
     /// until every profile's comparison with the baseline is settled, at most --max-repeat]
     #[arg(long, short = 'r', value_name = "N", allow_hyphen_values = true, value_parser = parse_repeat)]

@@ -115,10 +115,16 @@ impl<'a> Launch<'a> {
         Launch { profile, target, storage, listen, access: &NO_ACCESS, machine }
     }
 
-    /// A launch handed to a user's tools: managed, on 127.0.0.1 as `access` says.
-    pub fn exposed(profile: &'a Profile, storage: &'a Storage, access: &'a Access, machine: &'a Machine) -> Self {
-        static MANAGED: super::Target = super::Target::Managed;
-        Launch { profile, target: &MANAGED, storage, listen: Listen::Tcp(access.port), access, machine }
+    /// A launch handed to a user's tools: the `--url` server, or a managed one on 127.0.0.1
+    /// as `access` says.
+    pub fn exposed(
+        profile: &'a Profile,
+        target: &'a super::Target,
+        storage: &'a Storage,
+        access: &'a Access,
+        machine: &'a Machine,
+    ) -> Self {
+        Launch { profile, target, storage, listen: Listen::Tcp(access.port), access, machine }
     }
 
     /// The data directory, which a managed server of `engine` needs.

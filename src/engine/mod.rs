@@ -417,6 +417,15 @@ pub fn names(which: impl Fn(&dyn Engine) -> bool) -> String {
     all().iter().filter(|e| which(**e)).map(|e| e.name()).collect::<Vec<_>>().join(", ")
 }
 
+/// The engine whose scheme a `--url` has; refused, naming the schemes, when none has it.
+pub fn by_url(url: &str) -> Result<&'static dyn Engine> {
+    let scheme = url.split("://").next().unwrap_or_default();
+    all().iter().copied().find(|e| e.facts().url_schemes.contains(&scheme)).ok_or_else(|| {
+        let known: Vec<String> = all().iter().flat_map(|e| e.facts().url_schemes).map(|s| format!("{s}://…")).collect();
+        bad_input!("--url {}: no engine speaks '{scheme}://'; use {}", crate::redact::redact(url), known.join(", "))
+    })
+}
+
 /// Look an engine up by name.
 pub fn by_name(name: &str) -> Result<&'static dyn Engine> {
     all().iter().copied().find(|e| e.name() == name).ok_or_else(|| {

@@ -26,9 +26,9 @@ pub trait ServerEngine: Sync {
     /// A throwaway server for the launch's profile, listening as it says.
     fn managed(&self, launch: &Launch) -> Result<Self::Managed>;
     /// A fresh instance on the `--url` server.
-    fn on_url(&self, launch: &Launch, url: &str) -> Result<Box<dyn Instance>>;
-    /// A throwaway server handed to a user's tools, reached as its access says.
-    fn expose(&self, launch: &Launch) -> Result<Exposed>;
+    fn on_url(&self, launch: &Launch, url: &str) -> Result<Self::Managed>;
+    /// An instance handed to a user's tools: the variables its clients read.
+    fn exposed(&self, inst: Self::Managed) -> Result<Exposed>;
     /// The profile it runs for a requested one.
     fn resolve_profile(&self, requested: &Profile) -> Option<Profile> {
         Some(requested.clone())
@@ -74,7 +74,7 @@ impl<T: ServerEngine> Engine for T {
     }
     fn launch(&self, launch: &Launch) -> Result<Box<dyn Instance>> {
         match launch.target {
-            Target::Url(url) => self.on_url(launch, url),
+            Target::Url(url) => Ok(Box::new(self.on_url(launch, url)?)),
             Target::Managed => Ok(Box::new(self.managed(launch)?)),
         }
     }
@@ -82,7 +82,11 @@ impl<T: ServerEngine> Engine for T {
         ServerEngine::check_exposed(self, profile, machine)
     }
     fn expose(&self, launch: &Launch) -> Result<Exposed> {
-        ServerEngine::expose(self, launch)
+        let inst = match launch.target {
+            Target::Url(url) => self.on_url(launch, url)?,
+            Target::Managed => self.managed(launch)?,
+        };
+        self.exposed(inst)
     }
     fn check_setup(&self, text: &str) -> std::result::Result<(), String> {
         ServerEngine::check_setup(self, text)

@@ -12,7 +12,7 @@ pub mod summary;
 
 use crate::cli::ExecArgs;
 use crate::engine::access::Access;
-use crate::engine::{Engine, Machine};
+use crate::engine::{Engine, Machine, Target};
 use crate::error::{Error, Result};
 use crate::host::Host;
 use crate::instance::{Locations, datadir};
@@ -42,8 +42,14 @@ struct Job {
     setup: Option<Setup>,
     access: Access,
     machine: Machine,
+    /// Throwaway servers, or the `--url` server.
+    target: Target,
     notes: Vec<String>,
 }
+
+/// The profiles when `--profile` gives none: the server as it is against everything in
+/// RAM and unsynced.
+const DEFAULT_PROFILES: &[&str] = &["disk", "ram-nosync"];
 
 /// The engine when neither `--engine` nor `--compose` names one.
 const DEFAULT_ENGINE: &str = "postgres";
@@ -108,7 +114,8 @@ fn check(a: &ExecArgs, machine: Machine) -> Result<Job> {
     if let Some(out) = &a.out {
         check_writable(out, "--out", "exec.json")?;
     }
-    Ok(Job { engine, profiles, argv: a.command.clone(), prepare, setup, access, machine, notes })
+    let target = a.url.clone().map_or(Target::Managed, Target::Url);
+    Ok(Job { engine, profiles, argv: a.command.clone(), prepare, setup, access, machine, target, notes })
 }
 
 /// The engine, profiles, access and machine a command is served by: the flags', or the
@@ -146,11 +153,40 @@ impl Served {
 /// What serves `a`'s command: its flags, over its `--compose` service if it has one,
 /// whose `as-written` cell is the baseline unless `-p` places it.
 fn served(a: &ExecArgs, machine: Machine) -> Result<Served> {
+    if let Some(url) = &a.url {
+        return on_url(a, url, machine);
+    }
+    let given = match a.profile.is_empty() {
+        true => DEFAULT_PROFILES.iter().map(|p| p.to_string()).collect(),
+        false => a.profile.clone(),
+    };
     let names = match a.compose.files.is_empty() {
-        true => a.profile.clone(),
-        false => crate::compose::with_as_written(a.profile.clone()),
+        true => given,
+        false => crate::compose::with_as_written(given),
     };
     serving(a.engine.as_deref(), &names, &a.launcher, &a.access, &a.compose, machine)
+}
+
+/// What serves a command run against the `--url` server: its engine, as it is configured
+/// (disk), reached as the URL says.
+fn on_url(a: &ExecArgs, url: &str, machine: Machine) -> Result<Served> {
+    let engine = engine::by_url(url)?;
+    let clash = match () {
+        _ if !a.compose.files.is_empty() => Some("--compose"),
+        _ if a.access.port.is_some() || access(&a.access).given() => Some("--port, --user, --password and --database"),
+        _ if a.launcher.tls => Some("--tls"),
+        _ if a.engine.as_deref().is_some_and(|e| e != engine.name()) => Some("--engine"),
+        _ if a.profile.iter().any(|p| p != "disk") => Some("--profile"),
+        _ => None,
+    };
+    if let Some(flag) = clash {
+        return Err(bad_input!(
+            "--url names the server, its account and its settings, and the command meets it as it is (one profile, disk): drop {flag}, or drop --url to race throwaway servers"
+        ));
+    }
+    let disk = Profile::named("disk")?;
+    engine.check(&disk, &Target::Url(url.to_string()), &machine)?;
+    Ok(Served { engine, profiles: vec![disk], access: Access::default(), machine, compose: None })
 }
 
 /// The engine, profiles `names`, access and machine that serve a user's command: the
@@ -256,6 +292,7 @@ fn exec_options(a: &ExecArgs, job: &Job) -> ExecOptions {
         baseline: job.profiles[0].name.clone(),
         confidence: a.confidence,
         port: job.access.port,
+        url: a.url.as_deref().map(crate::redact::redact),
     }
 }
 
@@ -414,6 +451,7 @@ impl Runner<'_> {
             let spec = Spec {
                 engine: self.job.engine,
                 profile,
+                target: &self.job.target,
                 access: &self.job.access,
                 setup: self.job.setup.as_ref(),
                 locations: self.locations,

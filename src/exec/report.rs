@@ -1,10 +1,11 @@
 //! The exec report: as hyperfine prints it (a block per profile, then relative speed), as
 //! Markdown for a pull request, as CSV (one row per run), or as the JSON of every run.
 
-use super::results::{ExecResults, Run, RunOutcome};
+use super::results::{ExecResults, ProfileRuns, Run, RunOutcome};
 use super::summary::{self, Summary, Times, Verdict};
 use crate::error::Result;
 use crate::report::Format;
+use crate::results::Survives;
 use std::fmt::Write;
 
 /// Render `r`, summarized as `s`, in `format`.
@@ -30,12 +31,20 @@ fn fmt(v: f64, (scale, name, digits): (f64, &str, usize)) -> String {
     format!("{:.*} {name}", digits, v * scale)
 }
 
+/// How a profile's server was set up: the profile's words, or the `--url` server as it is
+/// and what its settings read back say a commit survives.
+fn served_as(r: &ExecResults, p: &ProfileRuns) -> String {
+    let Some(url) = &r.options.url else { return p.profile.described() };
+    let survives = crate::engine::by_name(&r.engine).map_or(Survives::Unknown, |e| e.survives(&p.profile, &p.settings));
+    format!("the server at {url} as it is configured, a commit survives: {survives}")
+}
+
 fn text(r: &ExecResults, s: &Summary) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Command: {}", super::command::shown(&r.command));
     for (p, ps) in r.profiles.iter().zip(&s.profiles) {
         let version = p.engine_version.as_deref().map_or(String::new(), |v| format!(" {v}"));
-        let _ = writeln!(o, "\nProfile {}: {}{version}, {}", ps.profile, r.engine, p.profile.described());
+        let _ = writeln!(o, "\nProfile {}: {}{version}, {}", ps.profile, r.engine, served_as(r, p));
         if let Some(t) = &ps.times {
             let u = unit(t.mean_s);
             let _ = writeln!(

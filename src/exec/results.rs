@@ -78,6 +78,9 @@ pub struct ExecOptions {
     pub confidence: f64,
     /// The port the servers listened on, when given.
     pub port: Option<u16>,
+    /// The `--url` server the command ran against, its password as `***`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// One profile's runs.

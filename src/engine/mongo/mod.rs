@@ -98,11 +98,11 @@ impl ServerEngine for Mongo {
     fn managed(&self, launch: &Launch) -> Result<MongoInstance> {
         managed_instance(launch)
     }
-    fn on_url(&self, launch: &Launch, url: &str) -> Result<Box<dyn Instance>> {
+    fn on_url(&self, launch: &Launch, url: &str) -> Result<MongoInstance> {
         on_url(launch.profile, url)
     }
-    fn expose(&self, launch: &Launch) -> Result<Exposed> {
-        exposed(managed_instance(&Launch { listen: access::Listen::Tcp(launch.access.port), ..*launch })?)
+    fn exposed(&self, inst: MongoInstance) -> Result<Exposed> {
+        exposed(inst)
     }
     fn check_setup(&self, text: &str) -> std::result::Result<(), String> {
         setup::parse(text).map(drop)
@@ -189,7 +189,7 @@ fn exposed(inst: MongoInstance) -> Result<Exposed> {
     Ok(Exposed { instance: Box::new(inst), url, redacted, env, unset: &[], password })
 }
 
-fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
+fn on_url(profile: &Profile, url: &str) -> Result<MongoInstance> {
     let endpoint = Endpoint::parse(url)?;
     let db = kit::url_database::unique_name();
     let wc = write_concern(profile);
@@ -214,7 +214,7 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
         owned: Owned::Url(url_database(endpoint, db)),
     };
     inst.read_back(&mut c, &[], "disk")?;
-    Ok(Box::new(inst))
+    Ok(inst)
 }
 
 /// The run's database `name` on the `--url` server, dropped when it goes.

@@ -121,13 +121,13 @@ impl ServerEngine for Mysql {
     fn managed(&self, launch: &Launch) -> Result<MyInstance> {
         managed_instance(launch)
     }
-    fn on_url(&self, launch: &Launch, url: &str) -> Result<Box<dyn Instance>> {
+    fn on_url(&self, launch: &Launch, url: &str) -> Result<MyInstance> {
         on_url(launch.profile, url)
     }
     // `unlogged` is server-wide here (`default_storage_engine=MEMORY`): a command's own
     // tables get it too, so every profile applies.
-    fn expose(&self, launch: &Launch) -> Result<Exposed> {
-        exposed(managed_instance(launch)?)
+    fn exposed(&self, inst: MyInstance) -> Result<Exposed> {
+        exposed(inst)
     }
 }
 
@@ -220,7 +220,7 @@ fn exposed(inst: MyInstance) -> Result<Exposed> {
     Ok(Exposed { instance: Box::new(inst), url, redacted, env, unset: &["MYSQL_UNIX_PORT"], password })
 }
 
-fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
+fn on_url(profile: &Profile, url: &str) -> Result<MyInstance> {
     let admin = Endpoint::parse(url)?;
     let mut c = MyClient::connect(&admin, false).map_err(ConnectError::url_mistake)?;
     let db = kit::url_database::create(&mut c, &admin.redacted(), "the user needs the CREATE privilege")?;
@@ -237,7 +237,7 @@ fn on_url(profile: &Profile, url: &str) -> Result<Box<dyn Instance>> {
     };
     // From here the database is dropped with `inst`, whatever fails next.
     inst.settings = inst.read_back(&profile.name)?;
-    Ok(Box::new(inst))
+    Ok(inst)
 }
 
 /// The run's database `name` on the `--url` server, dropped as `admin` when it goes.

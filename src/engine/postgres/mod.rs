@@ -118,7 +118,7 @@ impl ServerEngine for Postgres {
     fn managed(&self, launch: &Launch) -> Result<PgInstance> {
         managed_instance(launch)
     }
-    fn on_url(&self, launch: &Launch, url: &str) -> Result<Box<dyn Instance>> {
+    fn on_url(&self, launch: &Launch, url: &str) -> Result<PgInstance> {
         on_url(launch.profile, url, launch.machine.protocol)
     }
     fn check_exposed(&self, profile: &Profile, machine: &Machine) -> Result<()> {
@@ -130,8 +130,8 @@ impl ServerEngine for Postgres {
         }
         ServerEngine::check(self, profile, &Target::Managed, machine)
     }
-    fn expose(&self, launch: &Launch) -> Result<Exposed> {
-        Ok(exposed(managed_instance(launch)?))
+    fn exposed(&self, inst: PgInstance) -> Result<Exposed> {
+        Ok(exposed(inst))
     }
 }
 
@@ -214,7 +214,7 @@ fn exposed(inst: PgInstance) -> Exposed {
     Exposed { instance: Box::new(inst), url, redacted, env, unset: &["PGHOSTADDR", "PGSERVICE"], password }
 }
 
-fn on_url(profile: &Profile, url: &str, protocol: Protocol) -> Result<Box<dyn Instance>> {
+fn on_url(profile: &Profile, url: &str, protocol: Protocol) -> Result<PgInstance> {
     let admin = ConnInfo::parse(url)?;
     let mut c = PgClient::connect(&admin, false).map_err(ConnectError::url_mistake)?;
     let db = kit::url_database::create(&mut c, &admin.redacted(), "the role needs CREATEDB")?;
@@ -236,7 +236,7 @@ fn on_url(profile: &Profile, url: &str, protocol: Protocol) -> Result<Box<dyn In
     };
     // From here the database is dropped with `inst`, whatever fails next.
     inst.settings = inst.read_back(&profile.name)?;
-    Ok(Box::new(inst))
+    Ok(inst)
 }
 
 /// The run's database `name` on the `--url` server, dropped as `admin` when it goes.

@@ -107,11 +107,11 @@ impl ServerEngine for Redis {
     fn managed(&self, launch: &Launch) -> Result<RedisInstance> {
         managed_instance(launch)
     }
-    fn on_url(&self, _launch: &Launch, url: &str) -> Result<Box<dyn Instance>> {
+    fn on_url(&self, _launch: &Launch, url: &str) -> Result<RedisInstance> {
         on_url(url)
     }
-    fn expose(&self, launch: &Launch) -> Result<Exposed> {
-        exposed(managed_instance(launch)?)
+    fn exposed(&self, inst: RedisInstance) -> Result<Exposed> {
+        exposed(inst)
     }
 }
 
@@ -182,7 +182,7 @@ fn query_value(path: &str) -> String {
     access::encode(path).replace("%2F", "/")
 }
 
-fn on_url(url: &str) -> Result<Box<dyn Instance>> {
+fn on_url(url: &str) -> Result<RedisInstance> {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     // The user's data is never touched: this repeat's keys carry a prefix nobody else
     // uses (a pid can repeat after a reboot; the random part cannot), and go afterwards.
@@ -202,7 +202,7 @@ fn on_url(url: &str) -> Result<Box<dyn Instance>> {
     };
     inst.settings = read_back(&mut c, &inst.endpoint, &[], "disk")?;
     inst.settings.insert("key_prefix".into(), prefix);
-    Ok(Box::new(inst))
+    Ok(inst)
 }
 
 /// CONFIG GET the recorded settings and those we set; fail when one did not take.
