@@ -125,8 +125,7 @@ fn without_ram_by_default(req: &Request, profiles: Vec<Profile>, skipped: &mut V
     let (Some(why), true) = (&req.no_ram, req.asked.profile.is_empty() && req.profile_values.is_empty()) else {
         return profiles;
     };
-    let on_ram = |p: &Profile| p.location == profile::LocationKind::Ram || p.wal == Some(profile::LocationKind::Ram);
-    let (left, kept): (Vec<Profile>, Vec<Profile>) = profiles.into_iter().partition(on_ram);
+    let (left, kept): (Vec<Profile>, Vec<Profile>) = profiles.into_iter().partition(Profile::on_ram);
     let names: Vec<&str> = left.iter().map(|p| p.name.as_str()).collect();
     if !names.is_empty() {
         skipped.push(format!("{}: left out of the default run: {why}", names.join(", ")));

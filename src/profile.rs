@@ -159,6 +159,11 @@ impl Profile {
         }
     }
 
+    /// Whether its data or its log is kept in the ram location.
+    pub fn on_ram(&self) -> bool {
+        self.location == LocationKind::Ram || self.wal == Some(LocationKind::Ram)
+    }
+
     /// Whether this is the profile `name` (the name the user gave, before a sweep's label).
     pub fn is_named(&self, name: &str) -> bool {
         let labelled = self.name.strip_prefix(name).is_some_and(|rest| rest.starts_with('+'));

@@ -27,7 +27,8 @@ pub fn run(a: ServeArgs) -> Result<i32> {
     if let Some(port) = access.port {
         crate::instance::server::check_port(port)?;
     }
-    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), false)?;
+    let ram = profile.on_ram().then_some(crate::instance::datadir::RAM_DISK_BYTES);
+    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), false, ram)?;
     reap_locations(&locations, Progress { enabled: true });
     reap_containers(&machine, Progress { enabled: true });
     let spec = Spec {

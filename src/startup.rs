@@ -45,6 +45,9 @@ pub fn reap_locations(locations: &Locations, progress: Progress) {
     for w in locations.all().iter().filter_map(|l| l.warning()) {
         progress.line(&format!("warning: {w}"));
     }
+    for r in crate::platform::storage::reap_ram_disks() {
+        progress.line(&format!("removed {r}"));
+    }
     for l in locations.all() {
         let n = datadir::reap(&l.path);
         if n > 0 {

@@ -21,7 +21,7 @@ pub(super) fn engines(a: EnginesArgs) -> Result<i32> {
     {
         return Err(bad_input!("--launcher docker: {problem}"));
     }
-    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
+    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true, None)?;
     signals::check()?;
     let engines = engine_infos(&machine);
     let locs = locations.all();
@@ -96,7 +96,8 @@ fn print_locations(locs: &[&Location]) {
     ]);
     for l in locs {
         let fsync = l.fsync.as_ref().map_or("-".into(), |f| {
-            format!("median {:.3} ms, max {:.3} ms ({} ops)", f.median_us / 1000.0, f.max_us / 1000.0, f.ops)
+            let (median, max) = (f.median_us / 1000.0, f.max_us / 1000.0);
+            format!("median {median:.3} ms, max {max:.3} ms ({} ops){}", f.ops, f.drive_flush_words())
         });
         t.add_row([l.kind.to_string(), l.path.display().to_string(), l.fs_type.clone(), gib(l.free_bytes), fsync]);
     }

@@ -69,7 +69,8 @@ fn checks(a: &RunArgs, plan: &plan::Plan, s: &Settings, progress: Progress) -> R
     };
     check_writable(&out, "--out", "results.json")?;
     check_charts(&a.charts)?;
-    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
+    let (disk_dir, ram_dir) = (a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref());
+    let locations = Locations::resolve(disk_dir, ram_dir, true, ram_need(plan))?;
     reap_locations(&locations, progress);
     crate::startup::open_files();
     reap_containers(&plan.machine, progress);
@@ -462,6 +463,14 @@ fn script_config(a: &RunArgs) -> Result<workload::script::Config> {
         data: a.script_data,
         init: a.script_init.clone(),
     })
+}
+
+/// The room a RAM disk made for the ram location needs: every data set on RAM at once,
+/// with half again for the servers' own files; None when no cell is on RAM.
+fn ram_need(plan: &plan::Plan) -> Option<u64> {
+    let on_ram: Vec<_> = plan.cells.iter().filter(|c| c.profile.on_ram()).collect();
+    let data: u64 = on_ram.iter().map(|c| c.workload.estimated_bytes(&c.options)).sum();
+    (!on_ram.is_empty()).then_some(data + data / 2)
 }
 
 /// Refuse a data set that cannot fit its location, before loading fills it up: the cells

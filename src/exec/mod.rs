@@ -220,7 +220,8 @@ pub fn run(a: ExecArgs) -> Result<i32> {
     for n in &job.notes {
         progress.line(&format!("compose: {n}"));
     }
-    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true)?;
+    let ram = job.profiles.iter().any(Profile::on_ram).then_some(datadir::RAM_DISK_BYTES);
+    let locations = Locations::resolve(a.locations.disk_dir.as_deref(), a.locations.ram_dir.as_deref(), true, ram)?;
     reap_locations(&locations, progress);
     reap_containers(&job.machine, progress);
     let mut results = new_results(&a, &job, &locations);

@@ -1,8 +1,10 @@
-//! A short fdatasync probe, as pg_test_fsync does: the cost of one durable commit here.
+//! A short fdatasync probe, as pg_test_fsync does: the cost of one durable commit here;
+//! where that sync leaves the commit in the drive's cache (macOS), the flush that does not.
 
 use crate::error::Result;
+use crate::platform::storage;
 use serde::{Deserialize, Serialize};
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -23,10 +25,23 @@ pub struct FsyncProbe {
     /// server's timed fsync holds and its CPU time counts too. None in older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_us: Option<f64>,
+    /// Where the engines' sync leaves a commit in the drive's cache (macOS): the median of
+    /// one write + the sync that flushes it (F_FULLFSYNC), microseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive_flush_us: Option<f64>,
 }
 
 const BLOCK: usize = 8192;
 const FILE_BLOCKS: u64 = 256;
+
+impl FsyncProbe {
+    /// The drive flush's median in words, where it was timed: ", 24.1 ms with the drive's
+    /// cache flushed".
+    pub fn drive_flush_words(&self) -> String {
+        self.drive_flush_us
+            .map_or(String::new(), |us| format!(", {:.3} ms with the drive's cache flushed", us / 1000.0))
+    }
+}
 
 /// Time 8 KiB write + fdatasync in `dir` for up to ~200 ms (at least 10 operations).
 pub fn probe(dir: &Path) -> Result<FsyncProbe> {
@@ -44,32 +59,53 @@ fn run(path: &Path) -> std::io::Result<FsyncProbe> {
         f.write_all(&block)?;
     }
     f.sync_all()?;
-    let budget = Duration::from_millis(200);
-    let start = Instant::now();
-    let mut times = Vec::new();
     let cpu_start = thread_cpu_us();
-    let mut i = 0u64;
-    while (times.len() < 10 || (start.elapsed() < budget && times.len() < 2000)) && crate::signals::pending().is_none()
-    {
-        f.seek(SeekFrom::Start((i % FILE_BLOCKS) * BLOCK as u64))?;
-        let t = Instant::now();
-        f.write_all(&block)?;
-        f.sync_data()?;
-        times.push(t.elapsed().as_secs_f64() * 1e6);
-        i += 1;
-    }
-    if times.is_empty() {
-        return Err(std::io::Error::other("interrupted"));
-    }
+    let mut times = timed(&mut f, Duration::from_millis(200), storage::sync)?;
     let cpu_us = Some((thread_cpu_us() - cpu_start) / times.len() as f64);
-    times.sort_by(f64::total_cmp);
+    let drive_flush_us = match storage::drive_flush(&f) {
+        Some(first) => {
+            first?;
+            let flush = |f: &File| storage::drive_flush(f).unwrap_or(Ok(()));
+            Some(crate::stats::median(&sorted(timed(&mut f, Duration::from_millis(300), flush)?)))
+        }
+        None => None,
+    };
+    times = sorted(times);
     Ok(FsyncProbe {
         ops: times.len() as u32,
         median_us: crate::stats::median(&times),
         avg_us: times.iter().sum::<f64>() / times.len() as f64,
         max_us: *times.last().unwrap_or(&0.0),
         cpu_us,
+        drive_flush_us,
     })
+}
+
+/// Microseconds of each 8 KiB write + `sync` for about `budget` (at least 10, at most
+/// 2000), stopped early by a signal.
+fn timed(f: &mut File, budget: Duration, sync: impl Fn(&File) -> std::io::Result<()>) -> std::io::Result<Vec<f64>> {
+    let block = [0x5au8; BLOCK];
+    let start = Instant::now();
+    let mut times = Vec::new();
+    let mut i = 0u64;
+    while (times.len() < 10 || (start.elapsed() < budget && times.len() < 2000)) && crate::signals::pending().is_none()
+    {
+        f.seek(SeekFrom::Start((i % FILE_BLOCKS) * BLOCK as u64))?;
+        let t = Instant::now();
+        f.write_all(&block)?;
+        sync(f)?;
+        times.push(t.elapsed().as_secs_f64() * 1e6);
+        i += 1;
+    }
+    if times.is_empty() {
+        return Err(std::io::Error::other("interrupted"));
+    }
+    Ok(times)
+}
+
+fn sorted(mut v: Vec<f64>) -> Vec<f64> {
+    v.sort_by(f64::total_cmp);
+    v
 }
 
 /// The CPU time this thread has used, microseconds.

@@ -44,13 +44,15 @@ impl Location {
 }
 
 /// The disk and RAM locations of a run.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Locations {
     /// Where `disk` profiles keep data.
     pub disk: Location,
     /// Where `ram` profiles keep data; None where this platform has no RAM location of its
     /// own and `--ram-dir` gave none.
     pub ram: Option<Location>,
+    /// The RAM disk made for the ram location, removed when the last copy goes.
+    _made: Option<std::sync::Arc<storage::RamDisk>>,
 }
 
 impl Locations {
@@ -70,16 +72,30 @@ impl Locations {
     }
 
     /// Resolve, create and check both locations; `probe` also measures fsync latency.
-    pub fn resolve(disk_dir: Option<&Path>, ram_dir: Option<&Path>, probe: bool) -> Result<Locations> {
+    /// Where the platform makes its RAM disk (macOS) and `--ram-dir` is not given, one of
+    /// `ram_bytes` is made; None makes none (the ram location is then absent).
+    pub fn resolve(
+        disk_dir: Option<&Path>,
+        ram_dir: Option<&Path>,
+        probe: bool,
+        ram_bytes: Option<u64>,
+    ) -> Result<Locations> {
         let disk = match disk_dir {
             Some(p) => check(LocationKind::Disk, p, false)?,
             None => check(LocationKind::Disk, &default_disk_dir()?, true)?,
         };
-        let ram = match ram_dir.map(Path::to_path_buf).or_else(storage::default_ram_dir) {
-            Some(p) => Some(check(LocationKind::Ram, &p, ram_dir.is_none())?),
-            None => None,
+        let made = match (ram_dir, storage::default_ram_dir(), ram_bytes) {
+            (None, None, Some(bytes)) if storage::MAKES_RAM_DISK => storage::make_ram_disk(bytes)
+                .map_err(|e| bad_input!("cannot make a RAM disk for the ram location: {e}; give one with --ram-dir"))?,
+            _ => None,
         };
-        let mut l = Locations { disk, ram };
+        let ram_path = ram_dir.map(Path::to_path_buf).or_else(storage::default_ram_dir);
+        let ram = match (ram_path, &made) {
+            (Some(p), _) => Some(check(LocationKind::Ram, &p, ram_dir.is_none())?),
+            (None, Some(m)) => Some(check(LocationKind::Ram, m.path(), false)?),
+            (None, None) => None,
+        };
+        let mut l = Locations { disk, ram, _made: made.map(std::sync::Arc::new) };
         if probe {
             for loc in std::iter::once(&mut l.disk).chain(&mut l.ram) {
                 loc.fsync = Some(fsync_probe::probe(&loc.path)?);
@@ -119,12 +135,8 @@ fn default_disk_dir() -> Result<PathBuf> {
 
 /// Why `ram` profiles cannot run when `--ram-dir` is not given, where that is so.
 pub fn no_ram_location() -> Option<String> {
-    match storage::default_ram_dir() {
-        Some(_) => None,
-        None => {
-            Some(format!("this platform has no RAM location of its own; give {} with --ram-dir", storage::RAM_HINT))
-        }
-    }
+    let has = storage::default_ram_dir().is_some() || storage::MAKES_RAM_DISK;
+    (!has).then(|| format!("this platform has no RAM location of its own; give {} with --ram-dir", storage::RAM_HINT))
 }
 
 fn flag(kind: LocationKind) -> &'static str {

@@ -7,8 +7,12 @@
 //! figure a platform cannot give is `None` ("not available on this platform"), never a
 //! zero that would look measured.
 
+pub mod homebrew;
 pub mod mach_time;
+pub mod ram_disk;
 pub mod tree;
+#[cfg(not(target_os = "macos"))]
+mod without_ram_disk;
 
 #[cfg(unix)]
 mod unix;
@@ -16,17 +20,17 @@ mod unix;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
-pub use linux::{disk, host, machine, procs, storage, timer};
+pub use linux::{disk, host, machine, packages, procs, storage, timer};
 
 #[cfg(target_os = "macos")]
 mod macos;
 #[cfg(target_os = "macos")]
-pub use macos::{disk, host, machine, procs, storage, timer};
+pub use macos::{disk, host, machine, packages, procs, storage, timer};
 
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
-pub use windows::{cpu, disk, files, host, machine, process, procs, signal, socket, storage, timer, user};
+pub use windows::{cpu, disk, files, host, machine, packages, process, procs, signal, socket, storage, timer, user};
 
 #[cfg(unix)]
 pub use unix::{cpu, files, process, signal, socket, user};

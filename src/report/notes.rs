@@ -41,7 +41,7 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
     for l in &results.locations {
         env.push_str(&format!("; {} {} ({})", l.kind, l.path.display(), l.fs_type));
         if let Some(f) = &l.fsync {
-            env.push_str(&format!(" fsync {:.3} ms", f.median_us / 1000.0));
+            env.push_str(&format!(" fsync {:.3} ms{}", f.median_us / 1000.0, f.drive_flush_words()));
         }
     }
     n.push(env);

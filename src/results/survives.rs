@@ -89,6 +89,12 @@ impl Survives {
     }
 }
 
+/// A commit synced to the drive, where the sync may leave it in the drive's volatile cache
+/// (macOS's fsync; `flushed` false): an OS crash keeps it, a power loss may not.
+pub fn on_the_drive(synced: Survives, flushed: bool) -> Survives {
+    if synced == Survives::PowerLoss && !flushed { Survives::OsCrash } else { synced }
+}
+
 /// A boolean setting as servers spell it (`on`, `1`, `yes`, `true`, any case); None for
 /// anything else, which the rules then do not guess at.
 pub fn flag(v: &str) -> Option<bool> {

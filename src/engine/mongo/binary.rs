@@ -17,7 +17,7 @@ pub struct Binary {
     pub in_memory: bool,
 }
 
-/// Find mongod in `--mongo-bin DIR`, else on PATH.
+/// Find mongod in `--mongo-bin DIR`, else on PATH, then where the packages put it.
 pub fn binary(machine: &Machine) -> Result<Binary> {
     let path = match machine.bin_dir("mongo") {
         Some(d) => {
@@ -28,10 +28,12 @@ pub fn binary(machine: &Machine) -> Result<Binary> {
             p
         }
         None => {
-            let dirs = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect::<Vec<_>>();
+            let mut dirs = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect::<Vec<_>>();
+            dirs.extend(crate::platform::packages::server_dirs("mongo"));
             dirs.iter().map(|d| d.join("mongod")).find(|p| p.is_file()).ok_or_else(|| {
                 bad_input!(
-                    "mongod not found; install MongoDB's server (mongodb-org-server from MongoDB's apt repository) and put it on PATH, or give --mongo-bin DIR"
+                    "mongod not found; install MongoDB's server ({}) and put it on PATH, or give --mongo-bin DIR",
+                    crate::platform::packages::install_hint("mongo")
                 )
             })?
         }

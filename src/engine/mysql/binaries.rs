@@ -29,7 +29,10 @@ pub struct Binaries {
     pub flavor: Flavor,
 }
 
-const INSTALL_HINT: &str = "install them (apt-get install mariadb-server) or pass --mysql-bin DIR";
+/// How to get the binaries, for a message.
+fn install_hint() -> String {
+    format!("install them ({}) or pass --mysql-bin DIR", crate::platform::packages::install_hint("mysql"))
+}
 
 /// Find the binaries: `--mysql-bin`, else PATH and the usual sbin directories; mariadbd
 /// before mysqld (on Debian mysqld is a link to mariadbd).
@@ -38,7 +41,7 @@ pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
         Some(d) => vec![d.to_path_buf()],
         None => {
             let mut v: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect();
-            v.extend(["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/mysql/bin"].map(PathBuf::from));
+            v.extend(crate::platform::packages::server_dirs("mysql"));
             v
         }
     };
@@ -46,13 +49,13 @@ pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
     let Some(server) = find("mariadbd").or_else(|| find("mysqld")) else {
         return Err(match given {
             Some(d) => bad_input!("--mysql-bin {}: no mariadbd or mysqld there", d.display()),
-            None => bad_input!("MariaDB/MySQL server binaries (mariadbd or mysqld) not found; {INSTALL_HINT}"),
+            None => bad_input!("MariaDB/MySQL server binaries (mariadbd or mysqld) not found; {}", install_hint()),
         });
     };
     let out = Command::new(&server)
         .arg("--version")
         .output()
-        .map_err(|e| bad_input!("cannot run {}: {e}; {INSTALL_HINT}", server.display()))?;
+        .map_err(|e| bad_input!("cannot run {}: {e}; {}", server.display(), install_hint()))?;
     // "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)"
     // "mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)"
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -73,7 +76,7 @@ pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
                 .flat_map(|d| [d.join("mariadb-install-db"), d.join("mysql_install_db")])
                 .find(|p| p.is_file());
             Some(found.ok_or_else(|| {
-                bad_input!("mariadb-install-db not found next to {}; {INSTALL_HINT}", server.display())
+                bad_input!("mariadb-install-db not found next to {}; {}", server.display(), install_hint())
             })?)
         }
     };

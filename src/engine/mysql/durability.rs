@@ -4,7 +4,7 @@
 
 use crate::profile::Profile;
 use crate::results::Survives;
-use crate::results::survives::flag;
+use crate::results::survives::{flag, on_the_drive};
 use std::collections::BTreeMap;
 
 /// MEMORY tables come back empty after any restart. `innodb_flush_log_at_trx_commit` 1
@@ -14,8 +14,15 @@ use std::collections::BTreeMap;
 /// `sync_binlog` must be 1. A page torn by an OS crash or power loss needs the doublewrite
 /// buffer to be repaired, and data files that are never synced (`innodb_doublewrite=fast`,
 /// `innodb_flush_method=O_DIRECT_NO_FSYNC`, `nosync`, `littlesync`) may hold committed
-/// pages the redo log no longer covers.
+/// pages the redo log no longer covers. InnoDB syncs with fsync alone, so where that leaves
+/// a write in the drive's cache (macOS) no setting survives a power loss.
 pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+    survives_on(profile, settings, crate::platform::storage::SYNC_FLUSHES_DRIVE)
+}
+
+/// `survives` where the platform's fsync does (`drive_flushed`) or does not empty the
+/// drive's cache.
+fn survives_on(profile: &Profile, settings: &BTreeMap<String, String>, drive_flushed: bool) -> Survives {
     let get = |key: &str| settings.get(key).map(|v| v.trim().to_ascii_lowercase());
     if profile.unlogged || get("default_storage_engine").as_deref() == Some("memory") {
         return Survives::Nothing;
@@ -39,7 +46,8 @@ pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survi
     let unsynced_files =
         matches!(get("innodb_flush_method").as_deref(), Some("o_direct_no_fsync" | "nosync" | "littlesync"));
     let files = if unsynced_files { Survives::ServerCrash } else { Survives::PowerLoss };
-    redo.weaker(binlog).weaker(pages).weaker(files).weaker(Survives::stored(profile))
+    let synced = redo.weaker(binlog).weaker(pages).weaker(files);
+    on_the_drive(synced, drive_flushed).weaker(Survives::stored(profile))
 }
 
 #[cfg(test)]
@@ -58,6 +66,14 @@ mod tests {
         ];
         let settings = crate::results::survives::settings_with(&base, over);
         survives(&Profile::builtin(profile).unwrap(), &settings)
+    }
+
+    #[test]
+    fn where_fsync_leaves_the_drives_cache_innodb_survives_an_os_crash_at_most() {
+        let base = [("innodb_flush_log_at_trx_commit", "1"), ("innodb_doublewrite", "ON"), ("log_bin", "0")];
+        let settings = crate::results::survives::settings_with(&base, &[("innodb_flush_method", "fsync")]);
+        assert_eq!(survives_on(&Profile::builtin("disk").unwrap(), &settings, false), OsCrash);
+        assert_eq!(survives_on(&Profile::builtin("disk").unwrap(), &settings, true), PowerLoss);
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! The machine's PostgreSQL server binaries: found (`--pg-bin`, `pg_config`, Debian's
-//! directories, PATH), their version, and the settings they know.
+//! The machine's PostgreSQL server binaries: found (`--pg-bin`, `pg_config`, the package
+//! manager's directories, PATH), their version, and the settings they know.
 
 use crate::error::Result;
+use crate::platform::packages;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,8 +17,8 @@ pub struct Binaries {
     pub version: String,
 }
 
-/// Find the binaries: `--pg-bin`, `pg_config --bindir`, /usr/lib/postgresql/*/bin (newest),
-/// then PATH.
+/// Find the binaries: `--pg-bin`, `pg_config --bindir`, the packages' directories (Debian's
+/// /usr/lib/postgresql/*/bin, Homebrew's postgresql@N kegs; newest first), then PATH.
 pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
     let has = |d: &Path| d.join("postgres").is_file() && d.join("initdb").is_file();
     if let Some(d) = given {
@@ -30,19 +31,13 @@ pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
     if let Ok(o) = Command::new("pg_config").arg("--bindir").output() {
         candidates.push(PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
     }
-    let mut debian: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
-        .map(|r| r.flatten().map(|e| e.path().join("bin")).collect())
-        .unwrap_or_default();
-    debian.sort_by_key(|p| {
-        let v = p.parent().and_then(|v| v.file_name()).and_then(|v| v.to_str()).unwrap_or("0").to_string();
-        std::cmp::Reverse(v.parse::<f64>().unwrap_or(0.0) as u64)
-    });
-    candidates.extend(debian);
+    candidates.extend(packages::server_dirs("postgres"));
     candidates.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
     match candidates.iter().find(|d| has(d)) {
         Some(d) => describe(d),
         None => Err(bad_input!(
-            "PostgreSQL server binaries (postgres, initdb) not found; install them (apt-get install postgresql) or pass --pg-bin DIR"
+            "PostgreSQL server binaries (postgres, initdb) not found; install them ({}) or pass --pg-bin DIR",
+            packages::install_hint("postgres")
         )),
     }
 }

@@ -4,15 +4,23 @@
 
 use crate::profile::Profile;
 use crate::results::Survives;
-use crate::results::survives::flag;
+use crate::results::survives::{flag, on_the_drive};
 use std::collections::BTreeMap;
 
 /// An UNLOGGED table is truncated by crash recovery; `synchronous_commit=off` acknowledges
 /// a commit whose WAL is still in shared memory (up to 3 × `wal_writer_delay`), so a
 /// server crash loses it; `fsync=off` leaves the WAL in the page cache, and
 /// `full_page_writes=off` lets an OS crash or power loss tear a page the WAL cannot
-/// repair: both survive the server's crash, not the machine's.
+/// repair: both survive the server's crash, not the machine's. Where fsync leaves a write
+/// in the drive's cache (macOS), only `wal_sync_method=fsync_writethrough` (F_FULLFSYNC)
+/// survives a power loss.
 pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+    survives_on(profile, settings, crate::platform::storage::SYNC_FLUSHES_DRIVE)
+}
+
+/// `survives` where the platform's fsync does (`drive_flushed`) or does not empty the
+/// drive's cache.
+fn survives_on(profile: &Profile, settings: &BTreeMap<String, String>, drive_flushed: bool) -> Survives {
     if profile.unlogged {
         return Survives::Nothing;
     }
@@ -26,7 +34,8 @@ pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survi
         return Survives::Unknown;
     };
     let synced = if fsync && full_pages { Survives::PowerLoss } else { Survives::ServerCrash };
-    synced.weaker(Survives::stored(profile))
+    let writethrough = settings.get("wal_sync_method").is_some_and(|m| m.trim() == "fsync_writethrough");
+    on_the_drive(synced, drive_flushed || writethrough).weaker(Survives::stored(profile))
 }
 
 /// Whether a commit waits for its WAL to be flushed locally: `on`, `local`,
@@ -81,6 +90,20 @@ mod tests {
         }
         // An async commit is lost to a server crash whatever else is set.
         assert_eq!(rule("ram", &[("synchronous_commit", "off")]), Nothing);
+    }
+
+    #[test]
+    fn where_fsync_leaves_the_drives_cache_only_fsync_writethrough_survives_power_loss() {
+        let on_a_mac = |pairs: &[(&str, &str)]| {
+            let settings = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            survives_on(&Profile::builtin("disk").unwrap(), &settings, false)
+        };
+        // macOS's default is open_datasync: no F_FULLFSYNC.
+        assert_eq!(on_a_mac(&[DURABLE, &[("wal_sync_method", "open_datasync")]].concat()), OsCrash);
+        assert_eq!(on_a_mac(DURABLE), OsCrash, "the method not read back: not writethrough");
+        assert_eq!(on_a_mac(&[DURABLE, &[("wal_sync_method", "fsync_writethrough")]].concat()), PowerLoss);
+        let no_fsync = [("fsync", "off"), ("synchronous_commit", "on"), ("full_page_writes", "on")];
+        assert_eq!(on_a_mac(&no_fsync), ServerCrash, "weaker already");
     }
 
     #[test]

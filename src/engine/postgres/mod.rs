@@ -48,6 +48,7 @@ const RECORDED: &[&str] = &[
     "synchronous_commit",
     "fsync",
     "full_page_writes",
+    "wal_sync_method",
     "shared_buffers",
     "wal_level",
     "data_directory",

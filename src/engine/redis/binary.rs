@@ -22,9 +22,10 @@ pub fn binary() -> Result<Binary> {
 
 fn find() -> std::result::Result<Binary, String> {
     let path_dirs = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect::<Vec<_>>();
-    let usual = ["/usr/bin", "/usr/local/bin", "/usr/sbin", "/opt/homebrew/bin"].map(PathBuf::from);
+    let usual = crate::platform::packages::server_dirs("redis");
     let Some(path) = path_dirs.iter().chain(&usual).map(|d| d.join("redis-server")).find(|p| p.is_file()) else {
-        return Err("redis-server not found; install it (apt-get install redis-server) or put it on PATH".into());
+        let hint = crate::platform::packages::install_hint("redis");
+        return Err(format!("redis-server not found; install it ({hint}) or put it on PATH"));
     };
     let out =
         Command::new(&path).arg("--version").output().map_err(|e| format!("cannot run {}: {e}", path.display()))?;

@@ -4,6 +4,7 @@
 
 use crate::profile::Profile;
 use crate::results::Survives;
+use crate::results::survives::on_the_drive;
 use std::collections::BTreeMap;
 
 /// Every commit reaches the file or the WAL (the kernel's page cache) before it returns,
@@ -14,8 +15,16 @@ use std::collections::BTreeMap;
 /// (its deletion under DELETE, which only EXTRA syncs; its truncation under TRUNCATE, its
 /// zeroed header under PERSIST, which FULL syncs) reached the disk, and NORMAL may corrupt
 /// the file. With the journal in memory or off, a crash in a later transaction may
-/// corrupt the file, earlier commits and all. An in-memory database keeps nothing.
+/// corrupt the file, earlier commits and all. An in-memory database keeps nothing. Where
+/// fsync leaves a write in the drive's cache (macOS), `fullfsync` (off by default) is what
+/// makes SQLite's syncs F_FULLFSYNC.
 pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survives {
+    survives_on(profile, settings, crate::platform::storage::SYNC_FLUSHES_DRIVE)
+}
+
+/// `survives` where the platform's fsync does (`drive_flushed`) or does not empty the
+/// drive's cache.
+fn survives_on(profile: &Profile, settings: &BTreeMap<String, String>, drive_flushed: bool) -> Survives {
     if profile.unlogged {
         return Survives::Nothing;
     }
@@ -31,7 +40,8 @@ pub fn survives(profile: &Profile, settings: &BTreeMap<String, String>) -> Survi
         Some("memory" | "off") => return Survives::Nothing,
         _ => Survives::Unknown,
     };
-    by_journal.weaker(Survives::stored(profile))
+    let fullfsync = get("fullfsync").as_deref().and_then(crate::results::survives::flag) == Some(true);
+    on_the_drive(by_journal, drive_flushed || fullfsync).weaker(Survives::stored(profile))
 }
 
 /// `synchronous=FULL`.
@@ -87,6 +97,19 @@ mod tests {
         assert_eq!(rule("disk", "persist", "1"), ServerCrash);
         assert_eq!(rule("disk", "memory", "2"), Nothing);
         assert_eq!(rule("disk", "off", "3"), Nothing);
+    }
+
+    #[test]
+    fn where_fsync_leaves_the_drives_cache_fullfsync_is_what_survives_power_loss() {
+        let on_a_mac = |fullfsync: &str| {
+            let settings = [("journal_mode", "wal"), ("synchronous", "2"), ("fullfsync", fullfsync)]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            survives_on(&Profile::builtin("disk").unwrap(), &settings, false)
+        };
+        assert_eq!(on_a_mac("0"), OsCrash);
+        assert_eq!(on_a_mac("1"), PowerLoss);
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub struct Sqlite;
 const SETTINGS: &[&str] = &[
     "synchronous",
     "journal_mode",
+    "fullfsync",
+    "checkpoint_fullfsync",
     "cache_size",
     "page_size",
     "mmap_size",

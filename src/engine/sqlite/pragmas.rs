@@ -7,7 +7,8 @@ use rusqlite::types::ValueRef;
 use std::collections::BTreeMap;
 
 /// Settings always recorded, besides any the user set.
-const RECORDED: &[&str] = &["journal_mode", "synchronous", "page_size", "cache_size", "locking_mode", "mmap_size"];
+const RECORDED: &[&str] =
+    &["journal_mode", "synchronous", "fullfsync", "page_size", "cache_size", "locking_mode", "mmap_size"];
 
 /// The PRAGMAs for a profile, in the order they must run: `--set` values replace the
 /// profile's own, and page_size / auto_vacuum come before the switch to WAL (after it

@@ -4,6 +4,7 @@
 pub mod disk;
 pub mod host;
 pub mod machine;
+pub mod packages;
 pub mod procs;
 pub mod storage;
 pub mod timer;

@@ -1,6 +1,7 @@
 //! Filesystems on Linux: their kind by statfs's magic number, RAM-backed or not, free
 //! space, swap that may move a tmpfs's pages to disk, syncfs, and /dev/shm for RAM.
 
+pub use crate::platform::without_ram_disk::{MAKES_RAM_DISK, RamDisk, make_ram_disk, reap_ram_disks};
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -94,6 +95,20 @@ pub fn swap_bytes(proc_swaps: &str) -> u64 {
             (!name.starts_with("/dev/zram")).then_some(size * 1024)
         })
         .sum()
+}
+
+/// Whether the sync an engine calls (fsync, fdatasync) also flushes the drive's volatile
+/// cache: on Linux it does, where the drive has one and barriers are on.
+pub const SYNC_FLUSHES_DRIVE: bool = true;
+
+/// The sync most engines call at commit, timed by the fsync probe: fdatasync.
+pub fn sync(f: &std::fs::File) -> io::Result<()> {
+    f.sync_data()
+}
+
+/// None: `sync` flushes the drive already.
+pub fn drive_flush(_: &std::fs::File) -> Option<io::Result<()>> {
+    None
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@
 pub mod disk;
 pub mod host;
 pub mod machine;
+pub mod packages;
 pub mod procs;
+pub mod ram_disk;
 pub mod storage;
 pub mod timer;
 

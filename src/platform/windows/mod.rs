@@ -7,6 +7,7 @@ pub mod disk;
 pub mod files;
 pub mod host;
 pub mod machine;
+pub mod packages;
 pub mod process;
 pub mod procs;
 pub mod signal;

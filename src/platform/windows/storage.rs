@@ -3,6 +3,7 @@
 //! flushing a whole volume, which Windows allows an administrator alone.
 
 use super::{from_wide, wide};
+pub use crate::platform::without_ram_disk::{MAKES_RAM_DISK, RamDisk, make_ram_disk, reap_ram_disks};
 use std::io;
 use std::path::{Path, PathBuf};
 use windows_sys::Win32::Storage::FileSystem::{GetDiskFreeSpaceExW, GetVolumeInformationW, GetVolumePathNameW};
@@ -61,5 +62,19 @@ pub fn flush(_: &Path) {}
 
 /// Windows swaps to its page file, not a device a RAM location shares: nothing to warn of.
 pub fn disk_swap_bytes() -> Option<u64> {
+    None
+}
+
+/// Whether the sync an engine calls (FlushFileBuffers) also flushes the drive's cache:
+/// it does, unless the drive's write cache is set to ignore flushes.
+pub const SYNC_FLUSHES_DRIVE: bool = true;
+
+/// The sync engines call at commit, timed by the fsync probe: FlushFileBuffers.
+pub fn sync(f: &std::fs::File) -> io::Result<()> {
+    f.sync_data()
+}
+
+/// None: `sync` flushes the drive already.
+pub fn drive_flush(_: &std::fs::File) -> Option<io::Result<()>> {
     None
 }
