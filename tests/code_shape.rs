@@ -1,5 +1,6 @@
-//! The code reads at once: no function in src/ is longer than a screen (80 lines), and no
-//! file of src/report/ is longer than 400 lines (docs/DESIGN.md).
+//! The code reads at once: no function in src/ is longer than a screen (80 lines), no
+//! file of src/report/ is longer than 400 lines, and no OS is named outside src/platform/
+//! (docs/DESIGN.md).
 
 use std::path::{Path, PathBuf};
 
@@ -82,6 +83,29 @@ fn no_report_file_is_longer_than_its_limit() {
         .map(|(f, n)| format!("{} ({n} lines)", f.display()))
         .collect();
     assert!(long.is_empty(), "report files over {MAX_REPORT_FILE_LINES} lines; split them by job: {long:?}");
+}
+
+/// Whether a line names an OS in a `cfg`: `cfg(unix)`, `cfg(windows)`, `target_os = …`.
+fn names_an_os(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or_default();
+    code.contains("cfg(") && ["unix", "windows", "target_os", "target_family"].iter().any(|w| code.contains(w))
+}
+
+#[test]
+fn no_os_is_named_outside_the_platform_layer() {
+    let mut files = Vec::new();
+    sources(&src(), &mut files);
+    let platform = src().join("platform");
+    let mut named = Vec::new();
+    for f in files.iter().filter(|f| !f.starts_with(&platform)) {
+        let text = std::fs::read_to_string(f).expect("a source file");
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| names_an_os(l)) {
+            named.push(format!("{}:{}: {}", f.strip_prefix(src()).unwrap().display(), i + 1, line.trim()));
+        }
+    }
+    assert!(named.is_empty(), "an OS named outside src/platform/; ask the platform layer instead: {named:?}");
+    assert!(names_an_os("#[cfg(target_os = \"linux\")]") && names_an_os("#[cfg(not(unix))]"));
+    assert!(!names_an_os("#[cfg(test)]") && !names_an_os("// cfg(unix) in a comment"));
 }
 
 #[test]
