@@ -85,11 +85,11 @@ pub struct LauncherArgs {
     /// How a container's data directory begins: a copy of a template the image's init made once per image, or the image's init every time
     #[arg(long, value_enum, default_value = "template")]
     pub docker_init: crate::launcher::container::Init,
-    /// Where a container's disk data lives: a bind-mounted directory of the disk location, or a named volume
-    #[arg(long, value_enum, default_value = "bind")]
+    /// Where a container's disk data lives: a bind-mounted directory of the disk location, or a named volume [default: bind; volume where Docker runs in a VM (Docker Desktop)]
+    #[arg(long, value_enum, default_value_t = crate::launcher::container::Disk::here(), hide_default_value = true)]
     pub docker_disk: crate::launcher::container::Disk,
-    /// How a container's TCP port reaches 127.0.0.1: the host's network, or published on 127.0.0.1 only (Docker Desktop)
-    #[arg(long, value_enum, default_value = "host")]
+    /// How a container's TCP port reaches 127.0.0.1: the host's network, or published on 127.0.0.1 only [default: host; publish where Docker runs in a VM (Docker Desktop)]
+    #[arg(long, value_enum, default_value_t = crate::launcher::container::TcpPath::here(), hide_default_value = true)]
     pub docker_network: crate::launcher::container::TcpPath,
     /// Every profile's throwaway server runs with TLS, as if its name ended in +tls: a
     /// certificate from a CA made for the instance, which dbrace's clients verify

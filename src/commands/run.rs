@@ -50,7 +50,8 @@ fn plan_run(a: &RunArgs) -> Result<(plan::Plan, Settings)> {
     let precision = precision_target(a, a.driving.confidence)?;
     let budget = budget(a)?;
     signals::install();
-    let machine = crate::engine::Machine { transport: a.transport, protocol: a.protocol, ..machine(&a.locations) };
+    let transport = a.transport.under(a.launcher.launcher);
+    let machine = crate::engine::Machine { transport, protocol: a.protocol, ..machine(&a.locations) };
     let plan = plan::build(&request(a, &workload_options(a), launched(machine, &a.launcher))?)?;
     check_shard(a, &plan)?;
     if let Some(b) = budget {

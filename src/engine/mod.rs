@@ -61,6 +61,18 @@ pub enum Transport {
     Tcp,
 }
 
+impl Transport {
+    /// The transport under `launcher`: a unix socket cannot cross the VM Docker runs
+    /// containers in on a Mac or Windows (Docker Desktop), so there containers are reached
+    /// over TCP.
+    pub fn under(self, launcher: crate::launcher::Kind) -> Transport {
+        match launcher {
+            crate::launcher::Kind::Docker if crate::platform::host::DOCKER_IN_A_VM => Transport::Tcp,
+            _ => self,
+        }
+    }
+}
+
 /// A database product dbrace can race.
 pub trait Engine: Sync {
     /// Its static facts: name, interface, image, schemes, flags, limits.

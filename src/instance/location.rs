@@ -61,7 +61,9 @@ impl Locations {
         match kind {
             LocationKind::Disk => Ok(&self.disk),
             LocationKind::Ram => {
-                self.ram.as_ref().ok_or_else(|| bad_input!("{}", no_ram_location().unwrap_or_default()))
+                let why =
+                    no_ram_location().unwrap_or_else(|| "no ram location was made; give one with --ram-dir".into());
+                self.ram.as_ref().ok_or_else(|| bad_input!("{why}"))
             }
         }
     }

@@ -38,6 +38,12 @@ pub enum Disk {
 }
 
 impl Disk {
+    /// The default here: a bind mount, or where Docker runs in a VM (Docker Desktop), a
+    /// volume on the VM's own disk, not the host's folder through file sharing.
+    pub fn here() -> Disk {
+        if crate::platform::host::DOCKER_IN_A_VM { Disk::Volume } else { Disk::Bind }
+    }
+
     /// Its name, as the flag gives it.
     pub fn name(self) -> &'static str {
         match self {
@@ -57,6 +63,14 @@ pub enum TcpPath {
     /// Desktop, whose host network is its VM's: the server binds every address of the
     /// container's own interfaces, which only the publishing proxy reaches.
     Publish,
+}
+
+impl TcpPath {
+    /// The default here: the host's network, or where Docker runs in a VM (Docker
+    /// Desktop, whose host network is the VM's) the published port.
+    pub fn here() -> TcpPath {
+        if crate::platform::host::DOCKER_IN_A_VM { TcpPath::Publish } else { TcpPath::Host }
+    }
 }
 
 /// A server run from an image that follows its official image's contract.

@@ -33,3 +33,7 @@ pub fn kernel() -> String {
 pub fn os_name() -> String {
     field(&read("/etc/os-release"), "PRETTY_NAME")
 }
+
+/// Whether Docker's daemon, and every container, runs in a VM of its own (Docker Desktop),
+/// whose host network and disk are not this machine's: on Linux it runs here.
+pub const DOCKER_IN_A_VM: bool = false;

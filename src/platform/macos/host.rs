@@ -25,3 +25,7 @@ pub fn kernel() -> String {
 pub fn os_name() -> String {
     format!("macOS {}", text("kern.osproductversion"))
 }
+
+/// Whether Docker's daemon, and every container, runs in a VM of its own (Docker Desktop),
+/// whose host network and disk are not this machine's: on macOS it does.
+pub const DOCKER_IN_A_VM: bool = true;

@@ -25,3 +25,7 @@ pub fn kernel() -> String {
 pub fn os_name() -> String {
     "Windows".into()
 }
+
+/// Whether Docker's daemon, and every container, runs in a VM of its own (Docker Desktop,
+/// WSL2), whose host network and disk are not this machine's: on Windows it does.
+pub const DOCKER_IN_A_VM: bool = true;
