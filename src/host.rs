@@ -15,6 +15,10 @@ pub struct Host {
     pub kernel: String,
     /// Operating system name.
     pub os: String,
+    /// The figures this platform cannot give, which the results then leave out rather
+    /// than show as zeros (none on Linux).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_available: Vec<String>,
 }
 
 impl Host {
@@ -27,6 +31,7 @@ impl Host {
             memory_bytes: host::memory_bytes(),
             kernel: host::kernel(),
             os: host::os_name(),
+            not_available: host::NOT_AVAILABLE.iter().map(|s| s.to_string()).collect(),
         }
     }
 }

@@ -45,6 +45,9 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
         }
     }
     n.push(env);
+    if !h.not_available.is_empty() {
+        n.push(format!("{}: {}", crate::platform::NOT_AVAILABLE, h.not_available.join(", ")));
+    }
     n.extend(results.locations.iter().filter_map(|l| l.warning()).map(|w| format!("warning: {w}")));
     n.extend(durability_line(rows));
     if let Some(rate) = results.options.driving.rate {

@@ -37,3 +37,6 @@ pub fn os_name() -> String {
 /// Whether Docker's daemon, and every container, runs in a VM of its own (Docker Desktop),
 /// whose host network and disk are not this machine's: on Linux it runs here.
 pub const DOCKER_IN_A_VM: bool = false;
+
+/// The figures dbrace records elsewhere that this platform cannot give.
+pub const NOT_AVAILABLE: &[&str] = &[];

@@ -29,3 +29,7 @@ pub fn os_name() -> String {
 /// Whether Docker's daemon, and every container, runs in a VM of its own (Docker Desktop),
 /// whose host network and disk are not this machine's: on macOS it does.
 pub const DOCKER_IN_A_VM: bool = true;
+
+/// The figures dbrace records elsewhere that this platform cannot give.
+pub const NOT_AVAILABLE: &[&str] =
+    &["disk device counters", "steal and other processes' CPU (noise)", "time waiting for a CPU"];

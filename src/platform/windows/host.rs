@@ -29,3 +29,11 @@ pub fn os_name() -> String {
 /// Whether Docker's daemon, and every container, runs in a VM of its own (Docker Desktop,
 /// WSL2), whose host network and disk are not this machine's: on Windows it does.
 pub const DOCKER_IN_A_VM: bool = true;
+
+/// The figures dbrace records elsewhere that this platform cannot give.
+pub const NOT_AVAILABLE: &[&str] = &[
+    "server CPU per process",
+    "disk device counters",
+    "steal and other processes' CPU (noise)",
+    "time waiting for a CPU",
+];
