@@ -17,7 +17,7 @@ pub const PID_FILE: &str = ".dbrace-server-pid";
 pub const SCRATCH_PREFIX: &str = ".dbrace-scratch-";
 
 /// The RAM disk made for `exec` and `serve` (macOS), whose data sets dbrace cannot
-/// foresee; its memory is taken as files are written, not when it is made.
+/// foresee.
 pub const RAM_DISK_BYTES: u64 = 2 << 30;
 
 /// A data directory removed when dropped (normal end, error, or unwinding panic).

@@ -86,12 +86,13 @@ impl Locations {
             Some(p) => check(LocationKind::Disk, p, false)?,
             None => check(LocationKind::Disk, &default_disk_dir()?, true)?,
         };
-        let made = match (ram_dir, storage::default_ram_dir(), ram_bytes) {
+        let default_ram = storage::default_ram_dir();
+        let made = match (ram_dir, &default_ram, ram_bytes) {
             (None, None, Some(bytes)) if storage::MAKES_RAM_DISK => storage::make_ram_disk(bytes)
                 .map_err(|e| bad_input!("cannot make a RAM disk for the ram location: {e}; give one with --ram-dir"))?,
             _ => None,
         };
-        let ram_path = ram_dir.map(Path::to_path_buf).or_else(storage::default_ram_dir);
+        let ram_path = ram_dir.map(Path::to_path_buf).or(default_ram);
         let ram = match (ram_path, &made) {
             (Some(p), _) => Some(check(LocationKind::Ram, &p, ram_dir.is_none())?),
             (None, Some(m)) => Some(check(LocationKind::Ram, m.path(), false)?),

@@ -3,14 +3,22 @@
 //! CPU time, a filesystem's kind and whether it is RAM, flushing it, the RAM location,
 //! disk counters, users and file owners, signals, the host. The rest of the crate asks
 //! these modules and never names an OS; no `cfg` of an OS appears outside this folder.
-//! Each OS folder offers the same modules; what Linux and macOS share is in unix/. A
-//! figure a platform cannot give is `None` ("not available on this platform"), never a
-//! zero that would look measured.
+//! Each OS folder offers the same modules; what Linux and macOS share is in unix/, the
+//! values every OS gives in one shape in values.rs, and what a platform does not measure
+//! in the without_*.rs stubs. A figure a platform cannot give is `None` ("not available
+//! on this platform"), never a zero that would look measured.
 
+#[cfg(not(target_os = "linux"))]
+#[path = "without_disk_counters.rs"]
+pub mod disk;
 pub mod homebrew;
 pub mod mach_time;
+#[cfg(not(target_os = "linux"))]
+#[path = "without_machine_times.rs"]
+pub mod machine;
 pub mod ram_disk;
 pub mod tree;
+mod values;
 #[cfg(not(target_os = "macos"))]
 mod without_ram_disk;
 
@@ -25,12 +33,12 @@ pub use linux::{disk, host, machine, packages, procs, storage, timer};
 #[cfg(target_os = "macos")]
 mod macos;
 #[cfg(target_os = "macos")]
-pub use macos::{disk, host, machine, packages, procs, storage, timer};
+pub use macos::{host, packages, procs, storage, timer};
 
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
-pub use windows::{cpu, disk, files, host, machine, packages, process, procs, signal, socket, storage, timer, user};
+pub use windows::{cpu, files, host, packages, process, procs, signal, socket, storage, timer, user};
 
 #[cfg(unix)]
 pub use unix::{cpu, files, process, signal, socket, user};

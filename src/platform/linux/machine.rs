@@ -1,15 +1,6 @@
 //! The whole machine's CPU time so far, from /proc/stat's first line.
 
-/// The machine's CPU time since boot, in ticks; only ratios of two samples mean anything.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct CpuTimes {
-    /// All of it: user, nice, system, idle, iowait, irq, softirq, steal.
-    pub total: u64,
-    /// Idle, waiting for I/O.
-    pub iowait: u64,
-    /// Taken by the hypervisor for others.
-    pub steal: u64,
-}
+pub use crate::platform::values::CpuTimes;
 
 /// The machine's CPU times now.
 pub fn cpu_times() -> Option<CpuTimes> {

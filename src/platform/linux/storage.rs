@@ -10,18 +10,7 @@ use std::path::{Path, PathBuf};
 const TMPFS_MAGIC: i64 = 0x0102_1994;
 const RAMFS_MAGIC: i64 = 0x8584_58f6;
 
-/// What a directory is stored on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Filesystem {
-    /// Its type (ext4, xfs, tmpfs, …).
-    pub name: String,
-    /// Whether it keeps its files in RAM; None where its kind cannot tell.
-    pub ram: Option<bool>,
-    /// Whether its pages may be swapped (tmpfs; ramfs never is).
-    pub swappable: bool,
-    /// Free space in bytes.
-    pub free_bytes: u64,
-}
+pub use crate::platform::values::Filesystem;
 
 /// The filesystem `path` is on.
 pub fn filesystem(path: &Path) -> io::Result<Filesystem> {

@@ -2,9 +2,7 @@
 //! sysctl for the host, statfs's type names for filesystems; kqueue's exact timeout
 //! needs no timer of its own.
 
-pub mod disk;
 pub mod host;
-pub mod machine;
 pub mod packages;
 pub mod procs;
 pub mod ram_disk;

@@ -7,18 +7,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// What a directory is stored on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Filesystem {
-    /// Its type (apfs, hfs, …).
-    pub name: String,
-    /// Whether it keeps its files in RAM; None where its kind cannot tell.
-    pub ram: Option<bool>,
-    /// Whether its pages may be swapped.
-    pub swappable: bool,
-    /// Free space in bytes.
-    pub free_bytes: u64,
-}
+pub use crate::platform::values::Filesystem;
 
 /// The filesystem `path` is on.
 pub fn filesystem(path: &Path) -> io::Result<Filesystem> {

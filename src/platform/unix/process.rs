@@ -64,16 +64,7 @@ pub fn alive(pid: u32) -> bool {
         && (unsafe { libc::kill(pid as i32, 0) } == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH))
 }
 
-/// How a reaped process ended, and the CPU it and the children it waited for used.
-#[derive(Clone, Copy, Debug)]
-pub struct Reaped {
-    /// Its exit code, or the signal that ended it (`Err`).
-    pub ending: Result<i32, i32>,
-    /// User CPU.
-    pub user: Duration,
-    /// System CPU.
-    pub system: Duration,
-}
+pub use crate::platform::values::Reaped;
 
 /// Block until `pid` has exited, without reaping it (its group can still be signalled).
 pub fn wait_exit(pid: u32) -> bool {

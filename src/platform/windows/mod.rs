@@ -3,10 +3,8 @@
 //! (WSL2 runs them), so the facts only they need are `None` or empty.
 
 pub mod cpu;
-pub mod disk;
 pub mod files;
 pub mod host;
-pub mod machine;
 pub mod packages;
 pub mod process;
 pub mod procs;

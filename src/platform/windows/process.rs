@@ -6,7 +6,6 @@ use super::{Process, duration};
 use std::io;
 use std::os::windows::process::CommandExt;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 use windows_sys::Win32::Foundation::{FILETIME, STILL_ACTIVE, WAIT_OBJECT_0};
 use windows_sys::Win32::System::Threading::{
     CREATE_NEW_PROCESS_GROUP, GetExitCodeProcess, GetProcessTimes, INFINITE, PROCESS_QUERY_LIMITED_INFORMATION,
@@ -49,16 +48,7 @@ pub fn alive(pid: u32) -> bool {
     pid > 0 && !super::procs::exited(pid)
 }
 
-/// How a reaped process ended, and the CPU it used.
-#[derive(Clone, Copy, Debug)]
-pub struct Reaped {
-    /// Its exit code (`Err` is never given: no signal ends a process here).
-    pub ending: Result<i32, i32>,
-    /// User CPU.
-    pub user: Duration,
-    /// Kernel CPU.
-    pub system: Duration,
-}
+pub use crate::platform::values::Reaped;
 
 /// Block until `pid` has exited.
 pub fn wait_exit(pid: u32) -> bool {

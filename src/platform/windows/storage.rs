@@ -8,18 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use windows_sys::Win32::Storage::FileSystem::{GetDiskFreeSpaceExW, GetVolumeInformationW, GetVolumePathNameW};
 
-/// What a directory is stored on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Filesystem {
-    /// Its type (NTFS, ReFS, FAT32, …).
-    pub name: String,
-    /// Whether it keeps its files in RAM; None where its kind cannot tell.
-    pub ram: Option<bool>,
-    /// Whether its pages may be swapped.
-    pub swappable: bool,
-    /// Free space in bytes.
-    pub free_bytes: u64,
-}
+pub use crate::platform::values::Filesystem;
 
 /// The filesystem `path` is on.
 pub fn filesystem(path: &Path) -> io::Result<Filesystem> {

@@ -1,4 +1,5 @@
-//! Block device counters: Windows' are not read, so a cell records none here.
+//! A platform whose block device counters are not read (macOS's IOKit, Windows' are
+//! not): a cell records none, rather than zeros.
 
 use crate::counters::Device;
 use std::path::Path;

@@ -1,0 +1,41 @@
+//! The values every OS's modules give in the same shape: a filesystem's facts, the
+//! machine's CPU times, how a reaped process ended. Defined once, here.
+
+use std::time::Duration;
+
+/// What a directory is stored on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Filesystem {
+    /// Its type (ext4, tmpfs, apfs, NTFS, …).
+    pub name: String,
+    /// Whether it keeps its files in RAM; None where its kind cannot tell (a RAM disk is
+    /// formatted like a disk on macOS and Windows).
+    pub ram: Option<bool>,
+    /// Whether its pages may be swapped (tmpfs; ramfs never is).
+    pub swappable: bool,
+    /// Free space in bytes.
+    pub free_bytes: u64,
+}
+
+/// The machine's CPU time since boot, in ticks; only ratios of two samples mean anything.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CpuTimes {
+    /// All of it: user, nice, system, idle, iowait, irq, softirq, steal.
+    pub total: u64,
+    /// Idle, waiting for I/O.
+    pub iowait: u64,
+    /// Taken by the hypervisor for others.
+    pub steal: u64,
+}
+
+/// How a reaped process ended, and the CPU it (and, on unix, the children it waited for)
+/// used.
+#[derive(Clone, Copy, Debug)]
+pub struct Reaped {
+    /// Its exit code, or the signal that ended it (`Err`; never on Windows).
+    pub ending: Result<i32, i32>,
+    /// User CPU.
+    pub user: Duration,
+    /// System (kernel) CPU.
+    pub system: Duration,
+}
