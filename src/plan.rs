@@ -1,6 +1,7 @@
 //! Flags -> the matrix of cells a run measures.
 
 mod asked;
+mod composed;
 
 use crate::engine::{self, Engine, Machine, Target};
 use crate::error::{Error, Result};
@@ -232,8 +233,16 @@ impl Matrix<'_> {
     }
 
     /// Profile `p` as engine `e` runs it, with the `--set` and swept settings for it.
-    fn profile(&self, e: &'static dyn Engine, p: &Profile, variant: &Variant) -> Option<Profile> {
-        let mut profile = e.resolve_profile(p)?;
+    fn profile(&mut self, e: &'static dyn Engine, p: &Profile, variant: &Variant) -> Option<Profile> {
+        let p = match composed::for_engine(e, p, &self.req.machine) {
+            Ok(p) => p,
+            Err(key) => {
+                let why = format!("{} × {}: {} has no setting '{key}'", e.name(), p.name, e.name());
+                note(&mut self.skipped, why);
+                return None;
+            }
+        };
+        let mut profile = e.resolve_profile(&p)?;
         let given = self.sets.iter().chain(&variant.settings).filter(|(en, _, _)| en == e.name());
         profile.settings.extend(given.map(|(_, k, v)| (k.clone(), v.clone())));
         if let Some(label) = &variant.label {

@@ -110,33 +110,40 @@ impl Profile {
         })
     }
 
-    /// The profile `name` names: a built-in one, with TLS when it ends in `+tls`; or
-    /// `ALIAS=PROFILE`, that profile under a name of the user's (a second `disk` cell beside
+    /// The profile `name` names: a built-in one, then `+KEY=VALUE` engine settings over it
+    /// and `+tls` (`disk+fsync=off+tls`, named as `--sweep` names its cells); or
+    /// `NAME=PROFILE`, that profile under a name of the user's (a second `disk` cell beside
     /// the first tells how far two identical cells differ: an A/A control).
     pub fn named(name: &str) -> crate::error::Result<Profile> {
-        if let Some((alias, base)) = name.split_once('=') {
+        if let Some((alias, composed)) = name.split_once('=').filter(|(a, _)| !a.contains('+')) {
             check_alias(alias, name)?;
-            if base.contains('=') {
+            if composed.split_once('=').is_some_and(|(a, _)| !a.contains('+')) {
                 return Err(bad_input!(
                     "profile '{name}' names an alias of an alias; write ALIAS=PROFILE, e.g. disk2=disk"
                 ));
             }
-            return Profile::named(base).map(|p| Profile { name: alias.to_string(), ..p });
+            return Profile::named(composed).map(|p| Profile { name: alias.to_string(), ..p });
         }
-        let (base, tls) = match name.strip_suffix(TLS_SUFFIX) {
-            Some(base) => (base, true),
-            None => (name, false),
-        };
+        let mut parts = name.split('+');
+        let base = parts.next().unwrap_or_default();
         let mut p = Profile::builtin(base).ok_or_else(|| {
             bad_input!(
-                "unknown profile '{name}'; valid profiles: {} (each may end in {TLS_SUFFIX})",
+                "unknown profile '{name}'; valid profiles: {}, each followed by +KEY=VALUE settings or {TLS_SUFFIX}",
                 builtin_names().join(", ")
             )
         })?;
-        if tls {
-            p.name = name.to_string();
-            p.tls = true;
+        for part in parts {
+            match part.split_once('=') {
+                _ if part == &TLS_SUFFIX[1..] => p.tls = true,
+                Some((k, v)) if !k.is_empty() && !v.is_empty() => p.settings.push((k.to_string(), v.to_string())),
+                _ => {
+                    return Err(bad_input!(
+                        "profile '{name}': '{part}' is neither KEY=VALUE nor tls; write e.g. disk+fsync=off"
+                    ));
+                }
+            }
         }
+        p.name = name.to_string();
         Ok(p)
     }
 
@@ -206,6 +213,27 @@ mod tests {
         let t = Profile::named("secure=ram+tls").unwrap();
         assert!(t.tls && t.name == "secure" && t.location == LocationKind::Ram);
         for bad in ["=disk", "ram=disk", "a b=disk", "x+y=disk", "d2=fast", "d2=d3=disk"] {
+            assert!(Profile::named(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_composed_profile_is_a_base_with_settings_over_it() {
+        let p = Profile::named("ram+fsync=off+full_page_writes=off+tls").unwrap();
+        assert_eq!(
+            (p.name.as_str(), p.location, p.tls),
+            ("ram+fsync=off+full_page_writes=off+tls", LocationKind::Ram, true)
+        );
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(p.settings, [kv("fsync", "off"), kv("full_page_writes", "off")]);
+        let short = Profile::named("cache=disk+synchronous_commit=off").unwrap();
+        assert_eq!((short.name.as_str(), short.settings.clone()), ("cache", vec![kv("synchronous_commit", "off")]));
+        assert!(
+            short.described().ends_with("every commit synced, then synchronous_commit=off"),
+            "{}",
+            short.described()
+        );
+        for bad in ["disk+fsync", "disk+=off", "disk+fsync=", "fast+fsync=off", "a=b=disk+fsync=off"] {
             assert!(Profile::named(bad).is_err(), "{bad}");
         }
     }

@@ -115,6 +115,30 @@ fn a_set_value_moves_the_answer_as_it_moves_the_settings() {
 }
 
 #[test]
+fn a_composed_profile_is_judged_by_its_settings_not_its_base() {
+    let sb = Sandbox::new();
+    let out = sb.out("r.json");
+    let profiles = "disk+full_page_writes=off,cache=disk+fsync=off+synchronous_commit=off,disk+mysql.sync_binlog=0";
+    let (rows, file) = run(&sb, &out, &["-e", "postgres,mysql", "-p", profiles]);
+    let got = survives(&rows);
+    for (cell, value) in [
+        ("postgres disk+full_page_writes=off", "server-crash"),
+        ("postgres cache", "nothing"),
+        ("postgres disk+mysql.sync_binlog=0", "power-loss"),
+        ("mysql disk+mysql.sync_binlog=0", "power-loss"),
+    ] {
+        assert!(got.contains(&(cell.to_string(), Value::from(value))), "{cell} = {value}: {got:?}");
+    }
+    // MariaDB has no full_page_writes or fsync: those profiles are PostgreSQL's alone.
+    assert_eq!(got.len(), 4, "{got:?}");
+    let cell = |id: &str| file["cells"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap().clone();
+    let cache = cell("postgres/cache/insert-commit/c1");
+    assert_eq!(cache["repeats"][0]["settings"]["fsync"], "off");
+    assert_eq!(cache["profile"]["settings"][1], serde_json::json!(["synchronous_commit", "off"]));
+    assert_eq!(cell("mysql/disk+mysql.sync_binlog=0/insert-commit/c1")["profile"]["settings"][0][0], "sync_binlog");
+}
+
+#[test]
 fn a_url_server_is_judged_by_what_it_says() {
     let sb = Sandbox::new();
     let out = sb.out("r.json");

@@ -4,8 +4,10 @@
 use crate::error::Result;
 use crate::instance::user::RunAs;
 use crate::launcher::Step;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 
 /// Which server it is: they differ in how a data directory is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +34,28 @@ pub struct Binaries {
 /// How to get the binaries, for a message.
 fn install_hint() -> String {
     format!("install them ({}) or pass --mysql-bin DIR", crate::platform::packages::install_hint("mysql"))
+}
+
+/// Every server variable's name, `_` for `-`, from `--verbose --help` of the server
+/// found (none without one), so that an unqualified `--set` or profile setting goes only
+/// to the engines that have it.
+pub fn setting_names(given: Option<&Path>) -> Option<Vec<String>> {
+    // A cache of what each server binary says, keyed by its path.
+    static NAMES: Mutex<BTreeMap<PathBuf, Option<Vec<String>>>> = Mutex::new(BTreeMap::new());
+    let server = binaries(given).ok()?.server;
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    names.entry(server).or_insert_with_key(|server| variables(server)).clone()
+}
+
+/// The names in the table of variables `--verbose --help` ends with: after its header
+/// and its rule of dashes, up to the blank line.
+fn variables(server: &Path) -> Option<Vec<String>> {
+    let out = Command::new(server).args(["--no-defaults", "--verbose", "--help"]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let table = text.lines().skip_while(|l| !l.starts_with("Variables (--variable-name=value)")).skip(1);
+    let rows = table.skip_while(|l| !l.starts_with("---")).skip(1).take_while(|l| !l.trim().is_empty());
+    let names: Vec<String> = rows.filter_map(|l| l.split_whitespace().next()).map(|n| n.replace('-', "_")).collect();
+    (!names.is_empty()).then_some(names)
 }
 
 /// Find the binaries: `--mysql-bin`, else PATH and the usual sbin directories; mariadbd
@@ -104,4 +128,18 @@ pub(super) fn install_step(b: &Binaries, user: Option<&RunAs>, options: &[String
     };
     step.args(options);
     step
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_servers_variables_are_its_settings() {
+        let names = setting_names(None).expect("mariadbd lists its variables (apt-get install mariadb-server)");
+        for known in ["innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_buffer_pool_size"] {
+            assert!(names.iter().any(|n| n == known), "{known}: {names:?}");
+        }
+        assert!(!names.iter().any(|n| n == "fsync" || n == "full_page_writes"), "{names:?}");
+    }
 }

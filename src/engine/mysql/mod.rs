@@ -99,8 +99,13 @@ impl ServerEngine for Mysql {
     fn version(&self, machine: &Machine) -> Result<String> {
         machine.launcher.version(&MyServer::any(machine))
     }
-    fn knows_setting(&self, key: &str, _machine: &Machine) -> bool {
-        !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    fn knows_setting(&self, key: &str, machine: &Machine) -> bool {
+        let shaped = !key.is_empty()
+            && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+        match binaries::setting_names(machine.bin_dir(NAME)) {
+            Some(names) => names.iter().any(|n| *n == key.replace('-', "_")),
+            None => shaped,
+        }
     }
     fn no_rollback(&self, profile: &Profile) -> Option<&'static str> {
         profile.unlogged.then_some("its MEMORY tables keep a rolled-back transaction's changes")
