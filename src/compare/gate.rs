@@ -64,7 +64,7 @@ impl Gate {
         }
         if !found {
             return Err(bad_input!(
-                "no cell of both files has the figure '{}'; figures are the keys of a cell's summary in the results file, e.g. tps, latency_ms.p99, cost.fsyncs, cost.log_bytes, bound.shares.fsync, tpmc (docs/results-schema.md)",
+                "no cell of both files has the figure '{}'; figures are the keys of a cell's summary in the results file, e.g. tps, latency_ms.p99, cost.fsyncs, cost.log_bytes, bound.shares.storage, tpmc (docs/results-schema.md)",
                 self.figure
             ));
         }

@@ -6,9 +6,12 @@
 //! flush at a time, as many CPUs as the machine has and the clients can use. At one
 //! client every step waits for the last, so the shares split each transaction's time and
 //! what is left is round trips, waking up and waiting for locks; at more, each share says
-//! how near its resource is to full. Waiting for a CPU that others' work held is shown
-//! as a share but never named the bound: it says the machine was busy, not what the cell's
-//! own work is bound by.
+//! how near its resource is to full. The durability cost is one share, storage: the wait
+//! for the flush, the kernel's work in it, and the wait for a CPU the wake-up after it
+//! meets, so that a profile without it gains what the share predicts (1 / (1 − share)),
+//! which the report checks against the table (predictions.rs). Waiting for a CPU that
+//! others' work held is shown as a share but never named the bound: it says the machine
+//! was busy, not what the cell's own work is bound by.
 
 use super::cost::Cost;
 use serde::Serialize;
@@ -16,9 +19,10 @@ use serde::Serialize;
 /// Each resource's share of a cell's time, 0–1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Shares {
-    /// Waiting for fsync.
-    pub fsync: f64,
-    /// The server's CPU.
+    /// The durability path: waiting for the log's flush (fsync), the kernel's work in it,
+    /// and the wait for a CPU after it.
+    pub storage: f64,
+    /// The server's CPU outside the flush.
     pub server_cpu: f64,
     /// The clients' CPU (dbrace's).
     pub client: f64,
@@ -30,18 +34,35 @@ pub struct Shares {
     pub round_trips: f64,
 }
 
+/// Shares nearer than this are a tie: the bound names both.
+const TIE: f64 = 0.05;
+
 /// What bounds a cell, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Bound {
-    /// The largest share of the cell's own work: fsync, server CPU, client, disk reads or
-    /// round trips. CPU wait is the machine's, not the cell's: it has its share, never the
-    /// name (a timed fsync holds the wait for a CPU after it, too).
+    /// The largest share of the cell's own work: storage, server CPU, client, disk reads
+    /// or round trips. CPU wait is the machine's, not the cell's: it has its share, never
+    /// the name.
     pub bound: &'static str,
+    /// The second largest, when it is within 0.05 of the largest: a near tie, named so
+    /// rather than decided by noise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub near: Option<&'static str>,
     /// Every share.
     pub shares: Shares,
     /// Where the fsync wait came from: the server's own timing, or its fsyncs (or the
     /// disk's flushes) times the location's probed fsync latency.
     pub fsync_from: &'static str,
+}
+
+impl Bound {
+    /// The bound in words: `storage`, or `storage ≈ server CPU` for a near tie.
+    pub fn said(&self) -> String {
+        match self.near {
+            Some(n) => format!("{} ≈ {n}", self.bound),
+            None => self.bound.to_string(),
+        }
+    }
 }
 
 /// What the model needs of a cell.
@@ -54,7 +75,8 @@ pub struct Inputs<'a> {
     pub clients: u32,
     /// The machine's CPUs.
     pub cores: usize,
-    /// The probed fsync latency where its log is, microseconds.
+    /// The probed fsync latency where its log is, microseconds (the mean: the
+    /// transactions' costs add up as means do).
     pub probe_us: Option<f64>,
     /// The probe's CPU time per fsync there, microseconds.
     pub probe_cpu_us: Option<f64>,
@@ -67,35 +89,46 @@ pub fn bound(i: &Inputs) -> Option<Bound> {
     }
     let c = i.cost;
     let (fsync_us, fsync_from) = fsync_wait(c, i.probe_us);
-    let cpus = f64::from(i.clients).min(i.cores.max(1) as f64);
+    let clients = f64::from(i.clients.max(1));
+    let cpus = clients.min(i.cores.max(1) as f64);
     let busy = |us: f64, at_once: f64| us / 1e6 * i.tps / at_once;
+    // A wake-up after the flush meets the CPUs as the rest of the client's time does: its
+    // part of the CPU wait is the flush's part of that time.
+    let wait_us = c.cpu_wait_us.unwrap_or(0.0);
+    let after_flush_us = wait_us * (busy(fsync_us, 1.0) / clients).min(1.0);
     let mut s = Shares {
-        fsync: busy(fsync_us, 1.0),
+        storage: busy(fsync_us, 1.0) + busy(after_flush_us, clients),
         server_cpu: busy(own_cpu_us(c, fsync_us, i.probe_cpu_us), cpus),
         client: busy(c.client_cpu_us, cpus),
         disk_reads: busy(c.disk_read_us.unwrap_or(0.0), 1.0),
         // A wait holds its client: its share is of the clients' time.
-        cpu_wait: busy(c.cpu_wait_us.unwrap_or(0.0), f64::from(i.clients.max(1))),
+        cpu_wait: busy(wait_us - after_flush_us, clients),
         round_trips: 0.0,
     };
-    let parts = s.fsync + s.server_cpu + s.client + s.disk_reads + s.cpu_wait;
+    let parts = s.storage + s.server_cpu + s.client + s.disk_reads + s.cpu_wait;
     if parts > 1.0 {
         // More than the time: work beside the transactions (a server's background
         // threads, several clients at once) overlaps; the parts are scaled down together.
-        for v in [&mut s.fsync, &mut s.server_cpu, &mut s.client, &mut s.disk_reads, &mut s.cpu_wait] {
+        for v in [&mut s.storage, &mut s.server_cpu, &mut s.client, &mut s.disk_reads, &mut s.cpu_wait] {
             *v /= parts;
         }
     }
     s.round_trips = (1.0 - parts).max(0.0);
-    let named = [
-        ("fsync", s.fsync),
+    let (bound, near) = largest(&s);
+    Some(Bound { bound, near, shares: s, fsync_from })
+}
+
+/// The largest of the cell's own shares, and the next when it is a near tie.
+fn largest(s: &Shares) -> (&'static str, Option<&'static str>) {
+    let mut named = [
+        ("storage", s.storage),
         ("server CPU", s.server_cpu),
         ("client", s.client),
         ("disk reads", s.disk_reads),
         ("round trips", s.round_trips),
     ];
-    let (bound, _) = named.iter().copied().fold(("round trips", -1.0), |a, b| if b.1 > a.1 { b } else { a });
-    Some(Bound { bound, shares: s, fsync_from })
+    named.sort_by(|a, b| b.1.total_cmp(&a.1));
+    (named[0].0, (named[0].1 - named[1].1 < TIE).then_some(named[1].0))
 }
 
 /// The server's CPU per transaction outside its fsyncs. An fsync's wait, timed or priced
@@ -128,7 +161,7 @@ mod tests {
     }
 
     #[test]
-    fn a_commit_that_waits_for_its_fsync_is_fsync_bound() {
+    fn a_commit_that_waits_for_its_fsync_is_storage_bound() {
         // PostgreSQL on disk, one client: 1.5 ms in WAL sync of 1.8 ms per transaction.
         let cost = Cost {
             fsyncs: Some(1.0),
@@ -138,8 +171,8 @@ mod tests {
             ..Cost::default()
         };
         let b = cell(cost, 549.0, 1);
-        assert_eq!(b.bound, "fsync");
-        assert!((b.shares.fsync - 0.81).abs() < 0.01, "{b:?}");
+        assert_eq!(b.bound, "storage");
+        assert!((b.shares.storage - 0.81).abs() < 0.01, "{b:?}");
         assert_eq!(b.fsync_from, "timed by the server");
     }
 
@@ -159,7 +192,7 @@ mod tests {
             |cpu| bound(&Inputs { cost: &cost, tps: 1092.0, clients: 1, cores: 2, probe_us: None, probe_cpu_us: cpu });
         assert_eq!(with(None).unwrap().bound, "server CPU");
         let b = with(Some(110.0)).unwrap();
-        assert_eq!(b.bound, "fsync", "{b:?}");
+        assert_eq!(b.bound, "storage", "{b:?}");
         assert!((b.shares.server_cpu - 256e-6 * 1092.0).abs() < 1e-9, "{b:?}");
         // Never more than the wait itself.
         let b = with(Some(5000.0)).unwrap();
@@ -189,8 +222,8 @@ mod tests {
         assert_eq!(b.bound, "server CPU");
         // 0.9 + 0.12 + 0.225 of the time: overlapping, so scaled to add up to all of it.
         let parts = 0.9 + 40e-6 * 6000.0 / 2.0 + 0.25 * 150e-6 * 6000.0;
-        assert!((b.shares.fsync - 0.25 * 150e-6 * 6000.0 / parts).abs() < 1e-9, "{b:?}");
-        let sum = b.shares.fsync + b.shares.server_cpu + b.shares.client + b.shares.round_trips;
+        assert!((b.shares.storage - 0.25 * 150e-6 * 6000.0 / parts).abs() < 1e-9, "{b:?}");
+        let sum = b.shares.storage + b.shares.server_cpu + b.shares.client + b.shares.round_trips;
         assert!((sum - 1.0).abs() < 1e-9, "{b:?}");
         assert_eq!(b.fsync_from, "fsyncs × the probed latency");
     }

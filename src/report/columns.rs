@@ -88,7 +88,11 @@ impl Column {
         let Some(c) = &r.cost else { return "-".into() };
         let n = |v: Option<f64>| v.map_or("-".to_string(), sig3);
         match self {
-            Column::Bound => r.bound.as_ref().map_or("-".into(), |b| b.bound.to_string()),
+            Column::Bound => match &r.bound {
+                Some(_) if super::predictions::unexplained(r) => "unexplained".into(),
+                Some(b) => b.said(),
+                None => "-".into(),
+            },
             Column::Fsyncs => n(c.fsyncs),
             Column::Flushes => n(c.flushes),
             Column::Log => n(c.log_bytes),

@@ -16,6 +16,7 @@ mod json;
 mod markdown;
 mod notes;
 pub mod precision;
+pub mod predictions;
 mod row;
 pub mod step_summary;
 mod table;

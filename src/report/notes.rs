@@ -99,8 +99,9 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
 pub(crate) fn counter_lines(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     if rows.iter().any(|r| r.bound.is_some()) {
-        out.push("bound: what takes the largest share of each cell's time, from its counters: fsync waits, server CPU, client CPU, disk reads, or round trips (the rest: the network, waking up, locks); docs/explain.md".into());
+        out.push("bound: what takes the largest share of each cell's time, from its counters: storage (the commit's flush, its kernel work and the CPU wait after it), server CPU, client CPU, disk reads, or round trips (the rest: the network, waking up, locks); A ≈ B is a near tie; unexplained: its storage share does not predict the cells without it; docs/explain.md".into());
     }
+    out.extend(super::predictions::lines(rows));
     let waited: Vec<String> = rows
         .iter()
         .filter_map(|r| r.bound.as_ref().filter(|b| b.shares.cpu_wait >= 0.25).map(|b| (r, b)))

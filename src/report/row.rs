@@ -1,7 +1,7 @@
 //! A cell's summary over its repeats: the `Row` every format renders, and its open-loop
 //! schedule, bound and costs.
 
-use super::{bound, by_type, cost};
+use super::{bound, by_type, cost, predictions};
 use crate::baseline::{Baseline, Key};
 use crate::error::Result;
 use crate::results::{CellResult, Latency, RepeatStatus, Results, Survives, Tally, decode_histogram};
@@ -61,6 +61,10 @@ pub struct Row {
     /// What bounds the cell, and each resource's share of its time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bound: Option<bound::Bound>,
+    /// What its storage share predicts of the cells beside it without that share, and
+    /// what they measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub predictions: Vec<predictions::Prediction>,
     /// The workload's headline figures (tpcc's `tpmc`), by key, each a median and interval
     /// over the measured repeats as the cell's tps.
     #[serde(flatten)]
@@ -173,10 +177,13 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             schedule: Schedule::of(&measured),
             cost,
             bound,
+            predictions: Vec::new(),
             survives: c.repeats.iter().filter_map(|r| r.survives).reduce(Survives::weaker),
         });
     }
     drop_single_counts(&mut out);
+    let options = |r: &Row| serde_json::to_value(recorded.of_cell(&r.profile)).ok();
+    predictions::fill(&mut out, |a, b| options(a) == options(b));
     Ok(out)
 }
 
@@ -207,7 +214,7 @@ fn bound_inputs<'a>(
         tps: if seconds > 0.0 { tx as f64 / seconds } else { 0.0 },
         clients: c.clients,
         cores: results.host.cpus,
-        probe_us: probe.map(|f| f.median_us),
+        probe_us: probe.map(|f| f.avg_us),
         probe_cpu_us: probe.and_then(|f| f.cpu_us),
     }
 }

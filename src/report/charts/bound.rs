@@ -15,7 +15,7 @@ const BAR: f64 = 18.0;
 /// The resources in the order their segments stack, as the model names them, each with
 /// its colour and the colour of a label on it.
 const PARTS: [(&str, &str, &str); 6] = [
-    ("fsync", "#c0392b", "#fff"),
+    ("storage", "#c0392b", "#fff"),
     ("server CPU", "#2e5e8c", "#fff"),
     ("client", "#86afd6", INK),
     ("disk reads", "#9a6a2f", "#fff"),
@@ -25,7 +25,7 @@ const PARTS: [(&str, &str, &str); 6] = [
 
 /// The shares in the order of `PARTS`.
 pub fn parts(s: &Shares) -> [f64; 6] {
-    [s.fsync, s.server_cpu, s.client, s.disk_reads, s.cpu_wait, s.round_trips]
+    [s.storage, s.server_cpu, s.client, s.disk_reads, s.cpu_wait, s.round_trips]
 }
 
 /// The panel of one group, if any of its cells has a bound (counters and a throughput).
@@ -79,7 +79,7 @@ fn bar(svg: &mut Svg, scale: &Scale, mid: f64, r: &Row, b: &Bound) {
         at += share;
         let pct = percent(share);
         let mut tip = format!("{cell}: {name} {pct} of its time");
-        if *name == "fsync" {
+        if *name == "storage" {
             tip.push_str(&format!(" (fsync wait {})", b.fsync_from));
         }
         if *name == b.bound {
@@ -123,7 +123,8 @@ mod tests {
 
     #[test]
     fn the_parts_are_the_models_names_in_its_order() {
-        let s = Shares { fsync: 0.1, server_cpu: 0.2, client: 0.3, disk_reads: 0.05, cpu_wait: 0.15, round_trips: 0.2 };
+        let s =
+            Shares { storage: 0.1, server_cpu: 0.2, client: 0.3, disk_reads: 0.05, cpu_wait: 0.15, round_trips: 0.2 };
         assert_eq!(parts(&s), [0.1, 0.2, 0.3, 0.05, 0.15, 0.2]);
         // Every name the model can give a bound is a segment of the bar.
         let b = crate::report::bound::bound(&crate::report::bound::Inputs {

@@ -40,7 +40,7 @@ pub enum Kind {
     /// tps in each second (or `--log-interval` slice) of each repeat, and the slices'
     /// p95/p99 latency when the run kept them.
     Timeline,
-    /// Where each cell's time goes: its shares (fsync, server CPU, client, disk reads,
+    /// Where each cell's time goes: its shares (storage, server CPU, client, disk reads,
     /// CPU wait, round trips) as one stacked bar, what bounds it named (needs counters).
     Bound,
     /// Costs per transaction: fsyncs, flushes, log and disk bytes, cache reads, server and

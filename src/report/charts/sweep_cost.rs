@@ -37,7 +37,11 @@ pub const COSTS: [Figure; 7] = [
 /// (what others did to the machine), nor round trips (the rest, which moves with all of
 /// them).
 pub const SHARES: [Figure; 4] = [
-    Figure { name: "share of the time waiting for fsync", axis: "fsync, % of time", get: |r| share(r, |s| s.fsync) },
+    Figure {
+        name: "share of the time in storage (the flush)",
+        axis: "storage, % of time",
+        get: |r| share(r, |s| s.storage),
+    },
     Figure {
         name: "share of the time in the server's CPU",
         axis: "server CPU, % of time",

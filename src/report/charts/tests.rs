@@ -143,9 +143,9 @@ fn where_the_time_goes_is_a_stacked_bar_per_cell_with_its_bound() {
     assert_eq!(marks(&p[0]), 2);
     assert_eq!(count(&p[0], "bound"), 2);
     // PostgreSQL: 1 ms of fsync per transaction at ~510 tps, about half its time.
-    assert!(p[0].contains(r#"data-part="fsync""#) && p[0].contains("postgres disk: fsync 5"), "{}", p[0]);
+    assert!(p[0].contains(r#"data-part="storage""#) && p[0].contains("postgres disk: storage 5"), "{}", p[0]);
     assert!(count(&p[0], "segment") >= 4, "{}", p[0]);
-    assert!(p[0].contains(">→ fsync<"), "{}", p[0]);
+    assert!(p[0].contains(">→ storage<"), "{}", p[0]);
 }
 
 #[test]
@@ -246,8 +246,8 @@ fn a_sweep_draws_the_cost_that_varies_most_against_the_swept_value() {
     let cost = p.iter().find(|s| s.contains(r#"data-chart="sweep-cost""#)).expect("no sweep-cost panel");
     assert!(cost.contains("cache reads per transaction, across the values of cache_size"), "{cost}");
     assert!(cost.contains("postgres disk+cache_size=-100: cache reads per transaction 40.0"), "{cost}");
-    // And the share of the time that varies most: fsync's, at 1 ms a transaction.
-    assert!(cost.contains("share of the time waiting for fsync, across"), "{cost}");
+    // And the share of the time that varies most: storage, at 1 ms a transaction.
+    assert!(cost.contains("share of the time in storage (the flush), across"), "{cost}");
     assert_eq!(marks(cost), 2);
     assert_eq!(count(cost, "point"), 4);
 
