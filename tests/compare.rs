@@ -258,7 +258,7 @@ fn a_gate_on_fsyncs_per_transaction_fails_when_they_rise() {
     let fsyncs = |s: &Value| s["cost"]["fsyncs"].as_f64().unwrap();
     assert!((0.9..1.2).contains(&fsyncs(&on)), "{on}");
     assert!(fsyncs(&off) < 0.05, "{off}");
-    assert_eq!(on["bound"]["bound"], "fsync", "{on}");
+    assert_eq!(on["bound"]["bound"], "storage", "{on}");
     let (code, _, err) = compare(&sb, &[s(&unsynced), s(&synced), "--fail-if-rises", "cost.fsyncs:10%"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("postgres/disk/insert-commit/c1: cost.fsyncs 0"), "{err}");
