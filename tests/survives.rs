@@ -27,6 +27,13 @@ fn survives(rows: &[Value]) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// Every `(cell, survives)` of `want` is among `got`.
+fn holds(got: &[(String, Value)], want: &[(&str, &str)]) {
+    for (cell, value) in want {
+        assert!(got.contains(&(cell.to_string(), Value::from(*value))), "{cell} = {value}: {got:?}");
+    }
+}
+
 /// The legend line under a table: the one that begins `durability`.
 fn legend(table: &str) -> Option<String> {
     table.lines().find(|l| l.trim_start_matches("- ").starts_with("durability")).map(str::to_string)
@@ -53,9 +60,7 @@ fn postgres_and_sqlite_rows_and_legend_say_what_each_profile_survives() {
         ("sqlite unlogged", "nothing"),
     ];
     let got = survives(&rows);
-    for (cell, value) in want {
-        assert!(got.contains(&(cell.to_string(), Value::from(value))), "{cell} = {value}: {got:?}");
-    }
+    holds(&got, &want);
     assert_eq!(got.len(), want.len(), "{got:?}");
     // Recorded per repeat at measurement time, beside the settings it was read from.
     for c in file["cells"].as_array().unwrap() {
@@ -90,19 +95,20 @@ fn mariadb_and_redis_follow_their_settings() {
     let out = sb.out("r.json");
     let (rows, _) = run(&sb, &out, &["-e", "mysql,redis", "-p", "disk,ram,async,nosync"]);
     let got = survives(&rows);
-    for (cell, value) in [
-        ("mysql disk", "power-loss"),
-        ("mysql ram", "server-crash"),
-        ("mysql async", "server-crash"),
-        ("mysql nosync", "nothing"),
-        ("redis disk", "power-loss"),
-        ("redis ram", "server-crash"),
-        // everysec may postpone the AOF write behind a running fsync and reply anyway.
-        ("redis async", "nothing"),
-        ("redis nosync", "server-crash"),
-    ] {
-        assert!(got.contains(&(cell.to_string(), Value::from(value))), "{cell} = {value}: {got:?}");
-    }
+    holds(
+        &got,
+        &[
+            ("mysql disk", "power-loss"),
+            ("mysql ram", "server-crash"),
+            ("mysql async", "server-crash"),
+            ("mysql nosync", "nothing"),
+            ("redis disk", "power-loss"),
+            ("redis ram", "server-crash"),
+            // everysec may postpone the AOF write behind a running fsync and reply anyway.
+            ("redis async", "nothing"),
+            ("redis nosync", "server-crash"),
+        ],
+    );
 }
 
 #[test]
@@ -121,14 +127,15 @@ fn a_composed_profile_is_judged_by_its_settings_not_its_base() {
     let profiles = "disk+full_page_writes=off,cache=disk+fsync=off+synchronous_commit=off,disk+mysql.sync_binlog=0";
     let (rows, file) = run(&sb, &out, &["-e", "postgres,mysql", "-p", profiles]);
     let got = survives(&rows);
-    for (cell, value) in [
-        ("postgres disk+full_page_writes=off", "server-crash"),
-        ("postgres cache", "nothing"),
-        ("postgres disk+mysql.sync_binlog=0", "power-loss"),
-        ("mysql disk+mysql.sync_binlog=0", "power-loss"),
-    ] {
-        assert!(got.contains(&(cell.to_string(), Value::from(value))), "{cell} = {value}: {got:?}");
-    }
+    holds(
+        &got,
+        &[
+            ("postgres disk+full_page_writes=off", "server-crash"),
+            ("postgres cache", "nothing"),
+            ("postgres disk+mysql.sync_binlog=0", "power-loss"),
+            ("mysql disk+mysql.sync_binlog=0", "power-loss"),
+        ],
+    );
     // MariaDB has no full_page_writes or fsync: those profiles are PostgreSQL's alone.
     assert_eq!(got.len(), 4, "{got:?}");
     let cell = |id: &str| file["cells"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap().clone();

@@ -12,6 +12,7 @@ pub mod owned;
 pub mod patient;
 pub mod read_back;
 pub mod session;
+pub mod setting_names;
 pub mod stream;
 pub mod target;
 pub mod tls;

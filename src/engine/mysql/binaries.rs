@@ -4,10 +4,8 @@
 use crate::error::Result;
 use crate::instance::user::RunAs;
 use crate::launcher::Step;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 /// Which server it is: they differ in how a data directory is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,11 +38,7 @@ fn install_hint() -> String {
 /// found (none without one), so that an unqualified `--set` or profile setting goes only
 /// to the engines that have it.
 pub fn setting_names(given: Option<&Path>) -> Option<Vec<String>> {
-    // A cache of what each server binary says, keyed by its path.
-    static NAMES: Mutex<BTreeMap<PathBuf, Option<Vec<String>>>> = Mutex::new(BTreeMap::new());
-    let server = binaries(given).ok()?.server;
-    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-    names.entry(server).or_insert_with_key(|server| variables(server)).clone()
+    crate::engine::kit::setting_names::cached(binaries(given).ok()?.server, variables)
 }
 
 /// The names in the table of variables `--verbose --help` ends with: after its header

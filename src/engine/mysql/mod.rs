@@ -100,11 +100,13 @@ impl ServerEngine for Mysql {
         machine.launcher.version(&MyServer::any(machine))
     }
     fn knows_setting(&self, key: &str, machine: &Machine) -> bool {
-        let shaped = !key.is_empty()
-            && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+        // Without a server binary here (a Docker image's), a key of the shape of one.
         match binaries::setting_names(machine.bin_dir(NAME)) {
             Some(names) => names.iter().any(|n| *n == key.replace('-', "_")),
-            None => shaped,
+            None => {
+                !key.is_empty()
+                    && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+            }
         }
     }
     fn no_rollback(&self, profile: &Profile) -> Option<&'static str> {

@@ -3,10 +3,8 @@
 
 use crate::error::Result;
 use crate::platform::packages;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 /// The server binaries in use.
 #[derive(Clone, Debug)]
@@ -46,19 +44,15 @@ pub fn binaries(given: Option<&Path>) -> Result<Binaries> {
 /// (`--pg-bin` given or not; none without binaries), so that an unqualified `--set` goes
 /// only to the engines that have the setting.
 pub fn setting_names(given: Option<&Path>) -> Option<Vec<String>> {
-    // A cache of what each binaries directory says, keyed by that directory.
-    static NAMES: Mutex<BTreeMap<PathBuf, Option<Vec<String>>>> = Mutex::new(BTreeMap::new());
-    let dir = binaries(given).ok()?.dir;
-    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-    names
-        .entry(dir)
-        .or_insert_with_key(|dir| {
-            let out = Command::new(dir.join("postgres")).arg("--describe-config").output().ok()?;
-            let text = String::from_utf8_lossy(&out.stdout);
-            let names: Vec<String> = text.lines().filter_map(|l| l.split('\t').next()).map(str::to_string).collect();
-            (out.status.success() && !names.is_empty()).then_some(names)
-        })
-        .clone()
+    crate::engine::kit::setting_names::cached(binaries(given).ok()?.dir, described_config)
+}
+
+/// The first column of `postgres --describe-config` in `dir`.
+fn described_config(dir: &Path) -> Option<Vec<String>> {
+    let out = Command::new(dir.join("postgres")).arg("--describe-config").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<String> = text.lines().filter_map(|l| l.split('\t').next()).map(str::to_string).collect();
+    (out.status.success() && !names.is_empty()).then_some(names)
 }
 
 fn describe(dir: &Path) -> Result<Binaries> {
