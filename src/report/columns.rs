@@ -89,7 +89,7 @@ impl Column {
         let n = |v: Option<f64>| v.map_or("-".to_string(), sig3);
         match self {
             Column::Bound => match &r.bound {
-                Some(_) if super::predictions::unexplained(r) => "unexplained".into(),
+                Some(_) if r.unexplained() => "unexplained".into(),
                 Some(b) => b.said(),
                 None => "-".into(),
             },

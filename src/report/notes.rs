@@ -101,7 +101,7 @@ pub(crate) fn counter_lines(rows: &[Row]) -> Vec<String> {
     if rows.iter().any(|r| r.bound.is_some()) {
         out.push("bound: what takes the largest share of each cell's time, from its counters: storage (the commit's flush, its kernel work and the CPU wait after it), server CPU, client CPU, disk reads, or round trips (the rest: the network, waking up, locks); A ≈ B is a near tie; unexplained: its storage share does not predict the cells without it; docs/explain.md".into());
     }
-    out.extend(super::predictions::lines(rows));
+    out.extend(prediction_lines(rows));
     let waited: Vec<String> = rows
         .iter()
         .filter_map(|r| r.bound.as_ref().filter(|b| b.shares.cpu_wait >= 0.25).map(|b| (r, b)))
@@ -116,6 +116,18 @@ pub(crate) fn counter_lines(rows: &[Row]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Per cell whose storage share predicted others, its predictions and their agreement.
+fn prediction_lines(rows: &[Row]) -> Vec<String> {
+    let profile = |id: &str| rows.iter().find(|r| r.id == id).map_or(id.to_string(), |r| r.profile.clone());
+    let predicting = rows.iter().filter(|r| !r.predictions.is_empty());
+    predicting
+        .map(|r| {
+            let share = r.bound.as_ref().map_or(0.0, |b| b.shares.storage);
+            super::predictions::line(&r.id, share, &r.predictions, profile)
+        })
+        .collect()
 }
 
 /// The workloads' headline figures (tpcc's tpmC), a line per cell and figure.

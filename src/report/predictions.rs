@@ -3,7 +3,6 @@
 //! not (nosync, async, ram, unlogged, a composed `+fsync=off`), the storage share predicts
 //! how much faster they are, 1 / (1 − share), and the measured ratio says whether it did.
 
-use super::Row;
 use serde::Serialize;
 
 /// A storage share below this explains nothing worth checking.
@@ -30,71 +29,113 @@ pub struct Prediction {
     pub agrees: bool,
 }
 
-/// Fill each row's predictions: for every row with a storage share worth checking, one
-/// per row `comparable` to it whose own storage share is under a tenth of it.
-pub fn fill(rows: &mut [Row], comparable: impl Fn(&Row, &Row) -> bool) {
-    let made: Vec<Vec<Prediction>> = rows.iter().map(|a| of(a, rows, &comparable)).collect();
-    for (row, p) in rows.iter_mut().zip(made) {
-        row.predictions = p;
-    }
+/// What a prediction needs of a cell.
+pub struct Side<'a, K> {
+    /// Its id.
+    pub id: &'a str,
+    /// What makes two cells comparable: engine, workload, clients, workload options.
+    pub beside: K,
+    /// Its storage share, where it has one.
+    pub storage: Option<f64>,
+    /// Its tps, median.
+    pub tps: Option<f64>,
+    /// Its baseline's id and the interval of its ratio to it.
+    pub over: Option<(&'a str, Option<f64>, Option<f64>)>,
 }
 
-/// What `a`'s storage share predicts of the rows beside it.
-fn of(a: &Row, rows: &[Row], comparable: &impl Fn(&Row, &Row) -> bool) -> Vec<Prediction> {
-    let (Some(share), Some(a_tps)) = (storage(a).filter(|s| *s >= WORTH), a.tps.map(|t| t.median)) else {
+/// Each cell's predictions: for a cell with a storage share worth checking, one per cell
+/// beside it whose own storage share is under a tenth of it.
+pub fn predict<K: PartialEq>(cells: &[Side<K>]) -> Vec<Vec<Prediction>> {
+    cells.iter().map(|a| of(a, cells)).collect()
+}
+
+/// What cell `a`'s storage share predicts of the cells beside it.
+fn of<K: PartialEq>(a: &Side<K>, cells: &[Side<K>]) -> Vec<Prediction> {
+    let (Some(share), Some(a_tps)) = (a.storage.filter(|s| *s >= WORTH), a.tps) else {
         return Vec::new();
     };
-    let beside = |b: &&Row| b.id != a.id && (&a.engine, &a.workload, a.clients) == (&b.engine, &b.workload, b.clients);
-    let without = |b: &&Row| storage(b).is_some_and(|s| s < share / 10.0) && comparable(a, b);
     let predicted = 1.0 / (1.0 - share.min(0.99));
-    rows.iter()
-        .filter(beside)
+    let without = |b: &&Side<K>| b.id != a.id && b.beside == a.beside && b.storage.is_some_and(|s| s < share / 10.0);
+    cells
+        .iter()
         .filter(without)
         .filter_map(|b| {
-            let measured = b.tps?.median / a_tps;
-            let ratio = b.vs_baseline.as_ref().filter(|_| b.baseline.as_deref() == Some(a.id.as_str()));
-            let (lo, hi) = (ratio.and_then(|r| r.lo), ratio.and_then(|r| r.hi));
+            let measured = b.tps? / a_tps;
+            let (lo, hi) = b.over.filter(|(base, _, _)| *base == a.id).map_or((None, None), |(_, lo, hi)| (lo, hi));
             let inside = lo.zip(hi).is_some_and(|(lo, hi)| (lo..=hi).contains(&predicted));
             let agrees = inside || (predicted / measured - 1.0).abs() <= WITHIN;
-            Some(Prediction { cell: b.id.clone(), predicted, measured, lo, hi, agrees })
+            Some(Prediction { cell: b.id.to_string(), predicted, measured, lo, hi, agrees })
         })
         .collect()
 }
 
-/// A row's storage share, where it has one.
-fn storage(r: &Row) -> Option<f64> {
-    r.bound.as_ref().map(|b| b.shares.storage)
+/// Whether some prediction missed: the predicting cell's shares do not explain the table.
+pub fn missed(predictions: &[Prediction]) -> bool {
+    predictions.iter().any(|p| !p.agrees)
 }
 
-/// Whether some prediction from this row missed: its shares do not explain the table.
-pub fn unexplained(r: &Row) -> bool {
-    r.predictions.iter().any(|p| !p.agrees)
-}
-
-/// The lines under a table: per predicting cell, its share and each prediction.
-pub fn lines(rows: &[Row]) -> Vec<String> {
-    let mut out = Vec::new();
-    for a in rows.iter().filter(|r| !r.predictions.is_empty()) {
-        let share = storage(a).unwrap_or_default();
-        let each: Vec<String> = a.predictions.iter().map(|p| said(a, p)).collect();
-        out.push(format!(
-            "predicted: {} storage {:.0}% predicts ×{:.2} without it; measured {}",
-            a.id,
-            share * 100.0,
-            a.predictions[0].predicted,
-            each.join("; ")
-        ));
-    }
-    out
+/// The line under a table for cell `id` with storage share `share`: each prediction,
+/// with the profile `profile` gives the cell it is of.
+pub fn line(id: &str, share: f64, predictions: &[Prediction], profile: impl Fn(&str) -> String) -> String {
+    let each: Vec<String> = predictions.iter().map(|p| said(&profile(&p.cell), p)).collect();
+    let predicted = predictions.first().map_or(1.0, |p| p.predicted);
+    format!(
+        "predicted: {id} storage {:.0}% predicts ×{predicted:.2} without it; measured {}",
+        share * 100.0,
+        each.join("; ")
+    )
 }
 
 /// One prediction in words: the cell's profile, its measured ratio and whether it agrees.
-fn said(a: &Row, p: &Prediction) -> String {
-    let name = p.cell.strip_prefix(&format!("{}/", a.engine)).and_then(|r| r.split('/').next()).unwrap_or(&p.cell);
+fn said(profile: &str, p: &Prediction) -> String {
     let interval = match (p.lo, p.hi) {
         (Some(lo), Some(hi)) => format!(" ({lo:.2}–{hi:.2})"),
         _ => String::new(),
     };
     let verdict = if p.agrees { "agrees" } else { "the shares do not explain this ratio" };
-    format!("{name} ×{:.2}{interval}: {verdict}", p.measured)
+    format!("{profile} ×{:.2}{interval}: {verdict}", p.measured)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side<'a>(
+        id: &'a str,
+        storage: f64,
+        tps: f64,
+        over: Option<(&'a str, Option<f64>, Option<f64>)>,
+    ) -> Side<'a, u8> {
+        Side { id, beside: 1, storage: Some(storage), tps: Some(tps), over }
+    }
+
+    #[test]
+    fn a_share_predicts_the_cells_without_it_and_is_checked() {
+        // Storage half of disk's time predicts ×2; nosync measured ×2.4 (1.8–3.0) agrees,
+        // ram ×3.0 with no interval is 33% off: the shares do not explain it.
+        let cells = [
+            side("disk", 0.5, 1000.0, None),
+            side("nosync", 0.01, 2400.0, Some(("disk", Some(1.8), Some(3.0)))),
+            side("ram", 0.0, 3000.0, None),
+            Side { beside: 2, ..side("other", 0.0, 5000.0, None) },
+        ];
+        let made = predict(&cells);
+        let disk = &made[0];
+        assert_eq!(disk.iter().map(|p| p.cell.as_str()).collect::<Vec<_>>(), ["nosync", "ram"]);
+        assert!((disk[0].predicted - 2.0).abs() < 1e-9 && (disk[0].measured - 2.4).abs() < 1e-9);
+        assert!(disk[0].agrees && !disk[1].agrees && missed(disk));
+        assert!(made[1..].iter().all(Vec::is_empty), "{made:?}");
+        let line = line("disk", 0.5, disk, |id| id.to_uppercase());
+        assert!(
+            line.contains("storage 50% predicts ×2.00") && line.contains("NOSYNC ×2.40 (1.80–3.00): agrees"),
+            "{line}"
+        );
+        assert!(line.ends_with("RAM ×3.00: the shares do not explain this ratio"), "{line}");
+    }
+
+    #[test]
+    fn a_small_share_predicts_nothing() {
+        let cells = [side("disk", 0.05, 1000.0, None), side("nosync", 0.0, 1100.0, None)];
+        assert!(predict(&cells).iter().all(Vec::is_empty));
+    }
 }

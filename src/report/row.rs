@@ -182,12 +182,38 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
         });
     }
     drop_single_counts(&mut out);
-    let options = |r: &Row| serde_json::to_value(recorded.of_cell(&r.profile)).ok();
-    predictions::fill(&mut out, |a, b| options(a) == options(b));
+    fill_predictions(&mut out, &recorded);
     Ok(out)
 }
 
+/// Each row's predictions from its storage share, over the rows beside it with the same
+/// workload options.
+fn fill_predictions(rows: &mut [Row], recorded: &WorkloadOptions) {
+    let options: Vec<_> = rows.iter().map(|r| serde_json::to_value(recorded.of_cell(&r.profile)).ok()).collect();
+    let sides: Vec<_> = rows
+        .iter()
+        .zip(options)
+        .map(|(r, options)| predictions::Side {
+            id: &r.id,
+            beside: (&r.engine, &r.workload, r.clients, options),
+            storage: r.bound.as_ref().map(|b| b.shares.storage),
+            tps: r.tps.map(|t| t.median),
+            over: r.baseline.as_deref().zip(r.vs_baseline.as_ref()).map(|(b, v)| (b, v.lo, v.hi)),
+        })
+        .collect();
+    let made = predictions::predict(&sides);
+    for (row, p) in rows.iter_mut().zip(made) {
+        row.predictions = p;
+    }
+}
+
 impl Row {
+    /// Whether a prediction from its storage share missed: the column says
+    /// `unexplained` instead of a bound.
+    pub fn unexplained(&self) -> bool {
+        predictions::missed(&self.predictions)
+    }
+
     /// How many of what each of its transactions holds (insert-commit's rows per commit),
     /// where the report counts them.
     pub fn each(&self) -> Option<(u32, &'static Each)> {
