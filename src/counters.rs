@@ -73,6 +73,14 @@ pub struct Usage {
     /// clients'.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_s: Option<f64>,
+    /// The system (kernel) part of `cpu_s`: the server's syscalls, its writes and
+    /// flushes among them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_cpu_s: Option<f64>,
+    /// Seconds their threads were off the CPU waiting for storage (the kernel's delay
+    /// accounting, where it is on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_wait_s: Option<f64>,
     /// Seconds their threads were ready to run but waited for a CPU (others' work, the
     /// hypervisor's steal), from the scheduler's statistics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,6 +170,8 @@ impl Usage {
     pub fn plus(&self, o: &Usage) -> Usage {
         Usage {
             cpu_s: add(self.cpu_s, o.cpu_s),
+            system_cpu_s: add(self.system_cpu_s, o.system_cpu_s),
+            io_wait_s: add(self.io_wait_s, o.io_wait_s),
             cpu_wait_s: add(self.cpu_wait_s, o.cpu_wait_s),
             read_bytes: self.read_bytes + o.read_bytes,
             write_bytes: self.write_bytes + o.write_bytes,
@@ -172,6 +182,8 @@ impl Usage {
     pub fn until(&self, later: &Usage) -> Usage {
         Usage {
             cpu_s: rise(self.cpu_s, later.cpu_s),
+            system_cpu_s: rise(self.system_cpu_s, later.system_cpu_s),
+            io_wait_s: rise(self.io_wait_s, later.io_wait_s),
             cpu_wait_s: rise(self.cpu_wait_s, later.cpu_wait_s),
             read_bytes: (later.read_bytes - self.read_bytes).max(0.0),
             write_bytes: (later.write_bytes - self.write_bytes).max(0.0),

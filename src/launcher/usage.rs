@@ -1,4 +1,5 @@
-//! What a server's processes have used so far, as the platform tells: CPU time, and bytes they
+//! What a server's processes have used so far, as the platform tells: CPU time (and its
+//! kernel part), their waits for a CPU and for storage, and bytes they
 //! caused to be read from and written to storage. Summed over the processes alive now;
 //! a process that exited counts through its parent's reaped-children time, not its bytes.
 
@@ -24,11 +25,16 @@ pub fn usage(which: &Processes) -> Option<Usage> {
         Processes::Tree(root) => tree::descends(pid, *root, parent),
         Processes::Cgroup(id) => procs::in_cgroup(pid, id),
     };
-    let used = all.iter().filter(|(pid, _)| member(**pid)).map(|(pid, s)| Usage {
-        // A process that exited counts in its parent's waited-for children.
-        cpu_s: Some(s.cpu_s + s.children_cpu_s),
-        cpu_wait_s: procs::cpu_wait(*pid),
-        ..io(*pid).unwrap_or_default()
+    let used = all.iter().filter(|(pid, _)| member(**pid)).map(|(pid, s)| {
+        let waits = procs::waits(*pid);
+        Usage {
+            // A process that exited counts in its parent's waited-for children.
+            cpu_s: Some(s.cpu_s + s.children_cpu_s),
+            system_cpu_s: Some(s.system_cpu_s + s.children_system_cpu_s),
+            cpu_wait_s: waits.cpu_s,
+            io_wait_s: waits.io_s,
+            ..io(*pid).unwrap_or_default()
+        }
     });
     used.reduce(|a, b| a.plus(&b))
 }

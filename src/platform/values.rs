@@ -1,5 +1,6 @@
 //! The values every OS's modules give in the same shape: a filesystem's facts, the
-//! machine's CPU times, how a reaped process ended. Defined once, here.
+//! machine's CPU times, a process's CPU and waits, how a reaped process ended. Defined
+//! once, here.
 
 use std::time::Duration;
 
@@ -38,4 +39,30 @@ pub struct Reaped {
     pub user: Duration,
     /// System (kernel) CPU.
     pub system: Duration,
+}
+
+/// One process's parent and CPU time.
+#[derive(Clone, Copy, Debug)]
+pub struct Stat {
+    /// Its parent's pid.
+    pub parent: u32,
+    /// User + system CPU seconds of the process itself.
+    pub cpu_s: f64,
+    /// The system (kernel) part of `cpu_s`.
+    pub system_cpu_s: f64,
+    /// User + system CPU seconds of its children it has waited for.
+    pub children_cpu_s: f64,
+    /// The system part of `children_cpu_s`.
+    pub children_system_cpu_s: f64,
+}
+
+/// What a process's threads alive now have waited for, in seconds; None where the OS
+/// does not count it (or, on Linux, its delay accounting is off).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Waits {
+    /// Ready to run, waiting for a CPU.
+    pub cpu_s: Option<f64>,
+    /// Off the CPU, waiting for storage: reads, and the writes and flushes an fsync waits
+    /// for.
+    pub io_s: Option<f64>,
 }

@@ -6,7 +6,7 @@ use super::{Row, sig3};
 /// A column after the table's own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Column {
-    /// What bounds the cell: fsync, server CPU, client, disk reads or round trips
+    /// What bounds the cell: storage, server CPU, client, disk reads or round trips
     Bound,
     /// The server's fsyncs per transaction
     Fsyncs,
@@ -20,6 +20,11 @@ pub enum Column {
     Disk,
     /// The server's CPU per transaction, microseconds
     ServerCpu,
+    /// The kernel's part of the server's CPU per transaction, microseconds
+    Kernel,
+    /// Microseconds per transaction the server's threads waited for storage (delay
+    /// accounting: `sysctl kernel.task_delayacct=1`)
+    IoWait,
     /// The clients' CPU per transaction, microseconds
     ClientCpu,
     /// Microseconds per transaction the server's and clients' threads waited for a CPU
@@ -35,7 +40,7 @@ pub enum Column {
 }
 
 /// The columns every `All` stands for.
-const EVERY: [Column; 11] = [
+const EVERY: [Column; 13] = [
     Column::Bound,
     Column::Fsyncs,
     Column::Flushes,
@@ -43,6 +48,8 @@ const EVERY: [Column; 11] = [
     Column::Fpi,
     Column::Disk,
     Column::ServerCpu,
+    Column::Kernel,
+    Column::IoWait,
     Column::ClientCpu,
     Column::CpuWait,
     Column::Hit,
@@ -75,6 +82,8 @@ impl Column {
             Column::Fpi => "FPI/tx",
             Column::Disk => "disk B/tx",
             Column::ServerCpu => "server µs/tx",
+            Column::Kernel => "kernel µs/tx",
+            Column::IoWait => "I/O wait µs/tx",
             Column::ClientCpu => "client µs/tx",
             Column::CpuWait => "CPU wait µs/tx",
             Column::Hit => "cache hit",
@@ -99,6 +108,8 @@ impl Column {
             Column::Fpi => n(c.full_pages),
             Column::Disk => n(c.disk_write_bytes),
             Column::ServerCpu => n(c.server_cpu_us),
+            Column::Kernel => n(c.server_kernel_cpu_us),
+            Column::IoWait => n(c.io_wait_us),
             Column::ClientCpu => n(Some(c.client_cpu_us)),
             Column::CpuWait => n(c.cpu_wait_us),
             Column::Hit => c.cache_hit_ratio.map_or("-".into(), |h| format!("{:.1}%", h * 100.0)),

@@ -46,6 +46,14 @@ pub struct Cost {
     /// Microseconds of the server's CPU.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_cpu_us: Option<f64>,
+    /// The kernel's part of `server_cpu_us`: its system calls, the log's writes and
+    /// flushes among them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_kernel_cpu_us: Option<f64>,
+    /// Microseconds the server's threads were off the CPU waiting for storage (the
+    /// kernel's delay accounting, where it is on): the flush's wait, and any other thread's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io_wait_us: Option<f64>,
     /// Microseconds of the clients' CPU.
     pub client_cpu_us: f64,
     /// Microseconds the server's and the clients' threads were ready to run but waited
@@ -97,6 +105,8 @@ impl Cost {
             cache_misses: server(f.cache_misses),
             cache_hit_ratio: requests.zip(f.cache_misses).map(|(r, m)| (1.0 - m / r).clamp(0.0, 1.0)),
             server_cpu_us: each(procs.and_then(|p| p.cpu_s).map(|s| s * 1e6)),
+            server_kernel_cpu_us: each(procs.and_then(|p| p.system_cpu_s).map(|s| s * 1e6)),
+            io_wait_us: each(procs.and_then(|p| p.io_wait_s).map(|s| s * 1e6)),
             client_cpu_us: client_cpu_s * 1e6 / tx,
             cpu_wait_us: each(
                 procs

@@ -44,7 +44,7 @@ const SCHEDULE_HEAD: [&str; 6] = ["lag_avg_ms", "lag_max_ms", "skipped", "skippe
 const RECOVERY_HEAD: [&str; 4] = ["retried", "failed", "reconnects", "reconnect_s"];
 
 /// The costs per transaction and the bound's shares (docs/explain.md), after the others.
-const COST_HEAD: [&str; 21] = [
+const COST_HEAD: [&str; 23] = [
     "fsyncs_per_tx",
     "fsync_us_per_tx",
     "flushes_per_tx",
@@ -57,6 +57,8 @@ const COST_HEAD: [&str; 21] = [
     "cache_hit_ratio",
     "server_cpu_us_per_tx",
     "cpu_wait_us_per_tx",
+    "server_kernel_cpu_us_per_tx",
+    "io_wait_us_per_tx",
     "checkpoints",
     "bound",
     "share_storage",
@@ -272,7 +274,7 @@ fn recovery_fields(r: &Row) -> [String; 4] {
 }
 
 /// A row's fields under [`COST_HEAD`], empty where it has no counters.
-fn cost_fields(r: &Row) -> [String; 21] {
+fn cost_fields(r: &Row) -> [String; 23] {
     let c = r.cost.as_ref();
     let b = r.bound.as_ref();
     let share = |f: fn(&crate::report::bound::Shares) -> f64| or_empty(b.map(|b| f(&b.shares)));
@@ -289,6 +291,8 @@ fn cost_fields(r: &Row) -> [String; 21] {
         or_empty(c.and_then(|c| c.cache_hit_ratio)),
         or_empty(c.and_then(|c| c.server_cpu_us)),
         or_empty(c.and_then(|c| c.cpu_wait_us)),
+        or_empty(c.and_then(|c| c.server_kernel_cpu_us)),
+        or_empty(c.and_then(|c| c.io_wait_us)),
         or_empty(c.and_then(|c| c.checkpoints)),
         b.map(|b| b.bound.to_string()).unwrap_or_default(),
         share(|s| s.storage),

@@ -84,7 +84,7 @@ impl Sample for Probe<'_> {
             at: std::time::Instant::now(),
             server,
             processes,
-            client_wait: crate::platform::procs::cpu_wait(std::process::id()),
+            client_wait: crate::platform::procs::waits(std::process::id()).cpu_s,
             device: self.device.and_then(disk::sample),
         }
     }

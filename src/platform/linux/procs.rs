@@ -3,16 +3,7 @@
 
 use std::collections::HashMap;
 
-/// One process's parent and CPU time.
-#[derive(Clone, Copy, Debug)]
-pub struct Stat {
-    /// Its parent's pid.
-    pub parent: u32,
-    /// User + system CPU seconds of the process itself.
-    pub cpu_s: f64,
-    /// User + system CPU seconds of its children it has waited for.
-    pub children_cpu_s: f64,
-}
+pub use crate::platform::values::{Stat, Waits};
 
 /// The fields of /proc/PID/stat after the command, which may hold spaces and parentheses.
 fn stat_fields(pid: u32) -> Option<Vec<String>> {
@@ -30,7 +21,9 @@ pub fn stat(pid: u32) -> Option<Stat> {
     Some(Stat {
         parent: n(1)? as u32,
         cpu_s: (n(11)? + n(12)?) as f64 / hz,
+        system_cpu_s: n(12)? as f64 / hz,
         children_cpu_s: (n(13)? + n(14)?) as f64 / hz,
+        children_system_cpu_s: n(14)? as f64 / hz,
     })
 }
 
@@ -87,15 +80,50 @@ pub fn in_cgroup(pid: u32, id: &str) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/cgroup")).is_ok_and(|c| c.contains(id))
 }
 
-/// Seconds `pid`'s threads alive now spent ready to run, waiting for a CPU
-/// (/proc/PID/task/TID/schedstat's second field, nanoseconds).
-pub fn cpu_wait(pid: u32) -> Option<f64> {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    let waited = tasks.flatten().filter_map(|t| {
-        let text = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
-        text.split_whitespace().nth(1)?.parse::<f64>().ok()
-    });
-    Some(waited.sum::<f64>() / 1e9)
+/// What `pid`'s threads alive now waited for: a CPU (/proc/PID/task/TID/schedstat's
+/// second field, nanoseconds) and storage (the stat's delayacct_blkio_ticks). Some kernels
+/// keep neither unless delay accounting is on (`kernel.task_delayacct`): a thread that ran
+/// but shows no run time there, or accounting off, is not counted rather than counted zero.
+/// Some kernels add a whole uptime to a thread's I/O delay now and then (a wait whose start
+/// was never stamped): a thread that waited longer than it has lived makes the I/O wait
+/// not counted.
+pub fn waits(pid: u32) -> Waits {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Waits::default() };
+    let (mut ran_ns, mut cpu_ns, mut io_ticks) = (0.0, 0.0, Some(0u64));
+    let now = uptime_ticks();
+    for t in tasks.flatten() {
+        let sched = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
+        let mut ns = sched.split_whitespace().map(|x| x.parse::<f64>().unwrap_or(0.0));
+        ran_ns += ns.next().unwrap_or(0.0);
+        cpu_ns += ns.next().unwrap_or(0.0);
+        let blkio = now.and_then(|now| task_blkio_ticks(&t.path(), now));
+        io_ticks = io_ticks.zip(blkio).map(|(a, b)| a + b);
+    }
+    Waits {
+        cpu_s: (ran_ns > 0.0).then_some(cpu_ns / 1e9),
+        io_s: io_ticks.filter(|_| delay_accounting()).map(|t| t as f64 / ticks_per_second()),
+    }
+}
+
+/// A thread's delayacct_blkio_ticks (the stat's field 42), if no more than its age (field
+/// 22 is its start, in ticks since boot); a thread gone since it was listed waited none.
+fn task_blkio_ticks(task: &std::path::Path, now: u64) -> Option<u64> {
+    let Ok(text) = std::fs::read_to_string(task.join("stat")) else { return Some(0) };
+    let f: Vec<u64> = text.get(text.rfind(')')? + 2..)?.split_whitespace().map(|x| x.parse().unwrap_or(0)).collect();
+    let (start, blkio) = (*f.get(19)?, *f.get(39)?);
+    (blkio <= now.saturating_sub(start) + 1).then_some(blkio)
+}
+
+/// Ticks since boot, from /proc/uptime.
+fn uptime_ticks() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/uptime").ok()?;
+    let s: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some((s * ticks_per_second()) as u64)
+}
+
+/// Whether the kernel counts tasks' delays (`sysctl kernel.task_delayacct`).
+pub fn delay_accounting() -> bool {
+    std::fs::read_to_string("/proc/sys/kernel/task_delayacct").is_ok_and(|v| v.trim() == "1")
 }
 
 /// The bytes a process caused to be read from and written to storage, from /proc/PID/io

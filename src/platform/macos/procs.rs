@@ -5,16 +5,7 @@
 use crate::platform::mach_time::Timebase;
 use std::collections::HashMap;
 
-/// One process's parent and CPU time.
-#[derive(Clone, Copy, Debug)]
-pub struct Stat {
-    /// Its parent's pid.
-    pub parent: u32,
-    /// User + system CPU seconds of the process itself.
-    pub cpu_s: f64,
-    /// User + system CPU seconds of its children it has waited for.
-    pub children_cpu_s: f64,
-}
+pub use crate::platform::values::{Stat, Waits};
 
 #[repr(C)]
 struct MachTimebaseInfo {
@@ -57,7 +48,9 @@ pub fn stat(pid: u32) -> Option<Stat> {
     Some(Stat {
         parent: info.pbi_ppid,
         cpu_s: tb.seconds(r.ri_user_time + r.ri_system_time),
+        system_cpu_s: tb.seconds(r.ri_system_time),
         children_cpu_s: tb.seconds(r.ri_child_user_time + r.ri_child_system_time),
+        children_system_cpu_s: tb.seconds(r.ri_child_system_time),
     })
 }
 
@@ -111,8 +104,8 @@ pub fn in_cgroup(_: u32, _: &str) -> bool {
 }
 
 /// Not available on this platform.
-pub fn cpu_wait(_: u32) -> Option<f64> {
-    None
+pub fn waits(_: u32) -> Waits {
+    Waits::default()
 }
 
 /// The bytes a process caused to be read from and written to storage.

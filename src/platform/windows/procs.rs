@@ -7,16 +7,7 @@ use std::collections::HashMap;
 use windows_sys::Win32::Foundation::STILL_ACTIVE;
 use windows_sys::Win32::System::Threading::{GetExitCodeProcess, PROCESS_QUERY_LIMITED_INFORMATION};
 
-/// One process's parent and CPU time.
-#[derive(Clone, Copy, Debug)]
-pub struct Stat {
-    /// Its parent's pid.
-    pub parent: u32,
-    /// User + system CPU seconds of the process itself.
-    pub cpu_s: f64,
-    /// User + system CPU seconds of its children it has waited for.
-    pub children_cpu_s: f64,
-}
+pub use crate::platform::values::{Stat, Waits};
 
 /// Not available on this platform.
 pub fn stat(_: u32) -> Option<Stat> {
@@ -67,8 +58,8 @@ pub fn in_cgroup(_: u32, _: &str) -> bool {
 }
 
 /// Not available on this platform.
-pub fn cpu_wait(_: u32) -> Option<f64> {
-    None
+pub fn waits(_: u32) -> Waits {
+    Waits::default()
 }
 
 /// Not available on this platform.

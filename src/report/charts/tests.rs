@@ -54,7 +54,7 @@ fn server(tx: f64, slice: usize) -> Counters {
             cpu_s: Some(tx * 200e-6),
             read_bytes: 0.0,
             write_bytes: tx * 8192.0,
-            cpu_wait_s: None,
+            ..Usage::default()
         }),
         device: Some(Device { name: "vda".into(), write_bytes: tx * 9000.0, flushes: tx * 1.2, ..Device::default() }),
         ..Counters::default()
@@ -64,7 +64,7 @@ fn server(tx: f64, slice: usize) -> Counters {
 /// SQLite-like counters: no server figures, the disk's flushes and bytes.
 fn embedded(tx: f64, _: usize) -> Counters {
     Counters {
-        processes: Some(Usage { cpu_s: None, read_bytes: 0.0, write_bytes: tx * 4096.0, cpu_wait_s: None }),
+        processes: Some(Usage { read_bytes: 0.0, write_bytes: tx * 4096.0, ..Usage::default() }),
         device: Some(Device { name: "vda".into(), write_bytes: tx * 5000.0, flushes: tx * 2.0, ..Device::default() }),
         ..Counters::default()
     }
