@@ -50,8 +50,9 @@ pub struct Bound {
     pub near: Option<&'static str>,
     /// Every share.
     pub shares: Shares,
-    /// Where the fsync wait came from: the server's own timing, or its fsyncs (or the
-    /// disk's flushes) times the location's probed fsync latency.
+    /// Where the fsync wait came from: the server's own timing, its threads' I/O waits
+    /// (delay accounting), or its fsyncs (or the disk's flushes) times the location's
+    /// probed fsync latency.
     pub fsync_from: &'static str,
 }
 
@@ -138,7 +139,7 @@ fn largest(s: &Shares) -> (&'static str, Option<&'static str>) {
 /// kernel time where that is known.
 fn own_cpu_us(c: &Cost, fsync_us: f64, probe_cpu_us: Option<f64>) -> f64 {
     let cpu = c.server_cpu_us.unwrap_or(0.0);
-    let syncs = c.fsyncs.or(c.flushes).unwrap_or(0.0);
+    let syncs = c.syncs();
     let kernel = c.server_kernel_cpu_us.unwrap_or(f64::INFINITY);
     let in_fsyncs = (syncs * probe_cpu_us.unwrap_or(0.0)).min(fsync_us).min(kernel);
     (cpu - in_fsyncs).max(0.0)
@@ -149,7 +150,7 @@ fn own_cpu_us(c: &Cost, fsync_us: f64, probe_cpu_us: Option<f64>) -> f64 {
 /// writers' too, so never more than a client's time, `tx_us`, per flush a transaction
 /// makes), else its fsyncs or the disk's flushes priced at the probed latency.
 fn fsync_wait(c: &Cost, probe_us: Option<f64>, tx_us: f64) -> (f64, &'static str) {
-    let syncs = c.fsyncs.or(c.flushes).unwrap_or(0.0);
+    let syncs = c.syncs();
     match (c.fsync_us, c.fsyncs, c.flushes, probe_us, c.io_wait_us) {
         (Some(us), ..) => (us, "timed by the server"),
         (.., Some(io)) if syncs > 0.0 => (io.min(syncs * tx_us), "the server's I/O waits (delay accounting)"),

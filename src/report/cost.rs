@@ -69,6 +69,12 @@ pub struct Cost {
 }
 
 impl Cost {
+    /// Flushes per transaction: the server's fsyncs, else the disk's flushes; none counted
+    /// is none.
+    pub fn syncs(&self) -> f64 {
+        self.fsyncs.or(self.flushes).unwrap_or(0.0)
+    }
+
     /// The costs over `repeats` that have counters; None when none has.
     pub fn of(repeats: &[&RepeatResult]) -> Option<Cost> {
         let with: Vec<&&RepeatResult> = repeats.iter().filter(|r| r.counters.is_some()).collect();

@@ -81,28 +81,28 @@ pub fn in_cgroup(pid: u32, id: &str) -> bool {
 }
 
 /// What `pid`'s threads alive now waited for: a CPU (/proc/PID/task/TID/schedstat's
-/// second field, nanoseconds) and storage (the stat's delayacct_blkio_ticks). Some kernels
-/// keep neither unless delay accounting is on (`kernel.task_delayacct`): a thread that ran
-/// but shows no run time there, or accounting off, is not counted rather than counted zero.
+/// second field, nanoseconds) and storage (the stat's delayacct_blkio_ticks, kept only
+/// while delay accounting, `kernel.task_delayacct`, is on). Some kernels keep no run-queue
+/// times until delay accounting has been on once since boot: a thread that ran but shows
+/// no run time there, or accounting off, is not counted rather than counted zero.
 /// Some kernels add a whole uptime to a thread's I/O delay now and then (a wait whose start
 /// was never stamped): a thread that waited longer than it has lived makes the I/O wait
 /// not counted.
 pub fn waits(pid: u32) -> Waits {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Waits::default() };
-    let (mut ran_ns, mut cpu_ns, mut io_ticks) = (0.0, 0.0, Some(0u64));
+    // Without delay accounting the threads' I/O delays are not kept: not read either.
+    let (mut ran_ns, mut cpu_ns, mut io_ticks) = (0.0, 0.0, delay_accounting().then_some(0u64));
     let now = uptime_ticks();
     for t in tasks.flatten() {
         let sched = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
         let mut ns = sched.split_whitespace().map(|x| x.parse::<f64>().unwrap_or(0.0));
         ran_ns += ns.next().unwrap_or(0.0);
         cpu_ns += ns.next().unwrap_or(0.0);
-        let blkio = now.and_then(|now| task_blkio_ticks(&t.path(), now));
-        io_ticks = io_ticks.zip(blkio).map(|(a, b)| a + b);
+        if let Some(ticks) = io_ticks {
+            io_ticks = now.and_then(|now| task_blkio_ticks(&t.path(), now)).map(|b| ticks + b);
+        }
     }
-    Waits {
-        cpu_s: (ran_ns > 0.0).then_some(cpu_ns / 1e9),
-        io_s: io_ticks.filter(|_| delay_accounting()).map(|t| t as f64 / ticks_per_second()),
-    }
+    Waits { cpu_s: (ran_ns > 0.0).then_some(cpu_ns / 1e9), io_s: io_ticks.map(|t| t as f64 / ticks_per_second()) }
 }
 
 /// A thread's delayacct_blkio_ticks (the stat's field 42), if no more than its age (field
