@@ -155,6 +155,11 @@ impl Session {
         self.exposed.instance.settings()
     }
 
+    /// A reader of the server's counters and its processes' usage, for a command's run.
+    pub fn probe(&self) -> crate::runner::counters::Probe<'_> {
+        crate::runner::counters::Probe::open(&*self.exposed.instance, &self.storage)
+    }
+
     /// Fail when the server has exited.
     pub fn alive(&self) -> Result<()> {
         self.exposed.instance.alive()

@@ -5,6 +5,7 @@
 
 pub mod child;
 pub mod command;
+pub mod database;
 pub mod report;
 pub mod results;
 pub mod summarize;
@@ -476,7 +477,7 @@ impl Runner<'_> {
         let output = self.output.as_deref().map_or(Output::Stderr, Output::File);
         let spawn = Spawn { argv: &self.job.argv, env: &env, unset: session.unset(), output, timeout: self.a.timeout };
         let started_at = now_rfc3339();
-        let timed = child::run(&spawn);
+        let (timed, server) = session.probe().over(|| child::run(&spawn));
         let secrets = [session.password().to_string(), self.job.access.password.clone().unwrap_or_default()];
         if !self.a.reuse {
             // Stopped and removed between runs, untimed.
@@ -512,6 +513,7 @@ impl Runner<'_> {
             server_start_s,
             prepare_s,
             output_tail,
+            server: Some(server),
         })
     }
 

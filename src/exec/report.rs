@@ -1,6 +1,7 @@
 //! The exec report: as hyperfine prints it (a block per profile, then relative speed), as
 //! Markdown for a pull request, as CSV (one row per run), or as the JSON of every run.
 
+use super::database::{self, Share};
 use super::results::{ExecResults, ProfileRuns, Run, RunOutcome};
 use super::summary::{self, Summary, Times, Verdict};
 use crate::error::Result;
@@ -61,6 +62,9 @@ fn text(r: &ExecResults, s: &Summary) -> String {
         } else {
             let _ = writeln!(o, "  no successful run");
         }
+        if let Some(d) = &ps.database {
+            let _ = writeln!(o, "  Database:            {}", database_line(d));
+        }
         failures(&mut o, &p.runs);
     }
     let others: Vec<_> = s.profiles.iter().filter_map(|p| p.versus.map(|v| (p, v))).collect();
@@ -85,7 +89,33 @@ fn text(r: &ExecResults, s: &Summary) -> String {
     if let Some(v) = summary::verdict(s) {
         let _ = writeln!(o, "{v}");
     }
+    bounds(&mut o, s, "  ");
     o
+}
+
+/// What the server did in a run, in a few figures: "busy 0.210 s (6%) [CPU 0.150 s,
+/// storage wait 0.040 s; 2000 commits, 2000 fsyncs, 1.2 MB log]".
+fn database_line(d: &Share) -> String {
+    let mut parts = vec![format!("CPU {:.3} s", d.cpu_s)];
+    let waits = [("storage wait", d.storage_wait_s), ("CPU wait", d.cpu_wait_s)];
+    parts.extend(waits.iter().map(|(w, v)| v.map_or(format!("{w} not counted"), |v| format!("{w} {v:.3} s"))));
+    let counts = [("commits", d.commits), ("fsyncs", d.fsyncs)];
+    let mut counted: Vec<String> = counts.iter().filter_map(|(w, v)| v.map(|v| format!("{v:.0} {w}"))).collect();
+    counted.extend(d.log_bytes.map(|b| format!("{:.1} MB log", b / 1e6)));
+    let tail = if counted.is_empty() { String::new() } else { format!("; {}", counted.join(", ")) };
+    format!("busy {:.3} s ({:.0}%)    [{}{tail}]", d.busy_s, 100.0 * d.share, parts.join(", "))
+}
+
+/// The baseline's share of the command's time, the most any profile could gain from it,
+/// and each measured ratio against that bound.
+fn bounds(o: &mut String, s: &Summary, bullet: &str) {
+    let Some(base) = s.profiles.iter().find(|p| p.profile == s.baseline).and_then(|p| p.database) else { return };
+    let _ = writeln!(o, "\nThe database's share (the server's CPU and waits over the command's wall time):");
+    let _ = writeln!(o, "{bullet}{}", database::sentence(&s.baseline, &base));
+    let Some(bound) = base.at_most else { return };
+    for (p, v) in s.profiles.iter().filter_map(|p| p.versus.map(|v| (p, v))) {
+        let _ = writeln!(o, "{bullet}{}", database::checked(&p.profile, &v.speedup, bound));
+    }
 }
 
 /// Failed timed runs: one line each, the first with the tail of its output.
@@ -157,17 +187,20 @@ fn markdown(r: &ExecResults, s: &Summary) -> String {
     if let Some(v) = summary::verdict(s) {
         let _ = writeln!(o, "{v}");
     }
+    bounds(&mut o, s, "- ");
     o
 }
 
 fn csv(r: &ExecResults) -> String {
-    let mut o = String::from("profile,run,warmup,status,exit_code,wall_s,user_s,system_s\n");
+    let mut o = String::from(
+        "profile,run,warmup,status,exit_code,wall_s,user_s,system_s,server_cpu_s,server_storage_wait_s,server_cpu_wait_s,commits,fsyncs,log_bytes\n",
+    );
     for p in &r.profiles {
         for run in &p.runs {
             let status = serde_json::to_value(run.status).ok().and_then(|v| v.as_str().map(str::to_string));
             let _ = writeln!(
                 o,
-                "{},{},{},{},{},{:.6},{:.6},{:.6}",
+                "{},{},{},{},{},{:.6},{:.6},{:.6},{}",
                 p.profile.name,
                 run.repeat,
                 run.warmup,
@@ -175,7 +208,8 @@ fn csv(r: &ExecResults) -> String {
                 run.exit_code.map_or(String::new(), |c| c.to_string()),
                 run.wall_s,
                 run.user_s,
-                run.system_s
+                run.system_s,
+                database::csv_fields(run)
             );
         }
     }

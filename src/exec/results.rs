@@ -140,6 +140,10 @@ pub struct Run {
     /// The last lines of its output, for a run that did not succeed (passwords as `***`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
+    /// What the server did over the run: its processes' CPU and waits, its commits,
+    /// flushes and log bytes (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<crate::counters::Counters>,
 }
 
 impl ExecOptions {

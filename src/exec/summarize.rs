@@ -24,7 +24,15 @@ pub fn summarize(r: &ExecResults) -> Summary {
             let w = walls(&p.runs);
             let versus = (p.profile.name != baseline && !w.tps.is_empty() && !base.tps.is_empty())
                 .then(|| versus(&base, &w, level, judging));
-            ProfileSummary { profile: p.profile.name.clone(), runs: ok.len(), failed, times: times(&ok), versus }
+            let database = super::database::share(&ok);
+            ProfileSummary {
+                profile: p.profile.name.clone(),
+                runs: ok.len(),
+                failed,
+                times: times(&ok),
+                versus,
+                database,
+            }
         })
         .collect();
     let verdicts: Vec<Verdict> = profiles.iter().filter_map(|p| p.versus.map(|v| v.verdict)).collect();
@@ -77,6 +85,7 @@ mod tests {
             server_start_s: None,
             prepare_s: None,
             output_tail: None,
+            server: None,
         };
         let runs = [run(1.0), run(2.0), run(3.0), run(6.0)];
         let t = times(&runs.iter().collect::<Vec<_>>()).unwrap();

@@ -43,6 +43,9 @@ pub struct ProfileSummary {
     pub times: Option<Times>,
     /// Against the baseline (none for the baseline itself, or without successful runs).
     pub versus: Option<Versus>,
+    /// How much of the runs' time the database was busy (none where not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<super::database::Share>,
 }
 
 /// One profile against the baseline.

@@ -67,6 +67,22 @@ impl<'i> Probe<'i> {
     }
 }
 
+impl Probe<'_> {
+    /// `f`'s result and the counters over running it: the processes' and the disk's from
+    /// just before to just after, the server's until what it owes for `f` is in.
+    pub fn over<T>(&mut self, f: impl FnOnce() -> T) -> (T, Counters) {
+        let server_before = self.server(false);
+        let before = self.snapshot(false);
+        let out = f();
+        let after = self.snapshot(false);
+        let mut c = self.between(&before, &after);
+        if let (Some(b), Some(a)) = (server_before, self.server(true)) {
+            self.add_server(&mut c, &b, &a);
+        }
+        (out, c)
+    }
+}
+
 /// What the coordinator reads the counters with.
 pub trait Sample: Send {
     /// The processes' and the disk's counters now, and the server's when `with_server`
