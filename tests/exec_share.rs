@@ -33,11 +33,13 @@ fn a_suite_that_commits_is_mostly_the_database_and_its_bound_holds() {
     let sb = Sandbox::new();
     let (report, file) = exec(&sb, &inserts(&sb, 500));
     for p in file["profiles"].as_array().unwrap() {
-        for run in p["runs"].as_array().unwrap() {
-            let server = &run["server"];
-            assert!(server["figures"]["commits"].as_f64().unwrap() >= 500.0, "{run}");
-            assert!(server["processes"]["cpu_s"].as_f64().unwrap() > 0.0, "{run}");
+        let runs = p["runs"].as_array().unwrap();
+        for run in runs {
+            assert!(run["server"]["figures"]["commits"].as_f64().unwrap() >= 500.0, "{run}");
         }
+        // The CPU is counted in clock ticks: a short run may round to none, four runs not.
+        let cpu: f64 = runs.iter().map(|r| r["server"]["processes"]["cpu_s"].as_f64().unwrap()).sum();
+        assert!(cpu > 0.0, "{p}");
     }
     let share = disk_share(&file);
     let (part, bound) = (share["share"].as_f64().unwrap(), share["at_most"].as_f64().unwrap());
@@ -59,5 +61,5 @@ fn a_suite_that_barely_touches_the_database_is_told_no_profile_can_help() {
     assert!(share["share"].as_f64().unwrap() < 0.1, "{share}");
     let bound = share["at_most"].as_f64().unwrap();
     assert!((1.0..1.12).contains(&bound), "{share}");
-    assert!(report.contains(&format!("more than {bound:.2}× faster")), "{report}");
+    assert!(report.contains(&format!("more than {bound:.3}× faster")), "{report}");
 }

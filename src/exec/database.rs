@@ -5,7 +5,6 @@
 //! so no profile can make the command more than 1/(1−share) times faster (Amdahl): the
 //! bound is checked against the ratios the same exec measured.
 
-use super::results::Run;
 use crate::counters::{Counters, Figures};
 use crate::stats::{self, Ratio};
 use serde::{Deserialize, Serialize};
@@ -21,8 +20,8 @@ pub struct Share {
     pub busy_s: f64,
     /// Its CPU seconds (user + system) per run.
     pub cpu_s: f64,
-    /// Its seconds off the CPU waiting for storage per run (delay accounting, else the
-    /// server's own timing of its flushes); absent where neither counts them.
+    /// Its seconds off the CPU waiting for storage per run, the larger of the kernel's
+    /// count and the server's timing of its flushes; absent where neither counts them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage_wait_s: Option<f64>,
     /// Its seconds waiting for a CPU per run, where the scheduler counts them.
@@ -58,28 +57,33 @@ struct Busy {
 }
 
 impl Busy {
-    /// `r`'s figures, where its server's CPU was read.
-    fn of(r: &Run) -> Option<Busy> {
-        let c = r.server.as_ref()?;
+    /// A run's figures from its wall time and counters, where its server's CPU was read.
+    fn of(wall_s: f64, c: &Counters) -> Option<Busy> {
         let p = c.processes?;
         let cpu_s = p.cpu_s?;
         let storage_wait_s = storage_wait(c);
         let busy_s = cpu_s + storage_wait_s.unwrap_or(0.0) + p.cpu_wait_s.unwrap_or(0.0);
-        Some(Busy { wall_s: r.wall_s, busy_s, cpu_s, storage_wait_s, cpu_wait_s: p.cpu_wait_s, figures: c.figures })
+        Some(Busy { wall_s, busy_s, cpu_s, storage_wait_s, cpu_wait_s: p.cpu_wait_s, figures: c.figures })
     }
 }
 
-/// A run's seconds waiting for storage: the OS's count, else the server's timing of its
-/// flushes, else none where the server flushed nothing.
+/// A run's seconds waiting for storage, the larger of two counts that each miss some: the
+/// kernel's (delay accounting, which loses the threads that exited during the run, such as
+/// a short connection's backend) and the server's own timing of its flushes (which misses
+/// its other waits); zero where the server flushed nothing and the kernel counted nothing.
 fn storage_wait(c: &Counters) -> Option<f64> {
+    let kernel = c.processes.and_then(|p| p.io_wait_s);
     let flushed_nothing = c.figures.fsyncs.is_some_and(|n| n == 0.0).then_some(0.0);
-    c.processes.and_then(|p| p.io_wait_s).or(c.figures.fsync_s).or(flushed_nothing)
+    match (kernel, c.figures.fsync_s.or(flushed_nothing)) {
+        (Some(k), Some(t)) => Some(k.max(t)),
+        (k, t) => k.or(t),
+    }
 }
 
-/// The share of `runs` (the measured ones); none when no run has the server's CPU (a
-/// `--url` server's processes are not dbrace's to read).
-pub fn share(runs: &[&Run]) -> Option<Share> {
-    let read: Vec<Busy> = runs.iter().filter_map(|r| Busy::of(r)).collect();
+/// The share of the measured runs, each its wall time and counters; none when no run has
+/// the server's CPU (a `--url` server's processes are not dbrace's to read).
+pub fn share(runs: &[(f64, &Counters)]) -> Option<Share> {
+    let read: Vec<Busy> = runs.iter().filter_map(|(w, c)| Busy::of(*w, c)).collect();
     if read.is_empty() {
         return None;
     }
@@ -106,10 +110,13 @@ pub fn share(runs: &[&Run]) -> Option<Share> {
 /// The share in words: "the database was busy 0.21 s of each run (6%): no profile can make
 /// this command more than 1.06× faster".
 pub fn sentence(profile: &str, s: &Share) -> String {
-    let pct = 100.0 * s.share;
-    let head = format!("under {profile} the database was busy {:.3} s of each run ({pct:.0}% of its time)", s.busy_s);
+    let head = format!(
+        "under {profile} the database was busy {:.3} s of each run ({} of its time)",
+        s.busy_s,
+        percent(s.share)
+    );
     match (s.at_most, s.storage_wait_s) {
-        (Some(m), _) => format!("{head}: no profile can make this command more than {m:.2}× faster"),
+        (Some(m), _) => format!("{head}: no profile can make this command more than {} faster", times(m)),
         (None, None) => format!(
             "{head} at least: its waits for storage are not counted here (sysctl kernel.task_delayacct=1 counts them), so no bound on a profile's gain"
         ),
@@ -117,6 +124,17 @@ pub fn sentence(profile: &str, s: &Share) -> String {
             format!("{head}: busy on several CPUs for as long as the command ran, so no bound on a profile's gain")
         }
     }
+}
+
+/// A share as a percentage, a tenth of a percent where it is small.
+pub fn percent(share: f64) -> String {
+    let pct = 100.0 * share;
+    if pct < 10.0 { format!("{pct:.1}%") } else { format!("{pct:.0}%") }
+}
+
+/// A bound on a speed-up, with the digits that tell it from 1.
+fn times(bound: f64) -> String {
+    if bound < 1.1 { format!("{bound:.3}×") } else { format!("{bound:.2}×") }
 }
 
 /// A profile's measured speed-up against the baseline's bound: within it, or beyond it
@@ -138,8 +156,7 @@ pub fn checked(profile: &str, speedup: &Ratio, bound: f64) -> String {
 
 /// One run's server figures as CSV fields: CPU, storage wait, CPU wait, commits, fsyncs,
 /// log bytes (empty where not read).
-pub fn csv_fields(r: &Run) -> String {
-    let c = r.server.as_ref();
+pub fn csv_fields(c: Option<&Counters>) -> String {
     let p = c.and_then(|c| c.processes);
     let f = c.map(|c| c.figures).unwrap_or_default();
     [p.and_then(|p| p.cpu_s), c.and_then(storage_wait), p.and_then(|p| p.cpu_wait_s), f.commits, f.fsyncs, f.log_bytes]
@@ -153,46 +170,45 @@ pub fn csv_fields(r: &Run) -> String {
 mod tests {
     use super::*;
     use crate::counters::Usage;
-    use crate::exec::results::RunOutcome;
 
-    fn run(wall_s: f64, cpu_s: f64, io_wait_s: Option<f64>) -> Run {
+    fn run(wall_s: f64, cpu_s: f64, io_wait_s: Option<f64>) -> (f64, Counters) {
         let processes = Usage { cpu_s: Some(cpu_s), io_wait_s, ..Usage::default() };
         let figures = Figures { commits: Some(2000.0), ..Figures::default() };
-        Run {
-            repeat: 1,
-            round: Some(1),
-            warmup: false,
-            status: RunOutcome::Ok,
-            exit_code: Some(0),
-            signal: None,
-            wall_s,
-            user_s: 0.0,
-            system_s: 0.0,
-            started_at: String::new(),
-            server_start_s: None,
-            prepare_s: None,
-            output_tail: None,
-            server: Some(Counters { processes: Some(processes), figures, ..Counters::default() }),
-        }
+        (wall_s, Counters { processes: Some(processes), figures, ..Counters::default() })
+    }
+
+    /// The share of `runs`.
+    fn of(runs: &[(f64, Counters)]) -> Option<Share> {
+        share(&runs.iter().map(|(w, c)| (*w, c)).collect::<Vec<_>>())
     }
 
     #[test]
     fn the_share_bounds_the_gain_only_where_storage_waits_count() {
         let runs = [run(4.0, 0.2, Some(0.2)), run(5.0, 0.3, Some(0.2)), run(4.0, 0.1, Some(0.3))];
-        let s = share(&runs.iter().collect::<Vec<_>>()).unwrap();
+        let s = of(&runs).unwrap();
         assert!((s.share - 0.1).abs() < 1e-12 && (s.busy_s - 0.4).abs() < 1e-12, "{s:?}");
         assert!((s.at_most.unwrap() - 1.0 / 0.9).abs() < 1e-12);
         assert_eq!(s.commits, Some(2000.0));
-        assert!(sentence("disk", &s).ends_with("no profile can make this command more than 1.11× faster"));
+        assert!(
+            sentence("disk", &s)
+                .ends_with("(10% of its time): no profile can make this command more than 1.11× faster")
+        );
         // Without its waits for storage the share is a floor, and no bound is claimed.
-        let floor = share(&[&run(4.0, 0.4, None)]).unwrap();
+        let floor = of(&[run(4.0, 0.4, None)]).unwrap();
         assert_eq!(floor.at_most, None);
-        assert!(sentence("disk", &floor).contains("at least: its waits for storage are not counted"));
+        assert!(sentence("disk", &floor).contains("(10% of its time) at least: its waits for storage are not counted"));
+        let light = of(&[run(8.0, 0.01, Some(0.006))]).unwrap();
+        assert!(
+            sentence("disk", &light)
+                .contains("(0.2% of its time): no profile can make this command more than 1.002× faster")
+        );
+        // The kernel lost an exited backend's waits that the server timed: the larger counts.
+        let mut timed = run(4.0, 0.2, Some(0.0));
+        timed.1.figures.fsync_s = Some(0.2);
+        assert_eq!(of(&[timed]).unwrap().storage_wait_s, Some(0.2));
         // Busy on both CPUs all along: no bound either.
-        assert_eq!(share(&[&run(1.0, 1.5, Some(0.5))]).unwrap().at_most, None);
-        let mut url = run(1.0, 0.0, None);
-        url.server = Some(Counters::default());
-        assert_eq!(share(&[&url]), None);
+        assert_eq!(of(&[run(1.0, 1.5, Some(0.5))]).unwrap().at_most, None);
+        assert_eq!(of(&[(1.0, Counters::default())]), None);
     }
 
     #[test]

@@ -103,14 +103,17 @@ fn database_line(d: &Share) -> String {
     let mut counted: Vec<String> = counts.iter().filter_map(|(w, v)| v.map(|v| format!("{v:.0} {w}"))).collect();
     counted.extend(d.log_bytes.map(|b| format!("{:.1} MB log", b / 1e6)));
     let tail = if counted.is_empty() { String::new() } else { format!("; {}", counted.join(", ")) };
-    format!("busy {:.3} s ({:.0}%)    [{}{tail}]", d.busy_s, 100.0 * d.share, parts.join(", "))
+    format!("busy {:.3} s ({})    [{}{tail}]", d.busy_s, database::percent(d.share), parts.join(", "))
 }
 
 /// The baseline's share of the command's time, the most any profile could gain from it,
 /// and each measured ratio against that bound.
 fn bounds(o: &mut String, s: &Summary, bullet: &str) {
     let Some(base) = s.profiles.iter().find(|p| p.profile == s.baseline).and_then(|p| p.database) else { return };
-    let _ = writeln!(o, "\nThe database's share (the server's CPU and waits over the command's wall time):");
+    let _ = writeln!(
+        o,
+        "\nThe database's share (the server's CPU and the waits it or the kernel counted, over the command's wall time):"
+    );
     let _ = writeln!(o, "{bullet}{}", database::sentence(&s.baseline, &base));
     let Some(bound) = base.at_most else { return };
     for (p, v) in s.profiles.iter().filter_map(|p| p.versus.map(|v| (p, v))) {
@@ -209,7 +212,7 @@ fn csv(r: &ExecResults) -> String {
                 run.wall_s,
                 run.user_s,
                 run.system_s,
-                database::csv_fields(run)
+                database::csv_fields(run.server.as_ref())
             );
         }
     }

@@ -24,7 +24,8 @@ pub fn summarize(r: &ExecResults) -> Summary {
             let w = walls(&p.runs);
             let versus = (p.profile.name != baseline && !w.tps.is_empty() && !base.tps.is_empty())
                 .then(|| versus(&base, &w, level, judging));
-            let database = super::database::share(&ok);
+            let served: Vec<_> = ok.iter().filter_map(|r| r.server.as_ref().map(|c| (r.wall_s, c))).collect();
+            let database = super::database::share(&served);
             ProfileSummary {
                 profile: p.profile.name.clone(),
                 runs: ok.len(),
