@@ -30,6 +30,9 @@ pub struct Counters {
     /// The block device under the data location (none on tmpfs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<Device>,
+    /// Where the server's CPU went (`--hotspots`): its sampled call stacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hotspots: Option<crate::hotspots::Hotspots>,
     /// What could not be read, and why, in words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<String>,
@@ -127,6 +130,13 @@ impl Counters {
         };
         self.device = match (self.device.take(), &other.device) {
             (Some(a), Some(b)) => Some(a.plus(b)),
+            (a, b) => a.or(b.clone()),
+        };
+        self.hotspots = match (self.hotspots.take(), &other.hotspots) {
+            (Some(mut a), Some(b)) => {
+                a.add(b);
+                Some(a)
+            }
             (a, b) => a.or(b.clone()),
         };
         for u in &other.unread {

@@ -18,6 +18,7 @@ pub mod engine;
 pub mod exec;
 pub mod fiber;
 pub mod host;
+pub mod hotspots;
 pub mod instance;
 pub mod jobs;
 pub mod launcher;

@@ -157,7 +157,7 @@ impl Session {
 
     /// A reader of the server's counters and its processes' usage, for a command's run.
     pub fn probe(&self) -> crate::runner::counters::Probe<'_> {
-        crate::runner::counters::Probe::open(&*self.exposed.instance, &self.storage)
+        crate::runner::counters::Probe::open(&*self.exposed.instance, &self.storage, None)
     }
 
     /// Fail when the server has exited.

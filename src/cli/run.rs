@@ -48,6 +48,11 @@ pub struct RunArgs {
     /// measured phase (the figures per transaction and the bound column then stay empty)
     #[arg(long)]
     pub no_counters: bool,
+    /// Sample where each cell's server spends its CPU during the measured phase, with
+    /// Linux perf: the top functions under the table, a flame graph per cell in the HTML
+    /// report (docs/explain.md)
+    #[arg(long, conflicts_with = "no_counters")]
+    pub hotspots: bool,
     /// Instead of --repeat: repeat in interleaved rounds until every cell's interval of the
     /// median is within ±P% of it at 95% confidence (e.g. 3%), or --max-time is spent
     #[arg(long, value_name = "P%", allow_hyphen_values = true, value_parser = parse_precision)]

@@ -192,6 +192,7 @@ fn settings(a: &RunArgs, precision: Option<runner::precision::Target>, budget: O
         progress: a.progress,
         threads: a.threads,
         counters: !a.no_counters,
+        hotspots: a.hotspots,
     }
 }
 

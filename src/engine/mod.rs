@@ -163,6 +163,10 @@ pub trait Instance: Send + Sync {
     fn usage(&self) -> Option<crate::counters::Usage> {
         None
     }
+    /// Which processes are the server's; None where dbrace cannot see them.
+    fn processes(&self) -> Option<crate::launcher::usage::Processes> {
+        None
+    }
     /// Whether the engine runs in dbrace's process: its connections share one store
     /// (SQLite's file locks), so they open and load one at a time, not side by side.
     fn embedded(&self) -> bool {

@@ -84,6 +84,10 @@ pub trait Running: Send + Sync {
     fn usage(&self) -> Option<crate::counters::Usage> {
         None
     }
+    /// Which processes are its, where the launcher knows.
+    fn processes(&self) -> Option<usage::Processes> {
+        None
+    }
     /// Send it `signal` and wait, at most `grace`, for it to exit cleanly (a template
     /// made by a server must be shut down before it is copied); only containers can yet.
     fn stop(&mut self, signal: i32, grace: Duration) -> Result<()> {
@@ -146,6 +150,11 @@ impl Server {
     /// What its processes have used so far (CPU, storage bytes), where the launcher sees them.
     pub fn usage(&self) -> Option<crate::counters::Usage> {
         self.0.usage()
+    }
+
+    /// Which processes are its, where the launcher knows.
+    pub fn processes(&self) -> Option<usage::Processes> {
+        self.0.processes()
     }
 
     /// The whole log so far.

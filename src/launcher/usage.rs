@@ -17,15 +17,28 @@ pub enum Processes {
     Cgroup(String),
 }
 
+/// The ids of `which`'s processes alive now.
+pub fn pids(which: &Processes) -> Vec<u32> {
+    let all = procs::all();
+    let parent = |pid: u32| all.get(&pid).map(|s| s.parent);
+    let mut found: Vec<u32> = all.keys().copied().filter(|pid| member(which, *pid, parent)).collect();
+    found.sort_unstable();
+    found
+}
+
+/// Whether `pid` is one of `which`.
+fn member(which: &Processes, pid: u32, parent: impl Fn(u32) -> Option<u32>) -> bool {
+    match which {
+        Processes::Tree(root) => tree::descends(pid, *root, parent),
+        Processes::Cgroup(id) => procs::in_cgroup(pid, id),
+    }
+}
+
 /// What `which` have used so far; None where the platform cannot tell.
 pub fn usage(which: &Processes) -> Option<Usage> {
     let all = procs::all();
     let parent = |pid: u32| all.get(&pid).map(|s| s.parent);
-    let member = |pid: u32| match which {
-        Processes::Tree(root) => tree::descends(pid, *root, parent),
-        Processes::Cgroup(id) => procs::in_cgroup(pid, id),
-    };
-    let used = all.iter().filter(|(pid, _)| member(**pid)).map(|(pid, s)| {
+    let used = all.iter().filter(|(pid, _)| member(which, **pid, parent)).map(|(pid, s)| {
         let waits = procs::waits(*pid);
         Usage {
             // A process that exited counts in its parent's waited-for children.

@@ -39,6 +39,7 @@ table{border-collapse:collapse;font-size:12.5px}
 .settings .sub{font-weight:normal;color:#59636e;font-size:11.5px}
 .settings tr.differs td{background:#fff8c5}
 svg.chart{display:block;width:100%;height:auto;margin:10px 0 4px}
+div.flame{overflow-x:auto}
 ul.notes{padding-left:18px;margin:4px 0}
 ul.notes li{margin:3px 0}
 footer{color:#59636e;font-size:12px;text-align:center}
@@ -105,6 +106,7 @@ pub fn render(results: &Results, baseline: &str, source: &str) -> Result<String>
     for kind in Kind::ALL {
         chart_section(&mut s, results, &rows, kind, &interval_words(usual.0))?;
     }
+    s.push_str(&super::flame::section(&rows));
     s.push_str(&environment::render(results));
     notes_section(&mut s, results, &rows, baseline, layout);
     let _ = writeln!(

@@ -11,6 +11,7 @@ pub mod cost;
 mod csv;
 mod disturbed;
 mod environment;
+mod flame;
 pub mod html;
 mod json;
 mod markdown;

@@ -83,6 +83,7 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
         }
     }
     n.extend(counter_lines(rows));
+    n.extend(rows.iter().filter_map(hotspots_line));
     n.extend(rows.iter().filter_map(unsynced_line));
     n.extend(results.budget_outcome.as_ref().map(budget_line));
     n.extend(disturbed::line(results));
@@ -116,6 +117,15 @@ pub(crate) fn counter_lines(rows: &[Row]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Where a cell's server spent its CPU: the functions most samples ended in, and what
+/// sampling cost.
+pub(crate) fn hotspots_line(r: &Row) -> Option<String> {
+    let h = r.hotspots.as_ref()?;
+    let top: Vec<String> = h.top(5).iter().map(|f| format!("{} {:.0}%", f.name, f.share * 100.0)).collect();
+    let cost = h.perf_cpu_s.map_or(String::new(), |s| format!("; perf used {s:.2} CPU s"));
+    Some(format!("hotspots {}: {} (of {} samples{cost})", r.id, top.join(", "), h.samples))
 }
 
 /// Per cell whose storage share predicted others, its predictions and their agreement.

@@ -77,6 +77,10 @@ pub struct Row {
     /// absent for files from before it was recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub survives: Option<Survives>,
+    /// Where its server's CPU went over the measured repeats (`--hotspots`); kept in the
+    /// results file, not repeated in the report's JSON.
+    #[serde(skip)]
+    pub hotspots: Option<crate::hotspots::Hotspots>,
 }
 
 /// A cell's open-loop schedule over its measured repeats, with pgbench's percentages.
@@ -179,11 +183,20 @@ pub fn rows(results: &Results, baseline: &str) -> Result<Vec<Row>> {
             bound,
             predictions: Vec::new(),
             survives: c.repeats.iter().filter_map(|r| r.survives).reduce(Survives::weaker),
+            hotspots: hotspots(&measured),
         });
     }
     drop_single_counts(&mut out);
     fill_predictions(&mut out, &recorded);
     Ok(out)
+}
+
+/// The measured repeats' hotspots added up.
+fn hotspots(measured: &[&crate::results::RepeatResult]) -> Option<crate::hotspots::Hotspots> {
+    let mut each = measured.iter().filter_map(|r| r.counters.as_ref()?.hotspots.as_ref());
+    let mut all = each.next()?.clone();
+    each.for_each(|h| all.add(h));
+    Some(all)
 }
 
 /// Each row's predictions from its storage share, over the rows beside it with the same

@@ -106,6 +106,9 @@ impl<'a> Coordinator<'a> {
         // Read at the end of the warm-up, so the reading costs the measurement nothing.
         let sliced = self.slice.is_some();
         self.readings.0 = self.probe.as_mut().map(|p| p.snapshot(sliced));
+        if let Some(p) = self.probe.as_mut() {
+            p.measuring(true);
+        }
         self.machine.0 = crate::noise::sample();
         let now = if self.machine.0.is_some() || self.readings.0.is_some() { Instant::now() } else { now };
         let _ = self.ctl.measure_start.set(now);
@@ -182,6 +185,9 @@ impl<'a> Coordinator<'a> {
         self.stop = Some(now);
         if self.machine.0.is_some() {
             self.machine.1 = crate::noise::sample();
+        }
+        if let Some(p) = self.probe.as_mut() {
+            p.measuring(false);
         }
         if self.readings.0.is_some() {
             let sliced = self.slice.is_some();

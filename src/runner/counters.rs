@@ -5,11 +5,13 @@
 //! second and when they exit): they cover the warm-up too, and say how many transactions
 //! they cover. In between, only at the boundaries of `--log-interval` slices.
 
+use super::perf::Recorder;
 use crate::counters::{Counters, Device, Usage, delta, rise};
 use crate::engine::Instance;
 use crate::engine::counters::{CounterReader, Reading};
 use crate::instance::{DataDir, Storage};
 use crate::platform::disk::{self, DeviceId};
+use std::path::Path;
 
 /// What one reading found.
 pub struct Snapshot {
@@ -24,23 +26,38 @@ pub struct Snapshot {
 /// Reads one repeat's counters, twice.
 pub struct Probe<'i> {
     reader: Option<Box<dyn CounterReader>>,
+    /// perf over the server's processes (`--hotspots`), paused outside the measured phase.
+    recorder: Option<Recorder>,
     instance: &'i dyn Instance,
     device: Option<DeviceId>,
     unread: Vec<String>,
 }
 
 impl<'i> Probe<'i> {
-    /// A probe of `instance`, whose files are in `storage`; what cannot be read is said
-    /// in the counters, never a failure of the repeat.
-    pub fn open(instance: &'i dyn Instance, storage: &Storage) -> Probe<'i> {
+    /// A probe of `instance`, whose files are in `storage`, sampling its CPU with perf
+    /// where `hotspots` names perf's files; what cannot be read is said in the counters,
+    /// never a failure of the repeat.
+    pub fn open(instance: &'i dyn Instance, storage: &Storage, hotspots: Option<&Path>) -> Probe<'i> {
         let mut unread = Vec::new();
         let reader = instance.counters().unwrap_or_else(|e| {
             unread.push(format!("server counters: {e}"));
             None
         });
+        let pids = || instance.processes().map_or_else(Vec::new, |p| crate::launcher::usage::pids(&p));
+        let recorder =
+            hotspots.and_then(|at| attached(&pids, at).map_err(|e| unread.push(format!("hotspots: {e}"))).ok());
         // Where the log is kept apart, its disk is the one a commit waits for.
         let dir = storage.wal.as_ref().or(storage.data.as_ref()).map(DataDir::path);
-        Probe { reader, instance, device: dir.and_then(disk::under), unread }
+        Probe { reader, recorder, instance, device: dir.and_then(disk::under), unread }
+    }
+
+    /// `c` with what perf sampled, once the repeat is over.
+    pub fn add_hotspots(&mut self, c: &mut Counters) {
+        match self.recorder.take().map(Recorder::finish) {
+            Some(Ok(h)) => c.hotspots = Some(h),
+            Some(Err(e)) => c.unread.push(format!("hotspots: {e}")),
+            None => {}
+        }
     }
 
     /// The server's counters now, once what it still owes is in (`settled`).
@@ -83,6 +100,19 @@ impl Probe<'_> {
     }
 }
 
+/// perf attached to the server's processes as they are now; tried again with the new
+/// list when one of them exited as perf was attaching (a server's short-lived helper).
+fn attached(pids: &dyn Fn() -> Vec<u32>, at: &Path) -> Result<Recorder, String> {
+    let mut tries = 3;
+    loop {
+        tries -= 1;
+        match Recorder::start(&pids(), at) {
+            Err(_) if tries > 0 => continue,
+            other => return other,
+        }
+    }
+}
+
 /// What the coordinator reads the counters with.
 pub trait Sample: Send {
     /// The processes' and the disk's counters now, and the server's when `with_server`
@@ -90,6 +120,10 @@ pub trait Sample: Send {
     fn snapshot(&mut self, with_server: bool) -> Snapshot;
     /// The differences from `a` to `b`.
     fn between(&self, a: &Snapshot, b: &Snapshot) -> Counters;
+    /// The measured phase begins (`true`) or ends.
+    fn measuring(&mut self, on: bool) {
+        let _ = on;
+    }
 }
 
 impl Sample for Probe<'_> {
@@ -117,5 +151,11 @@ impl Sample for Probe<'_> {
             self.add_server(&mut c, a, b);
         }
         c
+    }
+
+    fn measuring(&mut self, on: bool) {
+        if let Some(r) = self.recorder.as_mut() {
+            r.measuring(on);
+        }
     }
 }

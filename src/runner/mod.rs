@@ -13,6 +13,7 @@ pub mod gauge;
 pub mod intervals;
 pub mod live;
 pub mod matrix;
+pub mod perf;
 pub mod precision;
 pub mod progress;
 pub mod recovery;
@@ -59,6 +60,8 @@ pub struct Settings {
     /// Read the server's, its processes' and the disk's counters around each measured
     /// phase (`--no-counters` turns it off).
     pub counters: bool,
+    /// Sample the server's CPU with perf over each measured phase (`--hotspots`).
+    pub hotspots: bool,
 }
 
 impl Settings {
@@ -264,7 +267,7 @@ fn measure(
     let kept = loaded.launched.is_none();
     let (start_s, load_s, load_phases) = loaded.launched.take().unwrap_or_default();
     let (instance, prepared) = (&*loaded.instance, &mut *loaded.workload);
-    let mut probe = s.counters.then(|| counters::Probe::open(instance, &loaded.storage));
+    let mut probe = probe(instance, &loaded.storage, cx);
     let server_before = probe.as_mut().and_then(|p| p.server(false));
     cx.locations.settle();
     let seed = s.driving.seed().wrapping_add(u64::from(repeat) << 32);
@@ -331,15 +334,27 @@ fn measure(
     Ok(attributed(cell, cx.machine, loaded, r))
 }
 
+/// The repeat's counters, unless `--no-counters`, with perf's files beside the disk
+/// location's scratch files under `--hotspots`.
+fn probe<'i>(
+    instance: &'i dyn Instance,
+    storage: &crate::instance::Storage,
+    cx: Context,
+) -> Option<counters::Probe<'i>> {
+    let perf = cx.settings.hotspots.then(|| crate::instance::datadir::scratch(&cx.locations.disk.path, "hotspots"));
+    cx.settings.counters.then(|| counters::Probe::open(instance, storage, perf.as_deref()))
+}
+
 /// The server's counters over the repeat, read once the clients have gone and what the
-/// server owed for them is in.
+/// server owed for them is in; and what perf sampled (`--hotspots`).
 fn add_settled_server(
     probe: Option<&mut counters::Probe>,
     before: Option<&crate::engine::counters::Reading>,
     m: &mut Measurement,
 ) {
-    let (Some(p), Some(before)) = (probe, before) else { return };
-    if let (Some(after), Some(c)) = (p.server(true), m.counters.as_mut()) {
+    let (Some(p), Some(c)) = (probe, m.counters.as_mut()) else { return };
+    p.add_hotspots(c);
+    if let (Some(after), Some(before)) = (p.server(true), before) {
         p.add_server(c, before, &after);
     }
 }

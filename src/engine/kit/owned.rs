@@ -31,6 +31,14 @@ impl<U> Owned<U> {
         }
     }
 
+    /// Which processes are the throwaway server's; none for a `--url` server.
+    pub fn processes(&self) -> Option<crate::launcher::usage::Processes> {
+        match self {
+            Owned::Server(s) => s.processes(),
+            Owned::Url(_) => None,
+        }
+    }
+
     /// A connection that failed: the throwaway server's failure (with its log), or the
     /// user's URL to fix.
     pub fn unreachable(&self, e: ConnectError) -> Error {

@@ -280,6 +280,9 @@ impl Instance for MongoInstance {
     fn usage(&self) -> Option<crate::counters::Usage> {
         self.owned.usage()
     }
+    fn processes(&self) -> Option<crate::launcher::usage::Processes> {
+        self.owned.processes()
+    }
 }
 
 #[cfg(test)]

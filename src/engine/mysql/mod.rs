@@ -387,6 +387,9 @@ impl Instance for MyInstance {
     fn usage(&self) -> Option<crate::counters::Usage> {
         self.owned.usage()
     }
+    fn processes(&self) -> Option<crate::launcher::usage::Processes> {
+        self.owned.processes()
+    }
 }
 
 #[cfg(test)]

@@ -385,6 +385,9 @@ impl Instance for PgInstance {
     fn usage(&self) -> Option<crate::counters::Usage> {
         self.owned.usage()
     }
+    fn processes(&self) -> Option<crate::launcher::usage::Processes> {
+        self.owned.processes()
+    }
 }
 
 impl Drop for PgInstance {

@@ -305,6 +305,9 @@ impl Instance for RedisInstance {
     fn usage(&self) -> Option<crate::counters::Usage> {
         self.owned.usage()
     }
+    fn processes(&self) -> Option<crate::launcher::usage::Processes> {
+        self.owned.processes()
+    }
 }
 
 #[cfg(test)]

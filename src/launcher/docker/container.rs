@@ -157,6 +157,9 @@ impl crate::launcher::Running for Running {
         }
         Some(used)
     }
+    fn processes(&self) -> Option<usage::Processes> {
+        Some(usage::Processes::Cgroup(self.id()?.to_string()))
+    }
     fn stop(&mut self, signal: i32, grace: Duration) -> Result<()> {
         let out = docker(&["kill", "--signal", &signal.to_string(), &self.name])?;
         if !out.status.success() && !crate::launcher::exited(&self.child) {

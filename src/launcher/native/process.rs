@@ -53,6 +53,9 @@ impl Running for Process {
     fn usage(&self) -> Option<crate::counters::Usage> {
         crate::launcher::usage::usage(&crate::launcher::usage::Processes::Tree(self.child.id()))
     }
+    fn processes(&self) -> Option<crate::launcher::usage::Processes> {
+        Some(crate::launcher::usage::Processes::Tree(self.child.id()))
+    }
 }
 
 impl Drop for Process {
