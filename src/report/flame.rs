@@ -13,7 +13,7 @@ pub fn section(rows: &[Row]) -> String {
         return String::new();
     }
     let mut s = String::from(
-        r#"<section id="hotspots"><h2>Where the server's CPU went</h2><p class="lead">Per cell run with <code>--hotspots</code>: perf's samples of the server's processes over the measured phases, each stack from the outermost frame at the bottom to where the CPU was at the top; a frame's width is its share of the samples. Kernel functions end in _[k].</p>"#,
+        r#"<section id="hotspots"><h2>Where the server's CPU went</h2><p class="lead">Per cell run with <code>--hotspots</code>: perf's samples of the server's processes over the measured phases, each stack from the outermost frame at the bottom to where the CPU was at the top; a frame's width is its share of the samples (the notes under the table mark the kernel's functions with _[k]).</p>"#,
     );
     for (r, h) in sampled {
         let _ = write!(s, "<h3>{}</h3><div class=\"flame\">{}</div>", esc(&r.id), graph(&r.id, h));
