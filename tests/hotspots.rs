@@ -19,9 +19,14 @@ fn the_servers_cpu_is_sampled_named_and_drawn_per_cell() {
     let file = read_json(&out);
     for cell in file["cells"].as_array().unwrap() {
         let h = &cell["repeats"][0]["counters"]["hotspots"];
-        // 999 a second of a busy backend over a second's measured phase.
-        let unread = &cell["repeats"][0]["counters"]["unread"];
-        assert!(h["samples"].as_u64().is_some_and(|n| n > 200), "{h} {unread}");
+        let counters = &cell["repeats"][0]["counters"];
+        let samples = h["samples"].as_u64().unwrap_or_else(|| panic!("{}", counters["unread"]));
+        // 999 samples per second on a CPU: they agree with the CPU the OS counted for the
+        // server over the same phase (here 86–90% of it: the edges and the interrupts-off
+        // moments go unsampled).
+        let cpu_s = counters["processes"]["cpu_s"].as_f64().unwrap();
+        let covered = samples as f64 / 999.0 / cpu_s;
+        assert!(samples > 50 && (0.6..1.2).contains(&covered), "{samples} samples for {cpu_s} CPU s");
         let stacks = h["stacks"].as_array().unwrap();
         let backend = stacks.iter().any(|s| {
             s[0].as_str().unwrap().starts_with("postgres;") && s[0].as_str().unwrap().contains("PostgresMain")

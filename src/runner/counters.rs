@@ -26,7 +26,8 @@ pub struct Snapshot {
 /// Reads one repeat's counters, twice.
 pub struct Probe<'i> {
     reader: Option<Box<dyn CounterReader>>,
-    /// perf over the server's processes (`--hotspots`), paused outside the measured phase.
+    /// perf over the server's processes (`--hotspots`), its samples kept within the
+    /// measured phase.
     recorder: Option<Recorder>,
     instance: &'i dyn Instance,
     device: Option<DeviceId>,
@@ -35,7 +36,7 @@ pub struct Probe<'i> {
 
 impl<'i> Probe<'i> {
     /// A probe of `instance`, whose files are in `storage`, sampling its CPU with perf
-    /// where `hotspots` names perf's files; what cannot be read is said in the counters,
+    /// where `hotspots` names the directory for perf's files; what cannot be read is said in the counters,
     /// never a failure of the repeat.
     pub fn open(instance: &'i dyn Instance, storage: &Storage, hotspots: Option<&Path>) -> Probe<'i> {
         let mut unread = Vec::new();
@@ -102,12 +103,13 @@ impl Probe<'_> {
 
 /// perf attached to the server's processes as they are now; tried again with the new
 /// list when one of them exited as perf was attaching (a server's short-lived helper).
-fn attached(pids: &dyn Fn() -> Vec<u32>, at: &Path) -> Result<Recorder, String> {
+fn attached(pids: &dyn Fn() -> Vec<u32>, dir: &Path) -> Result<Recorder, String> {
     let mut tries = 3;
     loop {
         tries -= 1;
-        match Recorder::start(&pids(), at) {
-            Err(_) if tries > 0 => continue,
+        let list = pids();
+        match Recorder::start(&list, dir) {
+            Err(_) if tries > 0 && pids() != list => continue,
             other => return other,
         }
     }

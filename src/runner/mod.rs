@@ -334,15 +334,15 @@ fn measure(
     Ok(attributed(cell, cx.machine, loaded, r))
 }
 
-/// The repeat's counters, unless `--no-counters`, with perf's files beside the disk
-/// location's scratch files under `--hotspots`.
+/// The repeat's counters, unless `--no-counters`, with perf's files in the disk location
+/// under `--hotspots`.
 fn probe<'i>(
     instance: &'i dyn Instance,
     storage: &crate::instance::Storage,
     cx: Context,
 ) -> Option<counters::Probe<'i>> {
-    let perf = cx.settings.hotspots.then(|| crate::instance::datadir::scratch(&cx.locations.disk.path, "hotspots"));
-    cx.settings.counters.then(|| counters::Probe::open(instance, storage, perf.as_deref()))
+    let perf = cx.settings.hotspots.then_some(cx.locations.disk.path.as_path());
+    cx.settings.counters.then(|| counters::Probe::open(instance, storage, perf))
 }
 
 /// The server's counters over the repeat, read once the clients have gone and what the

@@ -5,6 +5,7 @@
 //! phase are kept.
 
 use crate::hotspots::{Hotspots, folded};
+use crate::instance::datadir::scratch;
 use crate::platform::{process, procs};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -34,13 +35,14 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// perf attached to `pids`, paused; its files at `scratch` plus an extension. Why it
-    /// cannot run, in one line with the fix, when it cannot.
-    pub fn start(pids: &[u32], scratch: &Path) -> Result<Recorder, String> {
+    /// perf attached to `pids`, its files dbrace's scratch files in `dir` (a killed run's
+    /// are removed by the next). Why it cannot run, in one line with the fix, when it
+    /// cannot.
+    pub fn start(pids: &[u32], dir: &Path) -> Result<Recorder, String> {
         if pids.is_empty() {
             return Err("the server's processes are not dbrace's to sample (a --url server, an embedded engine)".into());
         }
-        let files = ["data", "err", "ctl", "ack"].map(|e| scratch.with_extension(e));
+        let files = ["data", "err", "ctl", "ack"].map(|e| scratch(dir, &format!("perf-{e}")));
         let err = std::fs::File::create(&files[1]).map_err(|e| e.to_string())?;
         let [ctl, ack] = [&files[2], &files[3]].map(|f| fifo(f));
         let list: Vec<String> = pids.iter().map(u32::to_string).collect();
