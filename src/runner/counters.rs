@@ -83,9 +83,7 @@ impl<'i> Probe<'i> {
         c.unread.clone_from(&self.unread);
         c.unread.extend(self.reader.iter().flat_map(|r| r.lacking()));
     }
-}
 
-impl Probe<'_> {
     /// `f`'s result and the counters over running it: the processes' and the disk's from
     /// just before to just after, the server's until what it owes for `f` is in.
     pub fn over<T>(&mut self, f: impl FnOnce() -> T) -> (T, Counters) {
