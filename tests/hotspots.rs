@@ -35,6 +35,7 @@ fn the_servers_cpu_is_sampled_named_and_drawn_per_cell() {
         assert!(h["perf_cpu_s"].as_f64().unwrap() > 0.0);
         let id = cell["id"].as_str().unwrap();
         assert!(stdout.contains(&format!("hotspots {id}: ")), "{stdout}");
+        assert_waits_polled(id, h);
     }
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains(r#"<section id="hotspots">"#) && page.contains("PostgresMain"));
@@ -42,6 +43,18 @@ fn the_servers_cpu_is_sampled_named_and_drawn_per_cell() {
     let script = page.find("<script").map(|i| &page[i.saturating_sub(200)..(i + 200).min(page.len())]);
     assert_eq!(script, None, "the page stays without script");
     assert!(sb.no_servers(&["postgres", "perf"]) && sb.leftovers().is_empty(), "{:?}", sb.leftovers());
+}
+
+/// The one client's session, polled every 10 ms through the second's phase, waited
+/// for the log's flush on disk and never without fsync.
+fn assert_waits_polled(id: &str, h: &serde_json::Value) {
+    let polls = h["wait_polls"].as_u64().unwrap_or(0);
+    let waits: Vec<(&str, u64)> =
+        h["waits"].as_array().unwrap().iter().map(|w| (w[0].as_str().unwrap(), w[1].as_u64().unwrap())).collect();
+    let sessions: u64 = waits.iter().map(|w| w.1).sum();
+    assert!((40..=110).contains(&polls) && sessions == polls, "{id}: {polls} polls, {waits:?}");
+    let flushed = waits.iter().any(|w| w.0 == "IO:WALSync");
+    assert_eq!(flushed, id.contains("/disk/"), "{id}: {waits:?}");
 }
 
 #[test]
@@ -64,4 +77,5 @@ fn without_perf_the_run_goes_on_and_says_how_to_get_it() {
     let stdout = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
     assert!(stdout.contains("hotspots: perf is not installed; apt-get install linux-perf"), "{stdout}");
     assert!(stdout.contains("nosync"), "the run went on: {stdout}");
+    assert!(stdout.contains("waits postgres/disk/insert-commit/c1: "), "wait events need no perf: {stdout}");
 }

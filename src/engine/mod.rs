@@ -17,6 +17,7 @@ pub mod postgres;
 pub mod redis;
 pub mod server;
 pub mod sqlite;
+pub mod waits;
 
 use crate::error::Result;
 use crate::profile::Profile;
@@ -156,6 +157,11 @@ pub trait Instance: Send + Sync {
     /// A reader of the server's own counters on a connection of its own; None where the
     /// engine keeps none (an embedded engine's cost is the process's own).
     fn counters(&self) -> Result<Option<Box<dyn counters::CounterReader>>> {
+        Ok(None)
+    }
+    /// A reader of what the server's client sessions wait for, on a connection of its
+    /// own (`--hotspots`); None where the server has no such view.
+    fn waits(&self) -> Result<Option<Box<dyn waits::WaitReader>>> {
         Ok(None)
     }
     /// What the server's processes have used so far; None where dbrace cannot see them (a

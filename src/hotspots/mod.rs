@@ -16,6 +16,10 @@ const SKID: &[&str] = &["_raw_spin_unlock_irqrestore_[k]", "_raw_spin_unlock_irq
 /// Stacks kept per repeat: the rest are summed into one "[other stacks]" line.
 pub const KEPT_STACKS: usize = 400;
 
+/// Time between two polls of the sessions' wait events: often enough for a hundred in
+/// a second's phase, rarely enough that the polls cost the server little.
+pub const WAIT_EVERY: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// A repeat's samples of its server's CPU.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Hotspots {
@@ -27,6 +31,17 @@ pub struct Hotspots {
     /// Folded stacks, outermost frame first, separated by ';' (kernel frames end in
     /// "_[k]"), with their samples, the heaviest first.
     pub stacks: Vec<(String, u64)>,
+    /// Per wait event the server names (PostgreSQL's pg_stat_activity; "CPU" for none),
+    /// the client sessions seen in it when polled from a side connection, the most first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waits: Vec<(String, u64)>,
+    /// How many times the sessions were polled.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub wait_polls: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A function the samples ended in.
@@ -41,12 +56,10 @@ pub struct Function {
 impl Hotspots {
     /// Another repeat's samples added in.
     pub fn add(&mut self, o: &Hotspots) {
-        let mut by: HashMap<String, u64> = self.stacks.drain(..).collect();
-        for (s, n) in &o.stacks {
-            *by.entry(s.clone()).or_default() += n;
-        }
-        self.stacks = folded::heaviest(by.into_iter().collect());
+        self.stacks = summed(std::mem::take(&mut self.stacks), &o.stacks);
+        self.waits = summed(std::mem::take(&mut self.waits), &o.waits);
         self.samples += o.samples;
+        self.wait_polls += o.wait_polls;
         self.perf_cpu_s = match (self.perf_cpu_s, o.perf_cpu_s) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
@@ -66,10 +79,25 @@ impl Hotspots {
         all.into_iter().take(n).map(|(name, c)| Function { name: name.to_string(), share: c as f64 / total }).collect()
     }
 
+    /// Each wait event's share of the sessions polled, the most first.
+    pub fn wait_shares(&self) -> Vec<(&str, f64)> {
+        let total = self.waits.iter().map(|(_, n)| n).sum::<u64>().max(1) as f64;
+        self.waits.iter().map(|(w, n)| (w.as_str(), *n as f64 / total)).collect()
+    }
+
     /// The stacks as inferno reads them, one "frames count" line each.
     pub fn folded_lines(&self) -> Vec<String> {
         self.stacks.iter().map(|(s, n)| format!("{s} {n}")).collect()
     }
+}
+
+/// Two tallies by name added up, the heaviest first.
+fn summed(mine: Vec<(String, u64)>, theirs: &[(String, u64)]) -> Vec<(String, u64)> {
+    let mut by: HashMap<String, u64> = mine.into_iter().collect();
+    for (s, n) in theirs {
+        *by.entry(s.clone()).or_default() += n;
+    }
+    folded::heaviest(by.into_iter().collect())
 }
 
 #[cfg(test)]
@@ -85,11 +113,21 @@ mod tests {
                 ("postgres;exec_simple_query;base_yyparse".into(), 6),
                 ("postgres;fsync_k;ext4_sync_file_[k]".into(), 4),
             ],
+            waits: vec![("IO:WalSync".into(), 3), ("CPU".into(), 1)],
+            wait_polls: 2,
         };
         let mut all = one.clone();
         let skid = "postgres;PostgresMain;ext4_sync_file_[k];_raw_spin_unlock_irqrestore_[k]";
-        all.add(&Hotspots { samples: 10, perf_cpu_s: None, stacks: vec![(skid.into(), 10)] });
-        assert_eq!((all.samples, all.perf_cpu_s), (20, Some(0.1)));
+        let waits = vec![("CPU".into(), 4)];
+        all.add(&Hotspots {
+            samples: 10,
+            stacks: vec![(skid.into(), 10)],
+            waits,
+            wait_polls: 2,
+            ..Hotspots::default()
+        });
+        assert_eq!((all.samples, all.perf_cpu_s, all.wait_polls), (20, Some(0.1), 4));
+        assert_eq!(all.wait_shares(), [("CPU", 5.0 / 8.0), ("IO:WalSync", 3.0 / 8.0)]);
         let top = all.top(5);
         assert_eq!(top[0], Function { name: "ext4_sync_file_[k]".into(), share: 0.7 });
         assert_eq!(top[1].name, "base_yyparse");

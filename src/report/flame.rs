@@ -13,10 +13,16 @@ pub fn section(rows: &[Row]) -> String {
         return String::new();
     }
     let mut s = String::from(
-        r#"<section id="hotspots"><h2>Where the server's CPU went</h2><p class="lead">Per cell run with <code>--hotspots</code>: perf's samples of the server's processes over the measured phases, each stack from the outermost frame at the bottom to where the CPU was at the top; a frame's width is its share of the samples (the notes under the table mark the kernel's functions with _[k]).</p>"#,
+        r#"<section id="hotspots"><h2>Where the server's CPU went</h2><p class="lead">Per cell run with <code>--hotspots</code>: perf's samples of the server's processes over the measured phases, each stack from the outermost frame at the bottom to where the CPU was at the top; a frame's width is its share of the samples (the notes under the table mark the kernel's functions with _[k]). Under it, where the server names them, what its client sessions were waiting for when polled from a side connection, CPU meaning nothing.</p>"#,
     );
     for (r, h) in sampled {
-        let _ = write!(s, "<h3>{}</h3><div class=\"flame\">{}</div>", esc(&r.id), graph(&r.id, h));
+        let _ = write!(s, "<h3>{}</h3>", esc(&r.id));
+        if h.samples > 0 {
+            let _ = write!(s, "<div class=\"flame\">{}</div>", graph(&r.id, h));
+        }
+        if let Some(waits) = super::notes::waits_text(h) {
+            let _ = write!(s, "<p>Sessions waiting: {}</p>", esc(&waits));
+        }
     }
     s.push_str("</section>");
     s
@@ -59,6 +65,7 @@ mod tests {
             samples: 3,
             perf_cpu_s: None,
             stacks: vec![("postgres;PostgresMain;base_yyparse".into(), 2), ("postgres;do_fsync_[k]".into(), 1)],
+            ..Hotspots::default()
         };
         let svg = graph("postgres/disk/insert-commit/c1", &h);
         assert!(svg.starts_with("<svg") && svg.contains("base_yyparse"), "{svg}");

@@ -84,6 +84,7 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
     }
     n.extend(counter_lines(rows));
     n.extend(rows.iter().filter_map(hotspots_line));
+    n.extend(rows.iter().filter_map(waits_line));
     n.extend(rows.iter().filter_map(unsynced_line));
     n.extend(results.budget_outcome.as_ref().map(budget_line));
     n.extend(disturbed::line(results));
@@ -122,10 +123,22 @@ pub(crate) fn counter_lines(rows: &[Row]) -> Vec<String> {
 /// Where a cell's server spent its CPU: the functions most samples ended in, and what
 /// sampling cost.
 pub(crate) fn hotspots_line(r: &Row) -> Option<String> {
-    let h = r.hotspots.as_ref()?;
+    let h = r.hotspots.as_ref().filter(|h| h.samples > 0)?;
     let top: Vec<String> = h.top(5).iter().map(|f| format!("{} {:.0}%", f.name, f.share * 100.0)).collect();
     let cost = h.perf_cpu_s.map_or(String::new(), |s| format!("; perf used {s:.2} CPU s"));
     Some(format!("hotspots {}: {} (of {} samples{cost})", r.id, top.join(", "), h.samples))
+}
+
+/// What a cell's client sessions waited for, polled from a side connection.
+fn waits_line(r: &Row) -> Option<String> {
+    Some(format!("waits {}: {}", r.id, waits_text(r.hotspots.as_ref()?)?))
+}
+
+/// The wait events' shares of the sessions polled, and how often they were polled.
+pub(crate) fn waits_text(h: &crate::hotspots::Hotspots) -> Option<String> {
+    let shares: Vec<String> = h.wait_shares().iter().take(5).map(|(w, s)| format!("{w} {:.0}%", s * 100.0)).collect();
+    let every = crate::hotspots::WAIT_EVERY.as_millis();
+    (!shares.is_empty()).then(|| format!("{} (of {} polls, every {every} ms)", shares.join(", "), h.wait_polls))
 }
 
 /// Per cell whose storage share predicted others, its predictions and their agreement.

@@ -6,6 +6,7 @@
 //! they cover. In between, only at the boundaries of `--log-interval` slices.
 
 use super::perf::Recorder;
+use super::waits::WaitSampler;
 use crate::counters::{Counters, Device, Usage, delta, rise};
 use crate::engine::Instance;
 use crate::engine::counters::{CounterReader, Reading};
@@ -29,6 +30,8 @@ pub struct Probe<'i> {
     /// perf over the server's processes (`--hotspots`), its samples kept within the
     /// measured phase.
     recorder: Option<Recorder>,
+    /// The clients' wait events polled from a side connection (`--hotspots`).
+    waits: Option<WaitSampler>,
     instance: &'i dyn Instance,
     device: Option<DeviceId>,
     unread: Vec<String>,
@@ -47,16 +50,31 @@ impl<'i> Probe<'i> {
         let pids = || instance.processes().map_or_else(Vec::new, |p| crate::launcher::usage::pids(&p));
         let recorder =
             hotspots.and_then(|at| attached(&pids, at).map_err(|e| unread.push(format!("hotspots: {e}"))).ok());
+        let waits = hotspots.and_then(|_| match instance.waits() {
+            Ok(reader) => reader.map(WaitSampler::start),
+            Err(e) => {
+                unread.push(format!("waits: {e}"));
+                None
+            }
+        });
         // Where the log is kept apart, its disk is the one a commit waits for.
         let dir = storage.wal.as_ref().or(storage.data.as_ref()).map(DataDir::path);
-        Probe { reader, recorder, instance, device: dir.and_then(disk::under), unread }
+        Probe { reader, recorder, waits, instance, device: dir.and_then(disk::under), unread }
     }
 
-    /// `c` with what perf sampled, once the repeat is over.
+    /// `c` with what perf sampled and the wait events polled, once the repeat is over.
     pub fn add_hotspots(&mut self, c: &mut Counters) {
         match self.recorder.take().map(Recorder::finish) {
             Some(Ok(h)) => c.hotspots = Some(h),
             Some(Err(e)) => c.unread.push(format!("hotspots: {e}")),
+            None => {}
+        }
+        match self.waits.take().map(WaitSampler::finish) {
+            Some(Ok((waits, polls))) => {
+                let h = c.hotspots.get_or_insert_default();
+                (h.waits, h.wait_polls) = (waits, polls);
+            }
+            Some(Err(e)) => c.unread.push(format!("waits: {e}")),
             None => {}
         }
     }
@@ -156,6 +174,9 @@ impl Sample for Probe<'_> {
     fn measuring(&mut self, on: bool) {
         if let Some(r) = self.recorder.as_mut() {
             r.measuring(on);
+        }
+        if let Some(w) = &self.waits {
+            w.measuring(on);
         }
     }
 }

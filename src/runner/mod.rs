@@ -21,6 +21,7 @@ pub mod rule;
 pub mod schedule;
 pub mod start;
 mod totals;
+pub mod waits;
 pub mod worker;
 pub mod workers;
 
@@ -353,10 +354,11 @@ fn add_settled_server(
     m: &mut Measurement,
 ) {
     let (Some(p), Some(c)) = (probe, m.counters.as_mut()) else { return };
-    p.add_hotspots(c);
     if let (Some(after), Some(before)) = (p.server(true), before) {
         p.add_server(c, before, &after);
     }
+    // After the server's counters, which reset the unread list this adds to.
+    p.add_hotspots(c);
 }
 
 /// A measured repeat with what it is owed to: the transactions its server counters

@@ -123,7 +123,7 @@ impl Recorder {
             .map_err(|e| format!("perf script: {e}"))?;
         let (Some(from), Some(to)) = self.window else { return Err("no measured phase was marked".into()) };
         let (stacks, samples) = folded::fold(&String::from_utf8_lossy(&out.stdout), (from, to));
-        Ok(Hotspots { samples, perf_cpu_s, stacks })
+        Ok(Hotspots { samples, perf_cpu_s, stacks, ..Hotspots::default() })
     }
 }
 

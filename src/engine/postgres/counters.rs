@@ -64,6 +64,8 @@ impl PgCounters {
         // Plain queries: a pooler in between keeps no named statements.
         client.set_protocol(Protocol::Simple);
         client.set_patience(PATIENCE);
+        // Named apart from the clients, whose sessions --hotspots polls for wait events.
+        client.batch("SET application_name = 'dbrace counters'").map_err(|e| e.to_string())?;
         let sources = SOURCES.iter().filter_map(|(name, sql)| Some((*name, client.prepare(sql).ok()?))).collect();
         Ok(PgCounters { client, sources })
     }

@@ -21,6 +21,7 @@ mod placeholders;
 pub mod server;
 mod setting;
 mod tls;
+mod waits;
 
 use super::ConnectError;
 use super::access::{self, Exposed, Listen};
@@ -380,6 +381,10 @@ impl Instance for PgInstance {
     }
     fn counters(&self) -> Result<Option<Box<dyn crate::engine::counters::CounterReader>>> {
         let reader = counters::PgCounters::open(&self.info).map_err(|e| failed!("{e}"))?;
+        Ok(Some(Box::new(reader)))
+    }
+    fn waits(&self) -> Result<Option<Box<dyn crate::engine::waits::WaitReader>>> {
+        let reader = waits::PgWaits::open(&self.info).map_err(|e| failed!("{e}"))?;
         Ok(Some(Box::new(reader)))
     }
     fn usage(&self) -> Option<crate::counters::Usage> {
