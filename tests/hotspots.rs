@@ -22,7 +22,7 @@ fn the_servers_cpu_is_sampled_named_and_drawn_per_cell() {
         let counters = &cell["repeats"][0]["counters"];
         let samples = h["samples"].as_u64().unwrap_or_else(|| panic!("{}", counters["unread"]));
         // 999 samples per second on a CPU: they agree with the CPU the OS counted for the
-        // server over the same phase (here 86–90% of it: the edges and the interrupts-off
+        // server over the same phase (here 79–105% of it: the edges and the interrupts-off
         // moments go unsampled).
         let cpu_s = counters["processes"]["cpu_s"].as_f64().unwrap();
         let covered = samples as f64 / 999.0 / cpu_s;
