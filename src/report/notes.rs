@@ -101,7 +101,7 @@ pub(crate) fn notes(results: &Results, rows: &[Row], baseline: &str) -> Vec<Stri
 pub(crate) fn counter_lines(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     if rows.iter().any(|r| r.bound.is_some()) {
-        out.push("bound: what takes the largest share of each cell's time, from its counters: storage (the commit's flush, its kernel work and the CPU wait after it), server CPU, client CPU, disk reads, or round trips (the rest: the network, waking up, locks); A ≈ B is a near tie; unexplained: its storage share does not predict the cells without it; docs/explain.md".into());
+        out.push("bound: what takes the largest share of each cell's time, from its counters: storage (the commit's flush, its kernel work and the CPU wait after it), server CPU, client CPU, disk reads, or round trips (the rest: the network, waking up, locks); A ≈ B is a near tie; unexplained: its storage or disk-reads share does not predict the cells without it; docs/explain.md".into());
     }
     out.extend(prediction_lines(rows));
     let waited: Vec<String> = rows
@@ -141,14 +141,15 @@ pub(crate) fn waits_text(h: &crate::hotspots::Hotspots) -> Option<String> {
     (!shares.is_empty()).then(|| format!("{} (of {} polls, every {every} ms)", shares.join(", "), h.wait_polls))
 }
 
-/// Per cell whose storage share predicted others, its predictions and their agreement.
+/// Per cell whose storage or disk-reads share predicted others, its predictions and their
+/// agreement.
 fn prediction_lines(rows: &[Row]) -> Vec<String> {
     let profile = |id: &str| rows.iter().find(|r| r.id == id).map_or(id.to_string(), |r| r.profile.clone());
     let predicting = rows.iter().filter(|r| !r.predictions.is_empty());
     predicting
-        .map(|r| {
-            let share = r.bound.as_ref().map_or(0.0, |b| b.shares.storage);
-            super::predictions::line(&r.id, share, &r.predictions, profile)
+        .flat_map(|r| {
+            let shares = r.bound.as_ref().map_or([0.0; 2], |b| [b.shares.storage, b.shares.disk_reads]);
+            super::predictions::lines(&r.id, shares, &r.predictions, profile)
         })
         .collect()
 }

@@ -61,7 +61,7 @@ pub struct Row {
     /// What bounds the cell, and each resource's share of its time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bound: Option<bound::Bound>,
-    /// What its storage share predicts of the cells beside it without that share, and
+    /// What its storage and disk-reads shares predict of the cells beside it without them, and
     /// what they measured.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub predictions: Vec<predictions::Prediction>,
@@ -199,7 +199,7 @@ fn hotspots(measured: &[&crate::results::RepeatResult]) -> Option<crate::hotspot
     Some(all)
 }
 
-/// Each row's predictions from its storage share, over the rows beside it with the same
+/// Each row's predictions from its storage and disk-reads shares, over the rows beside it with the same
 /// workload options.
 fn fill_predictions(rows: &mut [Row], recorded: &WorkloadOptions) {
     let options: Vec<_> = rows.iter().map(|r| serde_json::to_value(recorded.of_cell(&r.profile)).ok()).collect();
@@ -209,7 +209,7 @@ fn fill_predictions(rows: &mut [Row], recorded: &WorkloadOptions) {
         .map(|(r, options)| predictions::Side {
             id: &r.id,
             beside: (&r.engine, &r.workload, r.clients, options),
-            storage: r.bound.as_ref().map(|b| b.shares.storage),
+            shares: r.bound.as_ref().map(|b| [b.shares.storage, b.shares.disk_reads]),
             tps: r.tps.map(|t| t.median),
             over: r.baseline.as_deref().zip(r.vs_baseline.as_ref()).map(|(b, v)| (b, v.lo, v.hi)),
         })
@@ -221,7 +221,7 @@ fn fill_predictions(rows: &mut [Row], recorded: &WorkloadOptions) {
 }
 
 impl Row {
-    /// Whether a prediction from its storage share missed: the column says
+    /// Whether a prediction from its shares missed: the column says
     /// `unexplained` instead of a bound.
     pub fn unexplained(&self) -> bool {
         predictions::missed(&self.predictions)
