@@ -56,6 +56,24 @@ pub struct Profile {
     pub tls: bool,
 }
 
+/// The profile whose commits survive power loss where fsync leaves them in the drive's
+/// cache (macOS): `disk` with each engine's drive-flushing sync.
+pub const FLUSHED: &str = "flushed";
+
+/// The settings that make each engine's sync flush the drive's cache (F_FULLFSYNC), by
+/// engine; InnoDB has none, so MySQL's `flushed` is its `disk`.
+const DRIVE_FLUSH: [(&str, &str); 3] = [
+    ("postgres.wal_sync_method", "fsync_writethrough"),
+    ("sqlite.fullfsync", "1"),
+    ("sqlite.checkpoint_fullfsync", "1"),
+];
+
+/// `flushed`'s settings: none where the sync flushes the drive itself (`sync_flushes`).
+fn drive_flush(sync_flushes: bool) -> Vec<(String, String)> {
+    let each = DRIVE_FLUSH.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+    if sync_flushes { Vec::new() } else { each.collect() }
+}
+
 /// What a profile name ends with when its server runs with TLS: `disk+tls`.
 pub const TLS_SUFFIX: &str = "+tls";
 
@@ -68,6 +86,14 @@ const BUILTINS: &[Builtin] = &[
     ("nosync", LocationKind::Disk, Durability::Off, false, None, "data on disk, no sync at all"),
     ("ram-nosync", LocationKind::Ram, Durability::Off, false, None, "data on tmpfs, no sync at all"),
     ("unlogged", LocationKind::Disk, Durability::Durable, true, None, "volatile tables (UNLOGGED, MEMORY, in-memory)"),
+    (
+        FLUSHED,
+        LocationKind::Disk,
+        Durability::Durable,
+        false,
+        None,
+        "data on disk, every commit flushed through the drive's cache (F_FULLFSYNC on macOS; as disk where fsync flushes it)",
+    ),
     (
         "wal-ram",
         LocationKind::Disk,
@@ -105,7 +131,11 @@ impl Profile {
             durability,
             unlogged,
             wal,
-            settings: Vec::new(),
+            settings: if name == FLUSHED {
+                drive_flush(crate::platform::storage::SYNC_FLUSHES_DRIVE)
+            } else {
+                Vec::new()
+            },
             tls: false,
         })
     }
@@ -150,10 +180,9 @@ impl Profile {
     /// What it does, in the words of the built-in profile it is a copy of (an alias's
     /// too); empty for one with no such built-in.
     pub fn about(&self) -> &'static str {
-        BUILTINS
-            .iter()
-            .find(|b| (b.1, b.2, b.3, b.4) == (self.location, self.durability, self.unlogged, self.wal))
-            .map_or("", |b| b.5)
+        let base = self.name.split('+').next().unwrap_or_default();
+        let alike = |b: &&Builtin| (b.1, b.2, b.3, b.4) == (self.location, self.durability, self.unlogged, self.wal);
+        BUILTINS.iter().find(|b| b.0 == base).or_else(|| BUILTINS.iter().find(alike)).map_or("", |b| b.5)
     }
 
     /// What it does: `about`, then the settings given over it, which may undo it
@@ -193,6 +222,18 @@ fn check_alias(alias: &str, given: &str) -> crate::error::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flushed_adds_each_engines_drive_flush_only_where_fsync_does_not() {
+        assert!(drive_flush(true).is_empty());
+        let mac = drive_flush(false);
+        assert!(mac.contains(&("postgres.wal_sync_method".into(), "fsync_writethrough".into())), "{mac:?}");
+        assert!(mac.contains(&("sqlite.fullfsync".into(), "1".into())), "{mac:?}");
+        let p = Profile::builtin(FLUSHED).unwrap();
+        assert_eq!((p.location, p.durability, p.unlogged), (LocationKind::Disk, Durability::Durable, false));
+        assert_eq!(p.settings, drive_flush(crate::platform::storage::SYNC_FLUSHES_DRIVE));
+        assert!(p.about().contains("F_FULLFSYNC"), "{}", p.about());
+    }
 
     #[test]
     fn builtins_map_to_location_and_durability() {

@@ -18,7 +18,7 @@ pub const DEFAULT_WORKLOADS: &[&str] = &["insert-commit"];
 pub struct Asked {
     #[arg(long, short = 'e', value_delimiter = ',', value_name = "LIST", help = engine_help())]
     pub engine: Vec<String>,
-    /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged, wal-ram, each
+    /// Profiles, comma-separated: disk, ram, async, nosync, ram-nosync, unlogged, wal-ram, flushed, each
     /// followed by +KEY=VALUE settings and +tls (disk+fsync=off), or NAME=PROFILE for one
     /// under another name (cache=disk+fsync=off; disk2=disk: an A/A control)
     /// [default: disk,ram,async,nosync,unlogged]
