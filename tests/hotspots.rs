@@ -1,6 +1,7 @@
-//! `--hotspots`: perf samples a real PostgreSQL's processes over the measured phase; the
-//! table's notes name the functions and the HTML page draws a flame graph per cell. Without
-//! perf, one line says how to get it and the run goes on.
+//! `--hotspots`: perf samples a real PostgreSQL's processes (native, and in a container)
+//! over the measured phase; the table's notes name the functions and the wait events, and
+//! the HTML page draws a flame graph per cell. Without perf, one line says how to get it
+//! and the run goes on.
 
 mod common;
 
@@ -10,9 +11,22 @@ const RUN: &[&str] = &["run", "-e", "postgres", "-p", "disk,nosync", "-w", "inse
 
 #[test]
 fn the_servers_cpu_is_sampled_named_and_drawn_per_cell() {
+    sampled_named_and_drawn(&[]);
+}
+
+#[test]
+fn a_servers_container_is_sampled_by_its_host_processes() {
+    common::docker::require_docker();
+    sampled_named_and_drawn(&["--launcher", "docker", "--image", common::docker::PG_IMAGE]);
+}
+
+/// The run, launched as `launch` says, samples each cell's server, and the notes, the
+/// results and the HTML page show it.
+fn sampled_named_and_drawn(launch: &[&str]) {
     let sb = Sandbox::new();
     let (out, html) = (sb.out("r.json"), sb.out("r.html"));
     let mut args = RUN.to_vec();
+    args.extend(launch);
     args.extend(["--hotspots", "--out", out.to_str().unwrap(), "--html", html.to_str().unwrap()]);
     let a = sb.cmd(&args).assert().success();
     let stdout = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
