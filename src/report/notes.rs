@@ -148,7 +148,7 @@ fn prediction_lines(rows: &[Row]) -> Vec<String> {
     let predicting = rows.iter().filter(|r| !r.predictions.is_empty());
     predicting
         .flat_map(|r| {
-            let shares = r.bound.as_ref().map_or([0.0; 2], |b| [b.shares.storage, b.shares.disk_reads]);
+            let shares = r.bound.as_ref().map_or([0.0; 2], |b| super::predictions::predicting(&b.shares));
             super::predictions::lines(&r.id, shares, &r.predictions, profile)
         })
         .collect()

@@ -15,6 +15,11 @@ const WITHIN: f64 = 0.15;
 /// The shares that predict: each one's name, as the bound names it.
 pub const PREDICTING: [&str; 2] = ["storage", "disk reads"];
 
+/// A cell's shares that predict, in the order `PREDICTING` names them.
+pub fn predicting(s: &super::bound::Shares) -> [f64; 2] {
+    [s.storage, s.disk_reads]
+}
+
 /// One cell's measured speed-up over the cell whose share predicted it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Prediction {

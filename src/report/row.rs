@@ -209,7 +209,7 @@ fn fill_predictions(rows: &mut [Row], recorded: &WorkloadOptions) {
         .map(|(r, options)| predictions::Side {
             id: &r.id,
             beside: (&r.engine, &r.workload, r.clients, options),
-            shares: r.bound.as_ref().map(|b| [b.shares.storage, b.shares.disk_reads]),
+            shares: r.bound.as_ref().map(|b| predictions::predicting(&b.shares)),
             tps: r.tps.map(|t| t.median),
             over: r.baseline.as_deref().zip(r.vs_baseline.as_ref()).map(|(b, v)| (b, v.lo, v.hi)),
         })

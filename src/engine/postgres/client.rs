@@ -66,6 +66,17 @@ impl PgClient {
         Ok(c)
     }
 
+    /// A connection of dbrace's own beside the clients' (the counters', the wait events'):
+    /// plain queries, since a pooler in between keeps no named statements; one wait lasts
+    /// `PATIENCE` at most; named `application_name` so that it is never taken for a client.
+    pub fn side(info: &ConnInfo, application_name: &str) -> Result<PgClient, String> {
+        let mut client = PgClient::connect(info, false).map_err(|e| e.to_string())?;
+        client.set_protocol(Protocol::Simple);
+        client.set_patience(crate::engine::counters::PATIENCE);
+        client.batch(&format!("SET application_name = '{application_name}'")).map_err(|e| e.to_string())?;
+        Ok(client)
+    }
+
     /// One wait for the server lasts `idle` at most (a reader of counters gives up early).
     pub fn set_patience(&mut self, idle: std::time::Duration) {
         self.stream.set_idle(Some(idle));

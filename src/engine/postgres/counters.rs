@@ -6,10 +6,10 @@
 //! once their backends have gone, the views hold all they did; a `--log-interval` slice's
 //! difference is that of a window shifted by up to a second. The WAL position is exact.
 
-use super::client::{PgClient, Protocol};
+use super::client::PgClient;
 use super::conninfo::ConnInfo;
 use crate::counters::Figures;
-use crate::engine::counters::{CounterReader, PATIENCE, Reading, number, sum};
+use crate::engine::counters::{CounterReader, Reading, number, sum};
 use crate::engine::{SqlClient, Stmt};
 
 /// Each source, by the prefix its columns get and the query that reads it. A view this
@@ -60,12 +60,7 @@ pub struct PgCounters {
 impl PgCounters {
     /// Connect as `info` says and prepare the sources this server has.
     pub fn open(info: &ConnInfo) -> Result<PgCounters, String> {
-        let mut client = PgClient::connect(info, false).map_err(|e| e.to_string())?;
-        // Plain queries: a pooler in between keeps no named statements.
-        client.set_protocol(Protocol::Simple);
-        client.set_patience(PATIENCE);
-        // Named apart from the clients, whose sessions --hotspots polls for wait events.
-        client.batch("SET application_name = 'dbrace counters'").map_err(|e| e.to_string())?;
+        let mut client = PgClient::side(info, "dbrace counters")?;
         let sources = SOURCES.iter().filter_map(|(name, sql)| Some((*name, client.prepare(sql).ok()?))).collect();
         Ok(PgCounters { client, sources })
     }

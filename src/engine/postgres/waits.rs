@@ -1,9 +1,8 @@
 //! PostgreSQL's wait events: pg_stat_activity's wait_event of each of dbrace's client
 //! backends, on a connection of its own that names itself apart so it is not counted.
 
-use super::client::{PgClient, Protocol};
+use super::client::PgClient;
 use super::conninfo::ConnInfo;
-use crate::engine::counters::PATIENCE;
 use crate::engine::waits::WaitReader;
 use crate::engine::{SqlClient, Stmt};
 
@@ -22,10 +21,7 @@ pub struct PgWaits {
 impl PgWaits {
     /// Connect as `info` says, under a name of its own, and prepare the query.
     pub fn open(info: &ConnInfo) -> Result<PgWaits, String> {
-        let mut client = PgClient::connect(info, false).map_err(|e| e.to_string())?;
-        client.set_protocol(Protocol::Simple);
-        client.set_patience(PATIENCE);
-        client.batch("SET application_name = 'dbrace waits'").map_err(|e| e.to_string())?;
+        let mut client = PgClient::side(info, "dbrace waits")?;
         let sessions = client.prepare(SESSIONS).map_err(|e| e.to_string())?;
         Ok(PgWaits { client, sessions })
     }
