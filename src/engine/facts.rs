@@ -35,6 +35,8 @@ pub struct Facts {
     pub exposes: bool,
     /// What a `--setup` file (exec, serve) holds for it, in words; none when it takes none.
     pub setup_language: Option<&'static str>,
+    /// Whether it runs in dbrace's own process, in its clients' threads (no server).
+    pub embedded: bool,
 }
 
 impl Facts {
@@ -53,6 +55,7 @@ impl Facts {
             serves_tls: false,
             server_user: None,
             exposes: false,
+            embedded: false,
             setup_language: match interface {
                 Interface::Sql => Some("SQL"),
                 Interface::Kv | Interface::Doc => None,

@@ -18,8 +18,11 @@ pub struct Memory;
 const SHARDS: usize = 64;
 
 /// A key-value store with hashes and sorted sets, and nothing to configure.
-static FACTS: Facts =
-    Facts { capabilities: &[Capability::Hashes, Capability::SortedSets], ..Facts::new("memory", Interface::Kv) };
+static FACTS: Facts = Facts {
+    capabilities: &[Capability::Hashes, Capability::SortedSets],
+    embedded: true,
+    ..Facts::new("memory", Interface::Kv)
+};
 
 impl Engine for Memory {
     fn facts(&self) -> &'static Facts {

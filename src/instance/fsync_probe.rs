@@ -110,5 +110,5 @@ fn sorted(mut v: Vec<f64>) -> Vec<f64> {
 
 /// The CPU time this thread has used, microseconds.
 fn thread_cpu_us() -> f64 {
-    crate::platform::cpu::thread().as_secs_f64() * 1e6
+    crate::platform::cpu::thread().total.as_secs_f64() * 1e6
 }

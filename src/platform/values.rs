@@ -41,6 +41,36 @@ pub struct Reaped {
     pub system: Duration,
 }
 
+/// A thread's CPU time, and the kernel's part of it where the OS splits it per thread.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThreadCpu {
+    /// User + system.
+    pub total: Duration,
+    /// The system (kernel) part; None where the platform does not split a thread's time.
+    pub system: Option<Duration>,
+}
+
+impl ThreadCpu {
+    /// None used yet.
+    pub const ZERO: ThreadCpu = ThreadCpu { total: Duration::ZERO, system: Some(Duration::ZERO) };
+
+    /// What was used since `start`; the kernel's part never more than the whole (the two
+    /// come from different clocks).
+    pub fn since(self, start: ThreadCpu) -> ThreadCpu {
+        let total = self.total.saturating_sub(start.total);
+        let system = self.system.zip(start.system).map(|(now, then)| now.saturating_sub(then).min(total));
+        ThreadCpu { total, system }
+    }
+}
+
+impl std::ops::Add for ThreadCpu {
+    type Output = ThreadCpu;
+
+    fn add(self, other: ThreadCpu) -> ThreadCpu {
+        ThreadCpu { total: self.total + other.total, system: self.system.zip(other.system).map(|(a, b)| a + b) }
+    }
+}
+
 /// One process's parent and CPU time.
 #[derive(Clone, Copy, Debug)]
 pub struct Stat {

@@ -81,6 +81,9 @@ pub struct Inputs<'a> {
     pub probe_us: Option<f64>,
     /// The probe's CPU time per fsync there, microseconds.
     pub probe_cpu_us: Option<f64>,
+    /// Whether the engine runs in the clients' threads (SQLite): its storage work is then
+    /// theirs.
+    pub embedded: bool,
 }
 
 /// The shares of `i`'s time and the largest; None without a throughput.
@@ -97,10 +100,11 @@ pub fn bound(i: &Inputs) -> Option<Bound> {
     // part of the CPU wait is the flush's part of that time.
     let wait_us = c.cpu_wait_us.unwrap_or(0.0);
     let after_flush_us = wait_us * (busy(fsync_us, 1.0) / clients).min(1.0);
+    let (client_us, storage_cpu_us) = client_cpu_us(c, i.embedded, fsync_us, i.probe_cpu_us);
     let mut s = Shares {
-        storage: busy(fsync_us, 1.0) + busy(after_flush_us, clients),
+        storage: busy(fsync_us, 1.0) + busy(storage_cpu_us, cpus) + busy(after_flush_us, clients),
         server_cpu: busy(own_cpu_us(c, fsync_us, i.probe_cpu_us), cpus),
-        client: busy(c.client_cpu_us, cpus),
+        client: busy(client_us, cpus),
         disk_reads: busy(c.disk_read_us.unwrap_or(0.0), 1.0),
         // A wait holds its client: its share is of the clients' time.
         cpu_wait: busy(wait_us - after_flush_us, clients),
@@ -145,6 +149,19 @@ fn own_cpu_us(c: &Cost, fsync_us: f64, probe_cpu_us: Option<f64>) -> f64 {
     (cpu - in_fsyncs).max(0.0)
 }
 
+/// The clients' CPU per transaction, and the part of it that is storage's. An embedded
+/// engine writes and flushes its files from the clients' threads, and makes no other
+/// system calls: their kernel time is its storage layer's, less what the fsync wait
+/// already holds (the probe's CPU per fsync, never more than the wait).
+fn client_cpu_us(c: &Cost, embedded: bool, fsync_us: f64, probe_cpu_us: Option<f64>) -> (f64, f64) {
+    let Some(kernel) = c.client_kernel_cpu_us.filter(|_| embedded) else {
+        return (c.client_cpu_us, 0.0);
+    };
+    let kernel = kernel.min(c.client_cpu_us);
+    let in_fsyncs = (c.syncs() * probe_cpu_us.unwrap_or(0.0)).min(fsync_us).min(kernel);
+    (c.client_cpu_us - kernel, kernel - in_fsyncs)
+}
+
 /// Microseconds a transaction waited for fsync, and from what: the server's own timing,
 /// else its threads' I/O waits (delay accounting counts every thread's, background
 /// writers' too, so never more than a client's time, `tx_us`, per flush a transaction
@@ -165,7 +182,16 @@ mod tests {
     use super::*;
 
     fn cell(cost: Cost, tps: f64, clients: u32) -> Bound {
-        bound(&Inputs { cost: &cost, tps, clients, cores: 2, probe_us: Some(150.0), probe_cpu_us: None }).unwrap()
+        bound(&Inputs {
+            cost: &cost,
+            tps,
+            clients,
+            cores: 2,
+            probe_us: Some(150.0),
+            probe_cpu_us: None,
+            embedded: false,
+        })
+        .unwrap()
     }
 
     #[test]
@@ -196,8 +222,17 @@ mod tests {
             client_cpu_us: 190.0,
             ..Cost::default()
         };
-        let with =
-            |cpu| bound(&Inputs { cost: &cost, tps: 1092.0, clients: 1, cores: 2, probe_us: None, probe_cpu_us: cpu });
+        let with = |cpu| {
+            bound(&Inputs {
+                cost: &cost,
+                tps: 1092.0,
+                clients: 1,
+                cores: 2,
+                probe_us: None,
+                probe_cpu_us: cpu,
+                embedded: false,
+            })
+        };
         assert_eq!(with(None).unwrap().bound, "server CPU");
         let b = with(Some(110.0)).unwrap();
         assert_eq!(b.bound, "storage", "{b:?}");
@@ -253,7 +288,8 @@ mod tests {
                 clients: 1,
                 cores: 2,
                 probe_us: None,
-                probe_cpu_us: None
+                probe_cpu_us: None,
+                embedded: false
             })
             .is_none()
         );
@@ -282,5 +318,30 @@ mod tests {
         // in 9000 transactions, while its writers waited.
         let b = cell(Cost { fsyncs: Some(3.0 / 9000.0), io_wait_us: Some(900.0), ..flushing }, 9000.0, 1);
         assert!(b.shares.storage < 0.001, "{b:?}");
+    }
+
+    #[test]
+    fn an_embedded_engines_kernel_time_is_its_storage() {
+        // SQLite on disk, one client: 250 µs a transaction, 89 µs of its CPU, 70 of them
+        // the kernel's writing and flushing its files, one flush at the probe's 150 µs.
+        let cost =
+            Cost { flushes: Some(1.0), client_cpu_us: 89.0, client_kernel_cpu_us: Some(70.0), ..Cost::default() };
+        let with = |embedded| {
+            bound(&Inputs {
+                cost: &cost,
+                tps: 4000.0,
+                clients: 1,
+                cores: 2,
+                probe_us: Some(150.0),
+                probe_cpu_us: Some(20.0),
+                embedded,
+            })
+            .unwrap()
+        };
+        let server = with(false);
+        assert!((server.shares.client - 89e-6 * 4000.0).abs() < 1e-9, "{server:?}");
+        let sqlite = with(true);
+        assert!((sqlite.shares.client - 19e-6 * 4000.0).abs() < 1e-9, "{sqlite:?}");
+        assert!((sqlite.shares.storage - (150.0 + 50.0) * 1e-6 * 4000.0).abs() < 1e-9, "{sqlite:?}");
     }
 }

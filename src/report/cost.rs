@@ -56,6 +56,10 @@ pub struct Cost {
     pub io_wait_us: Option<f64>,
     /// Microseconds of the clients' CPU.
     pub client_cpu_us: f64,
+    /// The kernel's part of it, where the platform splits a thread's CPU: an embedded
+    /// engine's file writes and flushes among it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_kernel_cpu_us: Option<f64>,
     /// Microseconds the server's and the clients' threads were ready to run but waited
     /// for a CPU.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,13 +90,16 @@ impl Cost {
         for r in &with {
             all.add(r.counters.as_ref()?);
         }
-        let client_cpu_s: f64 = with.iter().map(|r| r.client_cpu_s).sum();
-        Some(Cost::per(&all, client_cpu_s, tx as f64))
+        let client = Client {
+            cpu_s: with.iter().map(|r| r.client_cpu_s).sum(),
+            kernel_cpu_s: with.iter().map(|r| r.client_kernel_cpu_s).sum(),
+        };
+        Some(Cost::per(&all, &client, tx as f64))
     }
 
-    /// `c` and the clients' CPU seconds over `tx` measured transactions (the server's
-    /// counters over the transactions they cover, where they say).
-    pub fn per(c: &Counters, client_cpu_s: f64, tx: f64) -> Cost {
+    /// `c` and the clients' CPU over `tx` measured transactions (the server's counters
+    /// over the transactions they cover, where they say).
+    pub fn per(c: &Counters, client: &Client, tx: f64) -> Cost {
         let (f, disk, procs) = (&c.figures, c.device.as_ref(), c.processes.as_ref());
         let each = |v: Option<f64>| v.map(|v| v / tx);
         let server_tx = c.server_transactions.filter(|n| *n > 0).map_or(tx, |n| n as f64);
@@ -113,7 +120,8 @@ impl Cost {
             server_cpu_us: each(procs.and_then(|p| p.cpu_s).map(|s| s * 1e6)),
             server_kernel_cpu_us: each(procs.and_then(|p| p.system_cpu_s).map(|s| s * 1e6)),
             io_wait_us: each(procs.and_then(|p| p.io_wait_s).map(|s| s * 1e6)),
-            client_cpu_us: client_cpu_s * 1e6 / tx,
+            client_cpu_us: client.cpu_s * 1e6 / tx,
+            client_kernel_cpu_us: client.kernel_cpu_s.map(|s| s * 1e6 / tx),
             cpu_wait_us: each(
                 procs
                     .and_then(|p| p.cpu_wait_s)
@@ -126,6 +134,14 @@ impl Cost {
             unread: c.unread.clone(),
         }
     }
+}
+
+/// The clients' CPU seconds over some repeats, and the kernel's part where counted.
+pub struct Client {
+    /// User + system.
+    pub cpu_s: f64,
+    /// The system part.
+    pub kernel_cpu_s: Option<f64>,
 }
 
 /// `part` of `whole`, at most all of it; none of nothing.

@@ -255,6 +255,7 @@ fn bound_inputs<'a>(
         cores: results.host.cpus,
         probe_us: probe.map(|f| f.avg_us),
         probe_cpu_us: probe.and_then(|f| f.cpu_us),
+        embedded: crate::engine::by_name(&c.engine).is_ok_and(|e| e.facts().embedded),
     }
 }
 

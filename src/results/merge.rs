@@ -227,6 +227,7 @@ fn merge_repeat(parts: &[&RepeatResult], names: &[&str], label: &str, every: Opt
         histogram: encode_histogram(&hist),
         timeline: added_timelines(parts),
         client_cpu_s: parts.iter().map(|p| p.client_cpu_s).sum(),
+        client_kernel_cpu_s: parts.iter().map(|p| p.client_kernel_cpu_s).sum(),
         verify: merged_verify(parts, names),
         statements: merged_statements(parts),
         types: merged_types(parts)?,

@@ -95,6 +95,9 @@ pub struct RepeatResult {
     pub timeline: Vec<u64>,
     /// Client CPU (user + system) while measured, seconds.
     pub client_cpu_s: f64,
+    /// Its system (kernel) part, where the platform splits a thread's CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_kernel_cpu_s: Option<f64>,
     /// The workload's consistency check.
     pub verify: Option<Verdict>,
     /// Per-statement latency of script workloads (`--report-per-statement`), all clients.
@@ -181,6 +184,7 @@ impl RepeatResult {
             histogram: String::new(),
             timeline: Vec::new(),
             client_cpu_s: 0.0,
+            client_kernel_cpu_s: None,
             verify: None,
             statements: Vec::new(),
             types: Vec::new(),

@@ -1,8 +1,9 @@
 //! CPU time of the calling thread, for client CPU per transaction.
 
-use std::time::Duration;
+pub use crate::platform::cpu::ThreadCpu;
 
-/// User + system CPU time consumed by the calling thread so far.
-pub fn thread_cpu() -> Duration {
+/// The CPU time the calling thread has used so far, and its kernel part where the
+/// platform splits it.
+pub fn thread_cpu() -> ThreadCpu {
     crate::platform::cpu::thread()
 }

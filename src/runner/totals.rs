@@ -4,7 +4,7 @@ use super::worker::WorkerReport;
 use crate::error::Result;
 use crate::results::{StatementLatency, Tally, TypeTally};
 use hdrhistogram::Histogram;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The clients' reports of one repeat, added up.
 pub struct Totals {
@@ -19,7 +19,7 @@ pub struct Totals {
     /// Committed transactions, warm-up included.
     pub committed: u64,
     /// Client CPU while measured.
-    pub cpu: Duration,
+    pub cpu: crate::runner::cpu::ThreadCpu,
     /// Errors, retries, reconnections.
     pub tally: Tally,
     /// Schedule lag summed, and its largest, ns (`--rate`).
@@ -45,7 +45,7 @@ impl Totals {
             timeline: Vec::new(),
             measured: 0,
             committed: 0,
-            cpu: Duration::ZERO,
+            cpu: crate::runner::cpu::ThreadCpu::ZERO,
             tally: Tally::default(),
             lag_sum_ns: 0,
             lag_max_ns: 0,
@@ -73,7 +73,7 @@ impl Totals {
         self.measured += r.measured;
         self.committed += r.committed;
         self.tally += &r.tally;
-        self.cpu += r.cpu;
+        self.cpu = self.cpu + r.cpu;
         self.lag_sum_ns += r.lag_sum_ns;
         self.lag_max_ns = self.lag_max_ns.max(r.lag_max_ns);
         self.skipped += r.skipped;

@@ -7,7 +7,7 @@ use crate::engine::TxError;
 use crate::results::{StatementLatency, Tally, TypeTally};
 use crate::runner::control::{Control, MEASURE, STOP};
 use crate::runner::coordinator::Coordinator;
-use crate::runner::cpu::thread_cpu;
+use crate::runner::cpu::{ThreadCpu, thread_cpu};
 use crate::runner::gauge::Gauge;
 use crate::runner::intervals::{ClientInterval, Recorder};
 use crate::runner::recovery::{Back, Reconnect, Tries};
@@ -34,7 +34,7 @@ pub struct WorkerReport {
     /// Why the client left the run because its connection was lost (and not regained).
     pub lost: Option<String>,
     /// Client CPU time while measured.
-    pub cpu: Duration,
+    pub cpu: ThreadCpu,
     /// When the last measured transaction ended.
     pub last_end: Option<Instant>,
     /// Measured transactions that ended in each second since the measurement began.
@@ -68,7 +68,7 @@ impl WorkerReport {
             measured: 0,
             tally: Tally::default(),
             lost: None,
-            cpu: Duration::ZERO,
+            cpu: ThreadCpu::ZERO,
             last_end: None,
             timeline: Vec::with_capacity(3600),
             first_error: None,
@@ -185,7 +185,7 @@ struct Client<'a, 'c> {
     latency_limit: Option<Duration>,
     r: WorkerReport,
     slices: Option<Recorder>,
-    cpu_start: Option<Duration>,
+    cpu_start: Option<ThreadCpu>,
     measure_start: Option<Instant>,
     consecutive: u32,
     last_success: Instant,
@@ -525,7 +525,7 @@ impl<'a, 'c> Client<'a, 'c> {
 
     fn finish(mut self) -> WorkerReport {
         if let Some(c) = self.cpu_start {
-            self.r.cpu = thread_cpu().saturating_sub(c);
+            self.r.cpu = thread_cpu().since(c);
         }
         for t in &self.r.types {
             // The same bounds: adding cannot fail.

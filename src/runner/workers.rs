@@ -5,11 +5,11 @@
 //! that cannot park a fiber (SQLite, the memory store, mysql_async) get a thread each.
 
 use crate::fiber;
+use crate::runner::cpu::ThreadCpu;
 use crate::runner::worker::WorkerReport;
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::thread::Result as Joined;
-use std::time::Duration;
 
 /// One client's loop, ready to run on a thread or as a fiber.
 pub type Client<'a> = Box<dyn FnOnce() -> WorkerReport + Send + 'a>;
@@ -86,10 +86,10 @@ fn lost(p: Box<dyn Any + Send>, n: usize) -> Vec<Joined<WorkerReport>> {
 /// Clients that shared a thread each measured the thread's CPU over their own measured
 /// time, which is nearly the same span: the thread's CPU is the largest of them, once.
 fn share_cpu(out: &mut [Joined<WorkerReport>]) {
-    let most = out.iter().flatten().map(|r| r.cpu).max().unwrap_or_default();
+    let most = out.iter().flatten().map(|r| r.cpu).max_by_key(|c| c.total).unwrap_or(ThreadCpu::ZERO);
     let mut first = true;
     for r in out.iter_mut().flatten() {
-        r.cpu = if std::mem::take(&mut first) { most } else { Duration::ZERO };
+        r.cpu = if std::mem::take(&mut first) { most } else { ThreadCpu::ZERO };
     }
 }
 

@@ -41,7 +41,8 @@ const SETTINGS: &[&str] = &[
 ];
 
 /// SQL on a file, its PRAGMAs the settings, handed to a command as the file's path.
-static FACTS: Facts = Facts { setting_keys: SETTINGS, exposes: true, ..Facts::new("sqlite", Interface::Sql) };
+static FACTS: Facts =
+    Facts { setting_keys: SETTINGS, exposes: true, embedded: true, ..Facts::new("sqlite", Interface::Sql) };
 
 impl Engine for Sqlite {
     fn facts(&self) -> &'static Facts {

@@ -134,6 +134,7 @@ mod tests {
             cores: 2,
             probe_us: None,
             probe_cpu_us: None,
+            embedded: false,
         })
         .unwrap();
         assert!(PARTS.iter().any(|p| p.0 == b.bound), "{}", b.bound);
