@@ -86,7 +86,7 @@ impl Instance for MemoryInstance {
         env!("CARGO_PKG_VERSION").to_string()
     }
     fn embedded(&self) -> bool {
-        true
+        FACTS.embedded
     }
     fn settings(&self) -> BTreeMap<String, String> {
         BTreeMap::from([

@@ -143,23 +143,26 @@ fn largest(s: &Shares) -> (&'static str, Option<&'static str>) {
 /// kernel time where that is known.
 fn own_cpu_us(c: &Cost, fsync_us: f64, probe_cpu_us: Option<f64>) -> f64 {
     let cpu = c.server_cpu_us.unwrap_or(0.0);
-    let syncs = c.syncs();
     let kernel = c.server_kernel_cpu_us.unwrap_or(f64::INFINITY);
-    let in_fsyncs = (syncs * probe_cpu_us.unwrap_or(0.0)).min(fsync_us).min(kernel);
-    (cpu - in_fsyncs).max(0.0)
+    (cpu - in_fsyncs_us(c, fsync_us, probe_cpu_us, kernel)).max(0.0)
+}
+
+/// The kernel's CPU per transaction that the fsync wait already holds: the probe's CPU per
+/// fsync, never more than the wait nor than the `kernel` time of whoever flushed.
+fn in_fsyncs_us(c: &Cost, fsync_us: f64, probe_cpu_us: Option<f64>, kernel: f64) -> f64 {
+    (c.syncs() * probe_cpu_us.unwrap_or(0.0)).min(fsync_us).min(kernel)
 }
 
 /// The clients' CPU per transaction, and the part of it that is storage's. An embedded
 /// engine writes and flushes its files from the clients' threads, and makes no other
 /// system calls: their kernel time is its storage layer's, less what the fsync wait
-/// already holds (the probe's CPU per fsync, never more than the wait).
+/// already holds.
 fn client_cpu_us(c: &Cost, embedded: bool, fsync_us: f64, probe_cpu_us: Option<f64>) -> (f64, f64) {
     let Some(kernel) = c.client_kernel_cpu_us.filter(|_| embedded) else {
         return (c.client_cpu_us, 0.0);
     };
     let kernel = kernel.min(c.client_cpu_us);
-    let in_fsyncs = (c.syncs() * probe_cpu_us.unwrap_or(0.0)).min(fsync_us).min(kernel);
-    (c.client_cpu_us - kernel, kernel - in_fsyncs)
+    (c.client_cpu_us - kernel, kernel - in_fsyncs_us(c, fsync_us, probe_cpu_us, kernel))
 }
 
 /// Microseconds a transaction waited for fsync, and from what: the server's own timing,

@@ -154,7 +154,7 @@ impl Instance for SqliteInstance {
         rusqlite::version().to_string()
     }
     fn embedded(&self) -> bool {
-        true
+        FACTS.embedded
     }
     fn settings(&self) -> BTreeMap<String, String> {
         self.settings.clone()
