@@ -25,11 +25,18 @@ pub fn new_group(cmd: &mut Command) {
 
 #[cfg(target_os = "linux")]
 fn die_with_parent(cmd: &mut Command, death: i32) {
-    // SAFETY: prctl is async-signal-safe; it runs in the child between fork and exec.
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: prctl and getppid are async-signal-safe; they run in the child between fork
+    // and exec.
     unsafe {
         cmd.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, death as libc::c_ulong) != 0 {
                 return Err(io::Error::last_os_error());
+            }
+            // dbrace killed between the fork and the prctl sends no signal: the child,
+            // already an orphan, must not start.
+            if libc::getppid() != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
             }
             Ok(())
         });
