@@ -36,6 +36,8 @@ pub struct Shares {
 
 /// Shares nearer than this are a tie: the bound names both.
 const TIE: f64 = 0.05;
+/// Flushes per transaction from which a cell's commits count as flushing.
+const FLUSHING: f64 = 0.1;
 
 /// What bounds a cell, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -165,14 +167,14 @@ fn in_fsyncs_us(c: &Cost, fsync_us: f64, probe_cpu_us: Option<f64>, kernel: f64)
 /// client's lock), and it counts the disk's whole flush, which the probe's latency, timed
 /// on an idle disk with one small write, does not.
 fn off_cpu_flush_us(c: &Cost, i: &Inputs, tx_us: f64) -> Option<f64> {
-    let alone = i.embedded && i.clients <= 1 && flushes_its_commits(c) && c.fsync_us.is_none();
+    let alone = i.embedded && i.clients <= 1 && flushes_its_commits(c);
     alone.then(|| (tx_us - c.client_cpu_us - c.cpu_wait_us.unwrap_or(0.0)).max(0.0))
 }
 
-/// Whether the commits wait for flushes: at least one in ten does. The disk's flushes count
-/// other processes' too, a few in a run that flushes nothing of its own.
+/// Whether the commits wait for flushes: at least `FLUSHING` of them do. The disk's
+/// flushes count other processes' too, a few in a run that flushes nothing of its own.
 fn flushes_its_commits(c: &Cost) -> bool {
-    c.syncs() >= 0.1
+    c.syncs() >= FLUSHING
 }
 
 /// The clients' CPU per transaction, and the part of it that is storage's. An embedded
